@@ -1,0 +1,1 @@
+"""The assistant's mind: turns, the LLM, reply streaming and the timeline."""

@@ -1,0 +1,134 @@
+"""The contracts every audio component keeps, real or fake.
+
+Audio travels as :class:`AudioChunk`: float32 mono samples in [-1, 1] with
+their sample rate.  Time is always ``time.monotonic()`` seconds, so that a
+timestamp taken in a PortAudio callback thread and one taken on the event
+loop can be compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class AudioChunk:
+    """A piece of mono audio."""
+
+    samples: np.ndarray
+    """float32, one dimension, values in [-1, 1]."""
+    sample_rate: int
+    """Samples per second."""
+
+    @property
+    def duration(self) -> float:
+        return len(self.samples) / self.sample_rate
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """What the recognizer believes was said so far."""
+
+    text: str
+    is_final: bool
+    """False for a partial that may still change, True once the utterance has ended."""
+    stable_chars: int = 0
+    """How many leading characters of ``text`` will not change any more."""
+    audio_s: float = 0.0
+    """Seconds of utterance audio this hypothesis covers."""
+
+
+@dataclass(frozen=True)
+class VadEvent:
+    """A change in voice activity, at a sample offset from the start of the stream."""
+
+    speech: bool
+    """True when speech started, False when it stopped."""
+    sample: int
+    """Offset in samples (at the detector's sample rate) where the change happened."""
+
+
+@runtime_checkable
+class Microphone(Protocol):
+    """A source of audio chunks (a sound card, or a WAV file played in real time)."""
+
+    sample_rate: int
+
+    def chunks(self) -> AsyncIterator[AudioChunk]:
+        """Yield audio as it arrives; ends when the source ends or is closed."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+HeardCallback = Callable[[float], None]
+"""Called with the monotonic time at which a chunk's first sample reached the output."""
+
+
+@runtime_checkable
+class Speaker(Protocol):
+    """An audio sink with a clock: it knows when each sample is actually heard."""
+
+    sample_rate: int
+
+    async def write(self, chunk: AudioChunk, on_heard: HeardCallback | None = None) -> None:
+        """Queue a chunk for playback; waits while the output buffer is full.
+
+        ``on_heard`` is called (on the event loop) when the chunk's first
+        sample reaches the output: the listener's side, not the writer's.
+        """
+        ...
+
+    async def drain(self) -> float:
+        """Wait until everything written has been played; return when the last sample was heard."""
+        ...
+
+    def interrupt(self) -> None:
+        """Drop all audio not yet played, at once (barge-in)."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+@runtime_checkable
+class VoiceActivityDetector(Protocol):
+    """Frame-level speech detection on 16 kHz audio."""
+
+    sample_rate: int
+
+    def accept(self, samples: np.ndarray) -> list[VadEvent]:
+        """Feed samples; return the speech start/stop changes they completed."""
+        ...
+
+    def reset(self) -> None: ...
+
+
+@runtime_checkable
+class Recognizer(Protocol):
+    """Speech to text that can report partial hypotheses while audio still arrives."""
+
+    language: str
+    sample_rate: int
+
+    def transcribe(self, audio: AsyncIterator[AudioChunk]) -> AsyncIterator[Transcript]:
+        """Consume one utterance; yield partials while it grows and exactly one final at its end.
+
+        Cancelling the consumer stops all work (including work in threads).
+        """
+        ...
+
+
+@runtime_checkable
+class Synthesizer(Protocol):
+    """Text to speech, one spoken unit (a sentence or so) at a time."""
+
+    language: str
+    sample_rate: int
+
+    def synthesize(self, text: str) -> AsyncIterator[AudioChunk]:
+        """Yield the audio of ``text``; cancelling the consumer stops synthesis."""
+        ...

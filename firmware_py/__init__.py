@@ -1,0 +1,1 @@
+"""hearth's composition root: configuration, wiring, the device loop and the command line."""

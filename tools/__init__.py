@@ -1,0 +1,1 @@
+"""Local tools hearth can call. Imports nothing else of hearth."""
