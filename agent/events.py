@@ -1,0 +1,82 @@
+"""Events the assistant emits, as small frozen dataclasses.
+
+Facts are named in the past tense (``TranscriptFinal``); commands in the
+imperative (``Speak``).  The device loop listens to these to drive the status
+LED; tests record them to check what happened and in which order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class State(str, Enum):
+    """What the assistant is doing, as the status LED shows it."""
+
+    IDLE = "idle"
+    LISTENING = "listening"
+    THINKING = "thinking"
+    SPEAKING = "speaking"
+
+
+@dataclass(frozen=True)
+class StateChanged:
+    state: State
+
+
+@dataclass(frozen=True)
+class TranscriptPartial:
+    text: str
+
+
+@dataclass(frozen=True)
+class TranscriptFinal:
+    text: str
+
+
+@dataclass(frozen=True)
+class ReplyTextAppended:
+    """A piece of the reply as the model wrote it (after filtering)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class UnitSpoken:
+    """A spoken unit reached the speaker and was played to its end."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class TurnInterrupted:
+    """The turn was cancelled (barge-in or shutdown); ``unspoken`` never reached the listener."""
+
+    unspoken: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TurnFailed:
+    """Something went wrong; ``reason`` is what the log says, the listener heard an apology."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Speak:
+    """Say this text (a fixed phrase, not a model reply)."""
+
+    text: str
+
+
+Event = (
+    StateChanged
+    | TranscriptPartial
+    | TranscriptFinal
+    | ReplyTextAppended
+    | UnitSpoken
+    | TurnInterrupted
+    | TurnFailed
+    | Speak
+)

@@ -1,0 +1,230 @@
+"""Chat models: the protocol the turn logic uses, and llama.cpp behind it.
+
+A ``Llama`` object crashes the process when two threads use it at once, so
+every call runs on the model's own worker thread under a lock, and a cancel
+flag is checked per token (and between decode steps, through a stopping
+criterion) so that a barge-in stops generation within a token or so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+log = logging.getLogger(__name__)
+
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: Role
+    content: str
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """Streams a reply to a conversation, token by token."""
+
+    async def warm(self, system_prompt: str) -> None:
+        """Evaluate the fixed system-prompt prefix now, so the first turn does not pay for it."""
+        ...
+
+    def stream(self, messages: Sequence[ChatMessage], max_tokens: int | None = None) -> AsyncIterator[str]:
+        """Yield reply text pieces; closing the iterator stops generation."""
+        ...
+
+
+class ModelLoadError(RuntimeError):
+    """The model file could not be loaded (missing, truncated, not a GGUF)."""
+
+
+@dataclass(frozen=True)
+class LlamaSettings:
+    """How to run a GGUF model with llama.cpp."""
+
+    model_path: Path
+    """The GGUF file."""
+    n_ctx: int = 2048
+    """Context window in tokens: system prompt + history + reply must fit."""
+    n_threads: int = 2
+    """CPU threads for decoding; llama.cpp's default (half the cores) is too few on a Pi 5."""
+    n_batch: int = 256
+    """Prompt tokens evaluated per batch."""
+    max_tokens: int = 160
+    """Longest reply, in tokens: a spoken answer should be short."""
+    temperature: float = 0.3
+    """Sampling temperature; low keeps small models on topic."""
+    top_p: float = 0.9
+    """Nucleus sampling cut-off."""
+    repeat_penalty: float = 1.15
+    """Discourages the loops small models fall into."""
+    seed: int = 7
+    """Sampling seed, so that runs can be compared."""
+
+
+class LlamaChatModel:
+    """A llama-cpp-python model formatted with the chat template stored in its GGUF."""
+
+    def __init__(self, settings: LlamaSettings) -> None:
+        self.settings = settings
+        self._llama: Any = None
+        self._formatter: Any = None
+        self._bos_text = ""
+        self._lock = threading.Lock()
+
+    # -- loading -------------------------------------------------------------------------
+    def load(self) -> None:
+        """Load the weights (blocking; call from a worker thread at start-up)."""
+        import llama_cpp
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        s = self.settings
+        t0 = time.monotonic()
+        try:
+            llama = llama_cpp.Llama(
+                model_path=str(s.model_path),
+                n_ctx=s.n_ctx,
+                n_threads=s.n_threads,
+                n_threads_batch=s.n_threads,
+                n_batch=s.n_batch,
+                seed=s.seed,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise ModelLoadError(f"cannot load LLM {s.model_path}: {exc}") from exc
+        template = llama.metadata.get("tokenizer.chat_template")
+        if not template:
+            raise ModelLoadError(
+                f"{s.model_path} has no chat template; hearth needs an instruct model with one"
+            )
+        eos = llama.detokenize([llama.token_eos()]).decode("utf-8", "ignore")
+        bos = llama.detokenize([llama.token_bos()]).decode("utf-8", "ignore")
+        self._formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+        self._bos_text = bos
+        self._llama = llama
+        log.info("loaded %s in %.2f s", s.model_path.name, time.monotonic() - t0)
+
+    def _require(self) -> Any:
+        if self._llama is None:
+            raise RuntimeError("LlamaChatModel.load() has not been called")
+        return self._llama
+
+    def format(self, messages: Sequence[ChatMessage]) -> tuple[str, list[str]]:
+        """The prompt text and stop strings the model's own template gives."""
+        self._require()
+        result = self._formatter(messages=[{"role": m.role, "content": m.content} for m in messages])
+        stops = result.stop if isinstance(result.stop, list) else ([result.stop] if result.stop else [])
+        # Special tokens detokenize to "" and an empty stop string would end every reply at
+        # once; the end-of-sequence token stops generation by itself.
+        return result.prompt, [stop for stop in stops if stop]
+
+    # -- prefix warm-up ------------------------------------------------------------------
+    def system_prefix(self, system_prompt: str) -> str:
+        """The part of every prompt that does not depend on the user's words.
+
+        Found as the common prefix of two prompts that differ only in the user
+        message, so it works for any chat template.
+        """
+        a, _ = self.format([ChatMessage("system", system_prompt), ChatMessage("user", "a")])
+        b, _ = self.format([ChatMessage("system", system_prompt), ChatMessage("user", "b")])
+        n = 0
+        while n < min(len(a), len(b)) and a[n] == b[n]:
+            n += 1
+        return a[:n]
+
+    def _tokenize(self, text: str) -> list[int]:
+        # Token lists, not strings, go to llama.cpp so that the warm prefix and the
+        # real prompt are tokenized identically and the cached prefix is reused.
+        llama = self._require()
+        add_bos = bool(llama._model.add_bos_token()) and not text.startswith(self._bos_text or "\0")
+        return llama.tokenize(text.encode("utf-8"), add_bos=add_bos, special=True)
+
+    def _eval_prefix(self, prefix: str) -> int:
+        llama = self._require()
+        tokens = self._tokenize(prefix)
+        with self._lock:
+            llama.reset()
+            llama.eval(tokens)
+        return len(tokens)
+
+    async def warm(self, system_prompt: str) -> None:
+        t0 = time.monotonic()
+        n = await asyncio.to_thread(self._eval_prefix, self.system_prefix(system_prompt))
+        log.info("system prefix of %d tokens evaluated in %.2f s", n, time.monotonic() - t0)
+
+    # -- streaming -----------------------------------------------------------------------
+    def _generate(
+        self,
+        prompt: str,
+        stops: list[str],
+        max_tokens: int,
+        cancel: threading.Event,
+        emit: Any,
+    ) -> None:
+        llama = self._require()
+        s = self.settings
+
+        def stop_when_cancelled(_ids: Any, _logits: Any) -> bool:
+            return cancel.is_set()
+
+        import llama_cpp
+
+        with self._lock:
+            stream = llama.create_completion(
+                prompt=self._tokenize(prompt),
+                max_tokens=max_tokens,
+                temperature=s.temperature,
+                top_p=s.top_p,
+                repeat_penalty=s.repeat_penalty,
+                stop=stops,
+                stream=True,
+                stopping_criteria=llama_cpp.StoppingCriteriaList([stop_when_cancelled]),
+            )
+            try:
+                for chunk in stream:
+                    if cancel.is_set():
+                        break
+                    text = chunk["choices"][0]["text"]
+                    if text:
+                        emit(text)
+            finally:
+                stream.close()
+
+    async def stream(self, messages: Sequence[ChatMessage], max_tokens: int | None = None) -> AsyncIterator[str]:
+        prompt, stops = self.format(messages)
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[str | BaseException | None] = asyncio.Queue()
+        cancel = threading.Event()
+
+        def emit(text: str) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, text)
+
+        def run() -> None:
+            try:
+                self._generate(prompt, stops, max_tokens or self.settings.max_tokens, cancel, emit)
+            except BaseException as exc:  # handed to the consumer, which re-raises it
+                loop.call_soon_threadsafe(queue.put_nowait, exc)
+            finally:
+                loop.call_soon_threadsafe(queue.put_nowait, None)
+
+        worker = loop.run_in_executor(None, run)
+        try:
+            while True:
+                item = await queue.get()
+                if item is None:
+                    break
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            cancel.set()
+            # Wait for the thread so the model is free before anyone else touches it; shield
+            # so that a second cancellation does not leave the thread running unobserved.
+            await asyncio.shield(worker)

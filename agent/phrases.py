@@ -1,0 +1,48 @@
+"""Fixed things hearth says when there is no model reply to speak, per language."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Phrase(str, Enum):
+    NO_SPEECH = "no_speech"
+    NOT_UNDERSTOOD = "not_understood"
+    NO_ANSWER = "no_answer"
+    FAILED = "failed"
+
+
+_PHRASES: dict[str, dict[Phrase, str]] = {
+    "en": {
+        Phrase.NO_SPEECH: "I didn't hear anything. Press the button and try again.",
+        Phrase.NOT_UNDERSTOOD: "Sorry, I didn't catch that.",
+        Phrase.NO_ANSWER: "Sorry, I don't have an answer for that.",
+        Phrase.FAILED: "Sorry, something went wrong. Please try again.",
+    },
+    "ko": {
+        Phrase.NO_SPEECH: "아무 말도 들리지 않았어요. 버튼을 누르고 다시 말해 주세요.",
+        Phrase.NOT_UNDERSTOOD: "죄송해요, 잘 못 알아들었어요.",
+        Phrase.NO_ANSWER: "죄송해요, 그건 답을 드릴 수 없어요.",
+        Phrase.FAILED: "죄송해요, 문제가 생겼어요. 다시 해 주세요.",
+    },
+}
+
+SYSTEM_PROMPTS: dict[str, str] = {
+    "en": (
+        "You are hearth, a friendly voice assistant on a kitchen speaker. "
+        "Answer in one or two short spoken sentences. "
+        "No lists, no markdown, no emoji."
+    ),
+    "ko": (
+        "당신은 부엌 스피커의 음성 비서 hearth입니다. "
+        "한국어로 짧게 한두 문장으로 대답하세요. 목록이나 마크다운은 쓰지 마세요."
+    ),
+}
+
+
+def phrase(language: str, which: Phrase) -> str:
+    return _PHRASES.get(language, _PHRASES["en"])[which]
+
+
+def system_prompt(language: str) -> str:
+    return SYSTEM_PROMPTS.get(language, SYSTEM_PROMPTS["en"])

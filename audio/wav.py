@@ -1,0 +1,202 @@
+"""WAV files as a microphone and as a speaker, for the demo, the benchmarks and tests.
+
+:class:`WavFileMicrophone` plays a recording into the loop in real time, as a
+sound card would.  :class:`WavFileSpeaker` is an output device with a real-time
+clock and no hardware: a chunk is "heard" when the clock reaches it, so
+timelines measured through it mean the same as through a sound card (minus
+the card's latency), and an interrupt cuts the recording where playback was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import time
+import wave
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import numpy as np
+import soxr
+
+from audio.protocols import AudioChunk, HeardCallback
+
+log = logging.getLogger(__name__)
+
+
+class AudioFileError(ValueError):
+    """The file is not audio hearth can read; the message says why in one line."""
+
+
+def resample(samples: np.ndarray, from_rate: int, to_rate: int) -> np.ndarray:
+    if from_rate == to_rate:
+        return samples.astype(np.float32, copy=False)
+    return soxr.resample(samples.astype(np.float32, copy=False), from_rate, to_rate).astype(np.float32)
+
+
+def read_wav(source: Path | bytes, sample_rate: int | None = None) -> AudioChunk:
+    """Read a PCM WAV (any rate, mono or multi-channel) as float32 mono, resampled if asked.
+
+    Raises :class:`AudioFileError` for anything that is not a readable PCM WAV.
+    """
+    name = "<bytes>" if isinstance(source, bytes) else str(source)
+    try:
+        handle = wave.open(io.BytesIO(source) if isinstance(source, bytes) else str(source), "rb")
+    except FileNotFoundError:
+        raise AudioFileError(f"{name}: no such file") from None
+    except (wave.Error, EOFError) as exc:
+        raise AudioFileError(f"{name}: not a PCM WAV file ({exc})") from None
+    with handle:
+        channels, width, rate, frames = (
+            handle.getnchannels(),
+            handle.getsampwidth(),
+            handle.getframerate(),
+            handle.getnframes(),
+        )
+        raw = handle.readframes(frames)
+    if rate <= 0 or channels <= 0:
+        raise AudioFileError(f"{name}: invalid WAV header ({channels} channels at {rate} Hz)")
+    if width == 1:
+        data = (np.frombuffer(raw, np.uint8).astype(np.float32) - 128.0) / 128.0
+    elif width == 2:
+        data = np.frombuffer(raw, "<i2").astype(np.float32) / 32768.0
+    elif width == 3:
+        b = np.frombuffer(raw, np.uint8)[: len(raw) // 3 * 3].reshape(-1, 3).astype(np.int32)
+        ints = (b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)) << 8 >> 8
+        data = ints.astype(np.float32) / 8388608.0
+    elif width == 4:
+        data = np.frombuffer(raw, "<i4").astype(np.float32) / 2147483648.0
+    else:
+        raise AudioFileError(f"{name}: unsupported sample width of {width} bytes")
+    usable = len(data) // channels * channels
+    mono = data[:usable].reshape(-1, channels).mean(axis=1) if channels > 1 else data[:usable]
+    if sample_rate is not None and sample_rate != rate:
+        mono, rate = resample(mono, rate, sample_rate), sample_rate
+    return AudioChunk(np.ascontiguousarray(mono, dtype=np.float32), rate)
+
+
+def write_wav(path: Path, chunk: AudioChunk) -> None:
+    pcm = (np.clip(chunk.samples, -1.0, 1.0) * 32767.0).astype("<i2")
+    with wave.open(str(path), "wb") as handle:
+        handle.setnchannels(1)
+        handle.setsampwidth(2)
+        handle.setframerate(chunk.sample_rate)
+        handle.writeframes(pcm.tobytes())
+
+
+class WavFileMicrophone:
+    """Plays a recording into the loop in chunks, paced like a live microphone."""
+
+    def __init__(
+        self,
+        audio: AudioChunk,
+        chunk_s: float = 0.032,
+        realtime: bool = True,
+        trailing_silence_s: float = 0.0,
+    ) -> None:
+        self.sample_rate = audio.sample_rate
+        self._audio = audio
+        self._chunk = max(1, int(chunk_s * audio.sample_rate))
+        self._realtime = realtime
+        self._trailing = trailing_silence_s
+        self._closed = False
+        self.started_at: float | None = None
+        """Monotonic time at which the first sample was 'spoken'."""
+
+    async def chunks(self) -> AsyncIterator[AudioChunk]:
+        samples = self._audio.samples
+        if self._trailing > 0:
+            samples = np.concatenate([samples, np.zeros(int(self._trailing * self.sample_rate), np.float32)])
+        start = time.monotonic()
+        self.started_at = start
+        for offset in range(0, len(samples), self._chunk):
+            if self._closed:
+                return
+            piece = samples[offset : offset + self._chunk]
+            if self._realtime:
+                # A live microphone delivers a chunk when its last sample has been spoken.
+                due = start + (offset + len(piece)) / self.sample_rate
+                delay = due - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            else:
+                await asyncio.sleep(0)
+            yield AudioChunk(piece, self.sample_rate)
+
+    async def close(self) -> None:
+        self._closed = True
+
+
+class WavFileSpeaker:
+    """An output device with a real-time clock that records what was played.
+
+    Audio is scheduled back to back on the clock; ``on_heard`` fires when the
+    clock reaches a chunk's first sample.  ``interrupt()`` drops whatever the
+    clock has not reached yet, so the recording holds exactly what a listener
+    would have heard.
+    """
+
+    def __init__(self, sample_rate: int = 22050, max_buffer_s: float = 0.3) -> None:
+        self.sample_rate = sample_rate
+        self.max_buffer_s = max_buffer_s
+        self._pieces: list[tuple[float, np.ndarray]] = []  # (start time, samples)
+        self._clock_end = 0.0  # when the last queued sample will have been played
+        self._handles: list[asyncio.TimerHandle] = []
+        self.interruptions: list[float] = []
+
+    async def write(self, chunk: AudioChunk, on_heard: HeardCallback | None = None) -> None:
+        samples = resample(chunk.samples, chunk.sample_rate, self.sample_rate)
+        now = time.monotonic()
+        backlog = self._clock_end - now
+        if backlog > self.max_buffer_s:
+            await asyncio.sleep(backlog - self.max_buffer_s)
+            now = time.monotonic()
+        start = max(now, self._clock_end)
+        self._pieces.append((start, samples))
+        self._clock_end = start + len(samples) / self.sample_rate
+        if on_heard is not None:
+            loop = asyncio.get_running_loop()
+            handle = loop.call_at(loop.time() + (start - time.monotonic()), on_heard, start)
+            self._handles.append(handle)
+
+    async def drain(self) -> float:
+        delay = self._clock_end - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        return self._clock_end
+
+    def interrupt(self) -> None:
+        now = time.monotonic()
+        for handle in self._handles:
+            handle.cancel()
+        self._handles.clear()
+        kept: list[tuple[float, np.ndarray]] = []
+        for start, samples in self._pieces:
+            if start >= now:
+                continue
+            played = int((now - start) * self.sample_rate)
+            kept.append((start, samples[:played]))
+        self._pieces = kept
+        self._clock_end = min(self._clock_end, now)
+        self.interruptions.append(now)
+
+    def recording(self) -> AudioChunk:
+        """Everything played so far, silence between pieces included."""
+        if not self._pieces:
+            return AudioChunk(np.zeros(0, np.float32), self.sample_rate)
+        origin = self._pieces[0][0]
+        end = max(start + len(s) / self.sample_rate for start, s in self._pieces)
+        out = np.zeros(int(round((end - origin) * self.sample_rate)) + 1, np.float32)
+        for start, samples in self._pieces:
+            at = int(round((start - origin) * self.sample_rate))
+            out[at : at + len(samples)] = samples[: len(out) - at]
+        return AudioChunk(out, self.sample_rate)
+
+    def save(self, path: Path) -> None:
+        write_wav(path, self.recording())
+
+    async def close(self) -> None:
+        for handle in self._handles:
+            handle.cancel()
+        self._handles.clear()
