@@ -280,11 +280,11 @@ class Turn:
     async def _respond(self, text: str) -> None:
         d, tl = self.deps, self.timeline
         messages = [ChatMessage("system", d.system_prompt), *self.history, ChatMessage("user", text)]
-        units: asyncio.Queue[str | None] = asyncio.Queue()
+        units: asyncio.Queue[int | None] = asyncio.Queue()
         reply_parts: list[str] = []
+        splitter = SentenceSplitter()
 
         async def think() -> None:
-            splitter = SentenceSplitter()
             tl.mark("llm_start")
             try:
                 async for piece in d.chat.stream(messages, d.max_reply_tokens):
@@ -292,28 +292,37 @@ class Turn:
                     reply_parts.append(piece)
                     self.emit(ReplyTextAppended(piece))
                     for unit in splitter.feed(piece):
-                        units.put_nowait(unit)
+                        units.put_nowait(self._add_unit(unit))
                 for unit in splitter.flush():
-                    units.put_nowait(unit)
+                    units.put_nowait(self._add_unit(unit))
             finally:
                 tl.mark("llm_end")
             reply = "".join(reply_parts)
             if not any(ch.isalpha() for ch in reply):
                 log.warning("the model gave no usable reply: %r", reply[:200])
                 self.result.outcome = Outcome.NO_ANSWER
-                units.put_nowait(phrase(d.language, Phrase.NO_ANSWER))
+                units.put_nowait(self._add_unit(phrase(d.language, Phrase.NO_ANSWER)))
             units.put_nowait(None)
 
         self.result.outcome = Outcome.ANSWERED
-        async with asyncio.TaskGroup() as group:
-            group.create_task(think(), name="think")
-            group.create_task(self._speak(units), name="speak")
-        self.result.reply = "".join(reply_parts).strip()
+        try:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(think(), name="think")
+                group.create_task(self._speak(units), name="speak")
+        finally:
+            # Also on cancellation: what the model wrote but nobody heard is part of the record.
+            for unit in splitter.flush():
+                self._add_unit(unit)
+            self.result.reply = "".join(reply_parts).strip()
         self._finish_units()
 
+    def _add_unit(self, text: str) -> int:
+        self._units.append(text)
+        return len(self._units) - 1
+
     async def _say_phrase(self, which: Phrase) -> None:
-        units: asyncio.Queue[str | None] = asyncio.Queue()
-        units.put_nowait(phrase(self.deps.language, which))
+        units: asyncio.Queue[int | None] = asyncio.Queue()
+        units.put_nowait(self._add_unit(phrase(self.deps.language, which)))
         units.put_nowait(None)
         try:
             await self._speak(units)
@@ -321,15 +330,14 @@ class Turn:
             log.exception("could not speak %s", which.value)
         self._finish_units()
 
-    async def _speak(self, units: asyncio.Queue[str | None]) -> None:
+    async def _speak(self, units: asyncio.Queue[int | None]) -> None:
         """Synthesize unit n+1 while unit n plays; stamp audio when the speaker plays it."""
         d, tl = self.deps, self.timeline
         audio: asyncio.Queue[tuple[int, AudioChunk] | None] = asyncio.Queue(maxsize=64)
 
         async def synthesize() -> None:
-            while (unit := await units.get()) is not None:
-                index = len(self._units)
-                self._units.append(unit)
+            while (index := await units.get()) is not None:
+                unit = self._units[index]
                 tl.mark("tts_start", unit=index, text=unit.strip())
                 async for chunk in d.synthesizer.synthesize(unit.strip()):
                     await audio.put((index, chunk))

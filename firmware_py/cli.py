@@ -1,0 +1,100 @@
+"""The ``hearth`` command."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from pathlib import Path
+
+log = logging.getLogger("hearth")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, help="TOML configuration file (default: /etc/hearth/hearth.toml or ~/.config/hearth/hearth.toml)")
+    parser.add_argument("--language", choices=["en", "ko"], help="override the configured language")
+    parser.add_argument("--models-dir", type=Path, help="override where models are installed")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log more")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from models.cli import add_commands as add_model_commands
+
+    parser = argparse.ArgumentParser(prog="hearth", description="hearth: an offline voice assistant for the kitchen")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    demo = sub.add_parser("demo", help="play a bundled spoken request through the whole loop")
+    _common(demo)
+    demo.add_argument("--input", type=Path, help="a WAV file to use instead of the bundled request")
+    demo.add_argument("--out", type=Path, default=Path("out/demo-reply.wav"), help="where to write the spoken reply")
+    demo.add_argument("--timeline", type=Path, help="write the turn's timeline as JSON here")
+    demo.add_argument("--hold", action="store_true", help="hold the button for the whole recording instead of tapping it")
+
+    run = sub.add_parser("run", help="the appliance: microphone, speaker and push-to-talk button")
+    _common(run)
+
+    add_model_commands(sub)
+    return parser
+
+
+def _load_config(args: argparse.Namespace):
+    from firmware_py.config import load_config
+
+    overrides = {}
+    if getattr(args, "language", None):
+        overrides["language"] = args.language
+    if getattr(args, "models_dir", None):
+        overrides["models_dir"] = str(args.models_dir)
+    return load_config(args.config, overrides)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if getattr(args, "verbose", False) else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    if args.command == "models":
+        return args.handler(args)
+
+    from firmware_py.config import ConfigError
+    from firmware_py.wiring import StartupError
+
+    try:
+        config = _load_config(args)
+        if args.command == "demo":
+            from firmware_py.demo import run_demo
+
+            return asyncio.run(run_demo(config, args.input, args.out, args.timeline, hold=args.hold))
+        if args.command == "run":
+            return asyncio.run(_run_device(config))
+    except (ConfigError, StartupError) as exc:
+        print(f"hearth: {exc}", file=sys.stderr)
+        return 2
+    parser.error(f"unknown command {args.command}")
+    return 2
+
+
+async def _run_device(config) -> int:
+    from firmware_py.device import DeviceLoop
+    from firmware_py.wiring import build_device
+
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    parts = await build_device(config, loop)
+    device = DeviceLoop(parts.assistant, parts.microphone, parts.button, parts.light)
+    try:
+        await device.run(stop)
+    finally:
+        await parts.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

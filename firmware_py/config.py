@@ -1,0 +1,156 @@
+"""hearth's configuration: one TOML file read into pydantic models.
+
+Every key has a default, so an empty file (or none) gives the embedded default.
+A bad value stops start-up with one line naming the key and what is allowed.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+DEFAULT_CONFIG_PATHS = (Path("/etc/hearth/hearth.toml"), Path.home() / ".config" / "hearth" / "hearth.toml")
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LlmConfig(Section):
+    model: str = "smollm2-135m-instruct"
+    """Name of an installed LLM in the model manifest (an instruct GGUF with a chat template)."""
+    n_threads: int = Field(2, ge=1, le=64)
+    """CPU threads for decoding."""
+    n_ctx: int = Field(2048, ge=256, le=32768)
+    """Context window in tokens."""
+    max_tokens: int = Field(120, ge=8, le=2048)
+    """Longest spoken reply, in tokens."""
+    temperature: float = Field(0.3, ge=0.0, le=2.0)
+    """Sampling temperature."""
+
+
+class AsrConfig(Section):
+    model_en: str = "whisper-tiny-en"
+    """Recognizer model for English."""
+    model_ko: str = "whisper-base"
+    """Recognizer model for Korean (multilingual Whisper)."""
+    n_threads: int = Field(2, ge=1, le=64)
+    """CPU threads for decoding."""
+    partial_interval_s: float = Field(0.5, ge=0.1, le=5.0)
+    """How often the growing utterance is re-decoded for partial transcripts."""
+
+
+class VadConfig(Section):
+    threshold: float = Field(0.5, gt=0.0, lt=1.0)
+    """Speech probability above which a 32 ms window counts as speech."""
+    min_silence_s: float = Field(0.4, ge=0.1, le=3.0)
+    """Silence that ends speech (the end-of-utterance wait when the button was tapped)."""
+    min_speech_s: float = Field(0.15, ge=0.05, le=2.0)
+    """Shortest sound that counts as speech."""
+
+
+class TtsConfig(Section):
+    voice_en: str = "piper-en-joe"
+    """Neural voice for English (a piper voice in the manifest)."""
+    espeak_voice_ko: str = "ko"
+    """espeak-ng voice for Korean: no neural Korean voice installs offline."""
+    n_threads: int = Field(1, ge=1, le=64)
+    """CPU threads for synthesis."""
+    speed: float = Field(1.0, ge=0.5, le=2.0)
+    """Speaking rate; 1.0 is the voice's own."""
+
+
+class AudioConfig(Section):
+    input_device: str | int | None = None
+    """PortAudio input device name or index; unset means the system default."""
+    output_device: str | int | None = None
+    """PortAudio output device name or index; unset means the system default."""
+    output_rate: int = Field(22050, ge=8000, le=96000)
+    """Sample rate the speaker is opened at (voices at other rates are resampled)."""
+
+
+class ListenConfig(Section):
+    hold_silence_s: float = Field(1.5, ge=0.3, le=10.0)
+    """While the button is held, a pause this long ends the utterance anyway."""
+    no_speech_timeout_s: float = Field(6.0, ge=1.0, le=60.0)
+    """Give up if nobody speaks this long after the press."""
+    max_utterance_s: float = Field(28.0, ge=2.0, le=29.0)
+    """Longest utterance (Whisper sees at most 30 s)."""
+
+
+class ButtonConfig(Section):
+    pin: int = Field(17, ge=0, le=27)
+    """BCM number of the push-to-talk button (wired to ground; the internal pull-up is used)."""
+    bounce_s: float = Field(0.02, ge=0.0, le=0.5)
+    """Debounce time."""
+    led: Literal["rgb", "none"] = "rgb"
+    """Status LED: an RGB LED on three pins, or none."""
+    led_pins: tuple[int, int, int] = (22, 23, 24)
+    """BCM pins of the LED's red, green and blue legs."""
+
+
+class HearthConfig(Section):
+    language: Literal["en", "ko"] = "en"
+    """Language hearth listens and speaks in."""
+    models_dir: Path | None = None
+    """Where models are installed; unset means $HEARTH_MODELS_DIR or ~/.local/share/hearth/models."""
+    history_turns: int = Field(4, ge=0, le=32)
+    """Previous exchanges the model sees."""
+    system_prompt: str | None = None
+    """Replaces the built-in system prompt for the language."""
+    llm: LlmConfig = LlmConfig()
+    asr: AsrConfig = AsrConfig()
+    vad: VadConfig = VadConfig()
+    tts: TtsConfig = TtsConfig()
+    audio: AudioConfig = AudioConfig()
+    listen: ListenConfig = ListenConfig()
+    button: ButtonConfig = ButtonConfig()
+
+
+class ConfigError(ValueError):
+    """A configuration problem, described in one line."""
+
+
+def _describe(error: dict[str, Any], model: type[BaseModel]) -> str:
+    key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+    if error["type"] == "extra_forbidden":
+        section: Any = model
+        for part in error["loc"][:-1]:
+            section = section.model_fields[str(part)].annotation
+        allowed = ", ".join(section.model_fields)
+        return f"{key}: unknown key (allowed here: {allowed})"
+    return f"{key}: {error['msg']} (got {error.get('input')!r})"
+
+
+def parse_config(data: dict[str, Any], source: str = "configuration") -> HearthConfig:
+    try:
+        return HearthConfig.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors()
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise ConfigError(f"{source}: {_describe(errors[0], HearthConfig)}{more}") from None
+
+
+def load_config(path: Path | None = None, overrides: dict[str, Any] | None = None) -> HearthConfig:
+    """Read ``path`` (or the first default location that exists; or nothing) into a config."""
+    candidates = [path] if path is not None else [p for p in DEFAULT_CONFIG_PATHS if p.exists()]
+    data: dict[str, Any] = {}
+    source = "built-in defaults"
+    if candidates:
+        source = str(candidates[0])
+        try:
+            data = tomllib.loads(candidates[0].read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"{source}: no such configuration file") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{source}: not valid TOML ({exc})") from None
+    for dotted, value in (overrides or {}).items():
+        section = data
+        *parents, leaf = dotted.split(".")
+        for part in parents:
+            section = section.setdefault(part, {})
+        section[leaf] = value
+    return parse_config(data, source)

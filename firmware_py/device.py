@@ -1,0 +1,101 @@
+"""The appliance loop: microphone always open, a press starts a turn, the LED shows the state."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+
+from agent.assistant import Assistant
+from agent.events import Event, State, StateChanged, TranscriptFinal, TurnFailed
+from agent.turn import Press
+from audio.protocols import AudioChunk, Microphone
+from firmware_py.gpio import PushToTalk, StatusLight
+
+log = logging.getLogger(__name__)
+
+
+class MicrophoneTap:
+    """Reads the microphone all the time and hands chunks to whoever is listening now.
+
+    Keeping the stream open avoids the device's start-up delay on every press;
+    between presses the audio is dropped.
+    """
+
+    def __init__(self, microphone: Microphone, max_chunks: int = 1000) -> None:
+        self.microphone = microphone
+        self.max_chunks = max_chunks
+        self._queue: asyncio.Queue[AudioChunk | None] | None = None
+
+    async def pump(self) -> None:
+        async for chunk in self.microphone.chunks():
+            queue = self._queue
+            if queue is not None and queue.qsize() < self.max_chunks:
+                queue.put_nowait(chunk)
+        self.stop_listening()
+
+    def listen(self) -> AsyncIterator[AudioChunk]:
+        """Start a new subscription (ending the previous one) and return its audio."""
+        self.stop_listening()
+        queue: asyncio.Queue[AudioChunk | None] = asyncio.Queue()
+        self._queue = queue
+
+        async def audio() -> AsyncIterator[AudioChunk]:
+            while (chunk := await queue.get()) is not None:
+                yield chunk
+
+        return audio()
+
+    def stop_listening(self) -> None:
+        if self._queue is not None:
+            self._queue.put_nowait(None)
+            self._queue = None
+
+
+class DeviceLoop:
+    """Push-to-talk: press to speak (hold, or tap and talk); press again to interrupt."""
+
+    def __init__(self, assistant: Assistant, microphone: Microphone, button: PushToTalk, light: StatusLight) -> None:
+        self.assistant = assistant
+        self.tap = MicrophoneTap(microphone)
+        self.button = button
+        self.light = light
+        self._press: Press | None = None
+        assistant.on_event = self._on_event
+
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, StateChanged):
+            self.light.show(event.state)
+            if event.state != State.LISTENING:
+                self.tap.stop_listening()
+        elif isinstance(event, TranscriptFinal):
+            log.info("heard: %r", event.text)
+        elif isinstance(event, TurnFailed):
+            log.error("turn failed: %s", event.reason)
+
+    def on_press(self, at: float) -> None:
+        log.info("button pressed")
+        self._press = Press(at)
+        # Starting a turn cancels the one in progress: barge-in silences the speaker first.
+        self.assistant.start_turn(self.tap.listen(), self._press)
+
+    def on_release(self, at: float) -> None:
+        if self._press is not None:
+            self._press.release(at)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        self.light.show(State.IDLE)
+        self.button.open(self.on_press, self.on_release)
+        pump = asyncio.create_task(self.tap.pump(), name="microphone")
+        log.info("ready: press the button and speak")
+        try:
+            done, _ = await asyncio.wait([pump, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
+            if pump in done and pump.exception() is not None:
+                raise pump.exception()  # type: ignore[misc]
+        finally:
+            self.assistant.interrupt()
+            pump.cancel()
+            await asyncio.gather(pump, return_exceptions=True)
+            self.button.close()
+            self.light.show(State.IDLE)
+            self.light.close()

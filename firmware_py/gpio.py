@@ -1,0 +1,95 @@
+"""The push-to-talk button and the status LED, on gpiozero.
+
+gpiozero calls its callbacks on its own thread; they are handed to the event
+loop with ``call_soon_threadsafe`` so the rest of hearth stays single-threaded.
+Tests use gpiozero's mock pin factory (``GPIOZERO_PIN_FACTORY=mock``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from agent.events import State
+
+log = logging.getLogger(__name__)
+
+# Colours chosen so that each state is told apart at a glance across a kitchen.
+STATE_COLOURS: dict[State, tuple[float, float, float]] = {
+    State.IDLE: (0.0, 0.0, 0.0),
+    State.LISTENING: (0.0, 0.0, 1.0),
+    State.THINKING: (1.0, 0.6, 0.0),
+    State.SPEAKING: (0.0, 1.0, 0.0),
+}
+
+
+class PushToTalk(Protocol):
+    """A button: ``on_press``/``on_release`` get the monotonic time of the edge."""
+
+    def open(self, on_press: Callable[[float], None], on_release: Callable[[float], None]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class StatusLight(Protocol):
+    def show(self, state: State) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class GpioButton:
+    """A button on a BCM pin, wired to ground, using the internal pull-up."""
+
+    def __init__(self, pin: int, bounce_s: float, loop: asyncio.AbstractEventLoop) -> None:
+        self.pin = pin
+        self.bounce_s = bounce_s
+        self.loop = loop
+        self._button: Any = None
+
+    def open(self, on_press: Callable[[float], None], on_release: Callable[[float], None]) -> None:
+        from gpiozero import Button
+
+        self._button = Button(self.pin, pull_up=True, bounce_time=self.bounce_s or None)
+        # Stamp the edge on gpiozero's thread: that is when the user pressed.
+        self._button.when_pressed = lambda: self.loop.call_soon_threadsafe(on_press, time.monotonic())
+        self._button.when_released = lambda: self.loop.call_soon_threadsafe(on_release, time.monotonic())
+
+    def close(self) -> None:
+        if self._button is not None:
+            self._button.close()
+            self._button = None
+
+
+class RgbStatusLight:
+    """An RGB LED showing idle / listening / thinking / speaking."""
+
+    def __init__(self, pins: tuple[int, int, int]) -> None:
+        self.pins = pins
+        self._led: Any = None
+
+    def show(self, state: State) -> None:
+        if self._led is None:
+            from gpiozero import RGBLED
+
+            self._led = RGBLED(*self.pins)
+        self._led.color = STATE_COLOURS[state]
+
+    @property
+    def colour(self) -> tuple[float, float, float] | None:
+        return None if self._led is None else tuple(self._led.color)
+
+    def close(self) -> None:
+        if self._led is not None:
+            self._led.close()
+            self._led = None
+
+
+class NoLight:
+    def show(self, state: State) -> None:
+        log.debug("state: %s", state.value)
+
+    def close(self) -> None:
+        pass

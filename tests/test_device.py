@@ -1,0 +1,133 @@
+"""The appliance loop on gpiozero's mock pins: press, speak, release; the LED follows."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from agent.assistant import Assistant
+from agent.events import State
+from agent.turn import Outcome
+from audio.protocols import AudioChunk
+from firmware_py.device import DeviceLoop
+from firmware_py.gpio import STATE_COLOURS, GpioButton, RgbStatusLight
+from tests.fakes import ScriptedChatModel, ToneSynthesizer
+from tests.test_turn import make_deps
+
+
+class LiveMicrophone:
+    """Silence, except while ``talking`` is set: then a loud tone, like a voice."""
+
+    sample_rate = 16000
+
+    def __init__(self) -> None:
+        self.talking = False
+        self._closed = False
+
+    async def chunks(self):
+        n = 512
+        t = np.arange(n) / self.sample_rate
+        tone = (0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32)
+        while not self._closed:
+            await asyncio.sleep(n / self.sample_rate)
+            yield AudioChunk(tone if self.talking else np.zeros(n, np.float32), self.sample_rate)
+
+    async def close(self) -> None:
+        self._closed = True
+
+
+@pytest.fixture
+def mock_pins():
+    Device.pin_factory = MockFactory(pin_class=MockPWMPin)
+    yield Device.pin_factory
+    Device.pin_factory.reset()
+    Device.pin_factory = None
+
+
+async def wait_for(predicate, timeout=10.0):
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not predicate():
+        if loop.time() > end:
+            raise AssertionError("condition not reached")
+        await asyncio.sleep(0.01)
+
+
+async def test_press_speak_release_answers_and_the_led_shows_each_state(mock_pins):
+    loop = asyncio.get_running_loop()
+    deps = make_deps(chat=ScriptedChatModel("Ten minutes, starting now."), synthesizer=ToneSynthesizer(seconds_per_char=0.01))
+    assistant = Assistant(deps)
+    mic = LiveMicrophone()
+    light = RgbStatusLight((22, 23, 24))
+    seen: list[tuple] = []
+    original_show = light.show
+
+    def show(state):
+        original_show(state)
+        seen.append(light.colour)
+
+    light.show = show  # type: ignore[method-assign]
+    device = DeviceLoop(assistant, mic, GpioButton(17, 0.0, loop), light)
+    stop = asyncio.Event()
+    runner = asyncio.create_task(device.run(stop))
+    await asyncio.sleep(0.1)
+    pin = mock_pins.pin(17)
+
+    pin.drive_low()  # press (the button pulls the pin to ground)
+    await asyncio.sleep(0.2)
+    mic.talking = True
+    await asyncio.sleep(0.8)
+    mic.talking = False
+    await asyncio.sleep(0.1)
+    pin.drive_high()  # release: hold-to-talk ends the utterance
+
+    await wait_for(lambda: assistant.results)
+    result = assistant.results[0]
+    assert result.outcome == Outcome.ANSWERED
+    assert result.spoken == ["Ten minutes, starting now."]
+    for state in (State.LISTENING, State.THINKING, State.SPEAKING):
+        assert STATE_COLOURS[state] in seen
+    await wait_for(lambda: light.colour == STATE_COLOURS[State.IDLE])
+    stop.set()
+    await runner
+
+
+async def test_pressing_while_it_speaks_interrupts_and_listens_again(mock_pins):
+    loop = asyncio.get_running_loop()
+    long_reply = "One two three four five. Six seven eight nine ten. Eleven twelve thirteen."
+    deps = make_deps(chat=ScriptedChatModel(long_reply), synthesizer=ToneSynthesizer(seconds_per_char=0.05))
+    assistant = Assistant(deps)
+    mic = LiveMicrophone()
+    device = DeviceLoop(assistant, mic, GpioButton(17, 0.0, loop), RgbStatusLight((22, 23, 24)))
+    stop = asyncio.Event()
+    runner = asyncio.create_task(device.run(stop))
+    await asyncio.sleep(0.1)
+    pin = mock_pins.pin(17)
+
+    pin.drive_low()
+    mic.talking = True
+    await asyncio.sleep(0.6)
+    mic.talking = False
+    pin.drive_high()
+    await wait_for(lambda: assistant.current is not None and assistant.current.timeline.first("first_audio_out") is not None)
+    first_turn = assistant.current
+
+    pin.drive_low()  # barge-in
+    await wait_for(lambda: assistant.results)
+    assert assistant.results[0].outcome == Outcome.INTERRUPTED
+    assert assistant.results[0].unspoken, "the rest of the reply was cut"
+    assert assistant.current is not None and assistant.current is not first_turn
+    assert deps.speaker.interruptions, "the speaker was silenced"
+
+    mic.talking = True
+    await asyncio.sleep(0.5)
+    mic.talking = False
+    pin.drive_high()
+    await wait_for(lambda: len(assistant.results) == 2, timeout=20)
+    assert assistant.results[1].outcome == Outcome.ANSWERED
+    stop.set()
+    await runner
