@@ -339,9 +339,11 @@ class Turn:
             while (index := await units.get()) is not None:
                 unit = self._units[index]
                 tl.mark("tts_start", unit=index, text=unit.strip())
+                seconds = 0.0
                 async for chunk in d.synthesizer.synthesize(unit.strip()):
+                    seconds += chunk.duration
                     await audio.put((index, chunk))
-                tl.mark("tts_end", unit=index)
+                tl.mark("tts_end", unit=index, audio_s=round(seconds, 3))
             await audio.put(None)
 
         async def play() -> None:
