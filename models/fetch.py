@@ -7,6 +7,7 @@ staging directory); nothing here decides where a model finally lives.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import logging
 import os
 import platform
@@ -152,8 +153,8 @@ def download(source: UrlSource, cache: Path, progress: bool | None, timeout: flo
         request = urllib.request.Request(source.url, headers={"User-Agent": "hearth-models"})
         with urllib.request.urlopen(request, timeout=timeout) as response, partial.open("wb") as out:
             length = response.headers.get("Content-Length")
-            total = int(length) if length and length.isdigit() else source.size
-            with progress_bar(total, source.filename, progress) as bar:
+            announced = int(length) if length and length.isdigit() else None
+            with progress_bar(announced or source.size, source.filename, progress) as bar:
                 while block := response.read(CHUNK):
                     out.write(block)
                     digest.update(block)
@@ -162,13 +163,15 @@ def download(source: UrlSource, cache: Path, progress: bool | None, timeout: flo
             out.flush()
             os.fsync(out.fileno())
         actual = digest.hexdigest()
+        if announced is not None and written != announced:
+            raise InstallError(f"download {source.url} stopped at {written} of {announced} bytes")
         if source.size is not None and written != source.size:
             raise InstallError(f"download {source.url} is {written} bytes, expected {source.size}")
         if source.sha256 and actual != source.sha256:
             raise InstallError(f"download {source.url} has sha256 {actual}, expected {source.sha256}")
         os.replace(partial, target)
-    except OSError as exc:
-        raise InstallError(f"download {source.url} failed: {exc}") from exc
+    except (OSError, http.client.HTTPException) as exc:
+        raise InstallError(f"download {source.url} failed: {exc!r}") from exc
     finally:
         partial.unlink(missing_ok=True)
     return target, actual

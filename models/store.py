@@ -22,6 +22,7 @@ import hashlib
 import json
 import logging
 import os
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
@@ -75,7 +76,7 @@ def _walk_files(root: Path) -> Iterable[tuple[str, os.stat_result]]:
         for filename in filenames:
             full = os.path.join(dirpath, filename)
             st = os.lstat(full)
-            if os.path.isfile(full) and not os.path.islink(full):
+            if stat.S_ISREG(st.st_mode):  # links are never installed; a link here is not ours
                 yield os.path.relpath(full, root).replace(os.sep, "/"), st
 
 
