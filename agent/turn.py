@@ -11,61 +11,30 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-import numpy as np
 
 from agent.events import (
     Event,
     ReplyTextAppended,
     State,
     StateChanged,
-    TranscriptFinal,
-    TranscriptPartial,
     TurnFailed,
     TurnInterrupted,
     UnitSpoken,
 )
+from agent.listen import ListenSettings, Press, UtteranceListener
 from agent.llm import ChatMessage, ChatModel
 from agent.phrases import Phrase, phrase
 from agent.sentences import SentenceSplitter
 from agent.timeline import Timeline
 from audio.protocols import AudioChunk, Recognizer, Speaker, Synthesizer, VoiceActivityDetector
 
+__all__ = ["ListenSettings", "Outcome", "Press", "Turn", "TurnDeps", "TurnResult"]
+
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class ListenSettings:
-    """When an utterance is over."""
-
-    tap_silence_s: float = 0.0
-    """Extra silence after the detector's own end-of-speech before a tapped utterance ends."""
-    hold_silence_s: float = 1.5
-    """While the button is held, a pause this long ends the utterance anyway."""
-    no_speech_timeout_s: float = 6.0
-    """Give up if no speech starts within this long after the press."""
-    max_utterance_s: float = 28.0
-    """Longest utterance; Whisper sees at most 30 s, and a monologue must not block the speaker."""
-    preroll_s: float = 0.3
-    """Audio kept from before the detected speech start, so the first syllable is not cut."""
-    tail_s: float = 0.25
-    """Audio passed on after the detected speech end (the rest is held back unless speech resumes)."""
-
-
-class Press:
-    """One press of the push-to-talk button, as a turn sees it."""
-
-    def __init__(self, pressed_at: float | None = None) -> None:
-        self.pressed_at = time.monotonic() if pressed_at is None else pressed_at
-        self.released_at: float | None = None
-
-    def release(self, at: float | None = None) -> None:
-        if self.released_at is None:
-            self.released_at = time.monotonic() if at is None else at
 
 
 class Outcome(str, Enum):
@@ -172,109 +141,9 @@ class Turn:
 
     # -- listening -------------------------------------------------------------------------
     async def _listen(self) -> tuple[bool, str]:
-        """Feed the microphone through the VAD into the recognizer until the utterance ends."""
-        d, s, tl = self.deps, self.deps.listen, self.timeline
-        rate = d.vad.sample_rate
-        d.vad.reset()
-        to_recognizer: asyncio.Queue[AudioChunk | None] = asyncio.Queue()
-
-        async def utterance() -> AsyncIterator[AudioChunk]:
-            while (chunk := await to_recognizer.get()) is not None:
-                yield chunk
-
-        async def recognize() -> str:
-            final = ""
-            async for hyp in d.recognizer.transcribe(utterance()):
-                if hyp.is_final:
-                    final = hyp.text.strip()
-                    tl.mark("final_transcript", text=final)
-                    self.emit(TranscriptFinal(final))
-                else:
-                    tl.mark("partial_transcript", text=hyp.text, stable_chars=hyp.stable_chars)
-                    self.emit(TranscriptPartial(hyp.text))
-            return final
-
-        recognizer_task = asyncio.create_task(recognize(), name="recognize")
-        history: list[np.ndarray] = []  # every sample since the press, for pre-roll and resumption
-        total = 0  # samples seen
-        forwarded = 0  # samples handed to the recognizer
-        speech_start: int | None = None
-        speech_end: int | None = None  # last end of speech while not speaking again
-        speaking = False
-        speech_start_at = 0.0
-
-        origin: float | None = None  # monotonic time of the stream's first sample
-
-        def at(sample: int) -> float:
-            # Stream time, not arrival time: chunks arrive in bursts, samples do not.
-            assert origin is not None
-            return origin + sample / rate
-
-        def forward_until(sample: int) -> None:
-            nonlocal forwarded
-            if sample <= forwarded:
-                return
-            audio = np.concatenate(history)[forwarded:sample]
-            to_recognizer.put_nowait(AudioChunk(audio.astype(np.float32, copy=False), rate))
-            forwarded = sample
-
-        try:
-            async for chunk in self.audio:
-                now = time.monotonic()
-                if chunk.sample_rate != rate:
-                    raise ValueError(f"microphone gives {chunk.sample_rate} Hz, the detector needs {rate} Hz")
-                if origin is None:
-                    origin = now - chunk.duration
-                history.append(chunk.samples)
-                total += len(chunk.samples)
-                for event in d.vad.accept(chunk.samples):
-                    if event.speech:
-                        speaking = True
-                        if speech_start is None:
-                            speech_start = event.sample
-                            speech_start_at = at(event.sample)
-                            tl.mark("speech_start", speech_start_at)
-                            forwarded = max(0, event.sample - int(s.preroll_s * rate))
-                        speech_end = None
-                    else:
-                        speaking = False
-                        speech_end = event.sample
-                        tl.mark("speech_end", at(event.sample))
-                if speech_start is not None:
-                    limit = total if speaking or speech_end is None else min(total, speech_end + int(s.tail_s * rate))
-                    forward_until(limit)
-                if speech_start is None:
-                    if total / rate >= s.no_speech_timeout_s:
-                        break
-                    continue
-                if (total - speech_start) / rate >= s.max_utterance_s:
-                    log.info("utterance reached %.0f s; ending it", s.max_utterance_s)
-                    tl.mark("utterance_capped")
-                    break
-                # Hold-to-talk: releasing after speech began ends the utterance exactly.
-                # A tap before speaking means "listen until I stop": the detector decides.
-                held = self.press.released_at is None
-                tapped = not held and self.press.released_at < speech_start_at
-                if speech_end is not None:
-                    silence = (total - speech_end) / rate
-                    if silence >= (s.hold_silence_s if held else s.tap_silence_s):
-                        break
-                if not held and not tapped:
-                    break
-            tl.mark("endpoint")
-            if speech_start is None:
-                recognizer_task.cancel()
-                await asyncio.gather(recognizer_task, return_exceptions=True)
-                return False, ""
-            if speech_end is None:  # the button, the cap or the end of the source ended it mid-speech
-                tl.mark("speech_end")
-                forward_until(total)
-            to_recognizer.put_nowait(None)
-            return True, await recognizer_task
-        finally:
-            if not recognizer_task.done():
-                recognizer_task.cancel()
-                await asyncio.gather(recognizer_task, return_exceptions=True)
+        d = self.deps
+        listener = UtteranceListener(d.vad, d.recognizer, d.listen, self.press, self.timeline, self.emit)
+        return await listener.run(self.audio)
 
     # -- answering -------------------------------------------------------------------------
     async def _respond(self, text: str) -> None:

@@ -1,0 +1,240 @@
+"""Listening to one utterance: microphone → voice detector → recognizer, and when it is over.
+
+The final transcript is prepared speculatively: at the first pause the
+recognizer's input is closed, so its final decode runs while hearth is still
+waiting to be sure the user has finished.  If the user speaks again, that
+attempt is dropped and a new one is fed the whole utterance.  When the pause
+turns out to be the end, the transcript is (nearly) ready.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from agent.events import Event, TranscriptFinal, TranscriptPartial
+from agent.timeline import Timeline
+from audio.protocols import AudioChunk, Recognizer, VoiceActivityDetector
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ListenSettings:
+    """When an utterance is over."""
+
+    tap_silence_s: float = 0.5
+    """After a tap (button released before speaking), silence this long after speech ends it."""
+    hold_silence_s: float = 1.5
+    """While the button is held, a pause this long ends the utterance anyway."""
+    no_speech_timeout_s: float = 6.0
+    """Give up if no speech starts within this long after the press."""
+    max_utterance_s: float = 28.0
+    """Longest utterance; Whisper sees at most 30 s, and a monologue must not block the speaker."""
+    preroll_s: float = 0.3
+    """Audio kept from before the detected speech start, so the first syllable is not cut."""
+    tail_s: float = 0.25
+    """Most audio passed on after the detected speech end."""
+
+
+class Press:
+    """One press of the push-to-talk button, as a turn sees it."""
+
+    def __init__(self, pressed_at: float | None = None) -> None:
+        self.pressed_at = time.monotonic() if pressed_at is None else pressed_at
+        self.released_at: float | None = None
+
+    def release(self, at: float | None = None) -> None:
+        if self.released_at is None:
+            self.released_at = time.monotonic() if at is None else at
+
+
+class _Attempt:
+    """One run of the recognizer over the utterance so far."""
+
+    def __init__(self, recognizer: Recognizer, timeline: Timeline, emit: Callable[[Event], None]) -> None:
+        self.queue: asyncio.Queue[AudioChunk | None] = asyncio.Queue()
+        self.fed = 0  # samples handed over
+        self.closed = False
+        self.task = asyncio.create_task(self._recognize(recognizer, timeline, emit), name="recognize")
+
+    async def _audio(self) -> AsyncIterator[AudioChunk]:
+        while (chunk := await self.queue.get()) is not None:
+            yield chunk
+
+    async def _recognize(self, recognizer: Recognizer, timeline: Timeline, emit: Callable[[Event], None]) -> str:
+        final = ""
+        async for hyp in recognizer.transcribe(self._audio()):
+            if hyp.is_final:
+                final = hyp.text.strip()
+            else:
+                timeline.mark("partial_transcript", text=hyp.text, stable_chars=hyp.stable_chars)
+                emit(TranscriptPartial(hyp.text))
+        return final
+
+    def feed(self, audio: np.ndarray, rate: int) -> None:
+        if len(audio):
+            self.queue.put_nowait(AudioChunk(audio.astype(np.float32, copy=False), rate))
+            self.fed += len(audio)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.queue.put_nowait(None)
+            self.closed = True
+
+    async def discard(self) -> None:
+        self.task.cancel()
+        await asyncio.gather(self.task, return_exceptions=True)
+
+
+class UtteranceListener:
+    """Consumes microphone audio until the utterance ends; returns (heard speech?, transcript)."""
+
+    def __init__(
+        self,
+        vad: VoiceActivityDetector,
+        recognizer: Recognizer,
+        settings: ListenSettings,
+        press: Press,
+        timeline: Timeline,
+        emit: Callable[[Event], None],
+    ) -> None:
+        self.vad = vad
+        self.recognizer = recognizer
+        self.s = settings
+        self.press = press
+        self.timeline = timeline
+        self.emit = emit
+        self.rate = vad.sample_rate
+        self._buffer = np.zeros(16000 * 8, np.float32)  # grows by doubling
+        self.total = 0
+        self.origin: float | None = None
+        self.speech_start: int | None = None
+        self.speech_start_at = 0.0
+        self.speech_end: int | None = None
+        self.attempt: _Attempt | None = None
+        self.speculations = 0
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _at(self, sample: int) -> float:
+        # Stream time, not arrival time: chunks may arrive in bursts, samples do not.
+        assert self.origin is not None
+        return self.origin + sample / self.rate
+
+    def _append(self, samples: np.ndarray) -> None:
+        needed = self.total + len(samples)
+        if needed > len(self._buffer):
+            grown = np.zeros(max(needed, 2 * len(self._buffer)), np.float32)
+            grown[: self.total] = self._buffer[: self.total]
+            self._buffer = grown
+        self._buffer[self.total : needed] = samples
+        self.total = needed
+
+    def _samples(self, start: int, end: int) -> np.ndarray:
+        return self._buffer[start:end].copy()
+
+    def _utterance_start(self) -> int:
+        assert self.speech_start is not None
+        return max(0, self.speech_start - int(self.s.preroll_s * self.rate))
+
+    def _feed_until(self, end: int) -> None:
+        attempt = self.attempt
+        if attempt is None or attempt.closed:
+            return
+        begin = self._utterance_start() + attempt.fed
+        if end > begin:
+            attempt.feed(self._samples(begin, end), self.rate)
+
+    def _new_attempt(self) -> None:
+        self.attempt = _Attempt(self.recognizer, self.timeline, self.emit)
+
+    async def _restart_attempt(self) -> None:
+        # The user spoke again after a pause: the speculative final is stale.
+        if self.attempt is not None:
+            await self.attempt.discard()
+        self._new_attempt()
+
+    # -- the loop --------------------------------------------------------------------------
+    async def run(self, audio: AsyncIterator[AudioChunk]) -> tuple[bool, str]:
+        self.vad.reset()
+        try:
+            return await self._run(audio)
+        finally:
+            if self.attempt is not None and not self.attempt.task.done():
+                await self.attempt.discard()
+
+    async def _run(self, audio: AsyncIterator[AudioChunk]) -> tuple[bool, str]:
+        s, tl, rate = self.s, self.timeline, self.rate
+        speaking = False
+        async for chunk in audio:
+            if chunk.sample_rate != rate:
+                raise ValueError(f"microphone gives {chunk.sample_rate} Hz, the detector needs {rate} Hz")
+            if self.origin is None:
+                self.origin = time.monotonic() - chunk.duration
+            self._append(chunk.samples)
+            for event in self.vad.accept(chunk.samples):
+                if event.speech:
+                    speaking = True
+                    if self.speech_start is None:
+                        self.speech_start = event.sample
+                        self.speech_start_at = self._at(event.sample)
+                        tl.mark("speech_start", self.speech_start_at)
+                        self._new_attempt()
+                    elif self.attempt is not None and self.attempt.closed:
+                        tl.mark("speech_resumed", self._at(event.sample))
+                        await self._restart_attempt()
+                    self.speech_end = None
+                else:
+                    speaking = False
+                    self.speech_end = event.sample
+                    tl.mark("speech_end", self._at(event.sample))
+            if self.speech_start is None:
+                if self.total / rate >= s.no_speech_timeout_s:
+                    break
+                continue
+            if speaking or self.speech_end is None:
+                self._feed_until(self.total)
+            else:
+                # A pause: hand over what there is and let the final decode start now.
+                self._feed_until(min(self.total, self.speech_end + int(s.tail_s * rate)))
+                if self.attempt is not None and not self.attempt.closed:
+                    self.attempt.close()
+                    self.speculations += 1
+                    tl.mark("final_decode_started")
+            if self._ended(speaking):
+                break
+        tl.mark("endpoint")
+        if self.speech_start is None or self.attempt is None:
+            return False, ""
+        if self.speech_end is None:  # the button, the cap or the end of the source cut speech off
+            tl.mark("speech_end")
+            self._feed_until(self.total)
+        if not self.attempt.closed:
+            self.attempt.close()
+            tl.mark("final_decode_started")
+        text = await self.attempt.task
+        tl.mark("final_transcript", text=text)
+        self.emit(TranscriptFinal(text))
+        return True, text
+
+    def _ended(self, speaking: bool) -> bool:
+        s, rate = self.s, self.rate
+        assert self.speech_start is not None
+        if (self.total - self.speech_start) / rate >= s.max_utterance_s:
+            log.info("utterance reached %.0f s; ending it", s.max_utterance_s)
+            self.timeline.mark("utterance_capped")
+            return True
+        # Hold-to-talk: releasing after speech began ends the utterance exactly.
+        # A tap before speaking means "listen until I stop": the detector decides.
+        released = self.press.released_at
+        if released is not None and released >= self.speech_start_at:
+            return True
+        if self.speech_end is not None and not speaking:
+            silence = (self.total - self.speech_end) / rate
+            return silence >= (s.hold_silence_s if released is None else s.tap_silence_s)
+        return False

@@ -1,0 +1,169 @@
+"""Build hearth's real components from the configuration and the installed models."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from agent.assistant import Assistant
+from agent.llm import LlamaChatModel, LlamaSettings, ModelLoadError
+from agent.phrases import system_prompt
+from agent.turn import ListenSettings, TurnDeps
+from audio.protocols import Recognizer, Speaker, Synthesizer
+from firmware_py.config import HearthConfig
+from firmware_py.gpio import GpioButton, NoLight, PushToTalk, RgbStatusLight, StatusLight
+from models.store import ModelError, ModelStore, default_models_dir
+
+log = logging.getLogger(__name__)
+
+STREAMING_MODELS = frozenset({"zipformer-en-streaming"})
+
+
+class StartupError(RuntimeError):
+    """hearth cannot start; the message is one line saying what to do."""
+
+
+def model_store(config: HearthConfig) -> ModelStore:
+    return ModelStore(config.models_dir.expanduser() if config.models_dir else default_models_dir())
+
+
+def asr_model(config: HearthConfig) -> str:
+    return config.asr.model_ko if config.language == "ko" else config.asr.model_en
+
+
+def required_models(config: HearthConfig) -> list[str]:
+    names = [config.llm.model, asr_model(config), "silero-vad"]
+    if config.language == "en":
+        names += [config.tts.voice_en, "espeak-ng"]
+    return names
+
+
+def _recognizer(config: HearthConfig, store: ModelStore) -> Any:
+    name = asr_model(config)
+    if name in STREAMING_MODELS:
+        from audio.streaming_asr import SherpaStreamingRecognizer, StreamingSettings
+
+        return SherpaStreamingRecognizer(StreamingSettings(model_dir=store.path(name), num_threads=config.asr.n_threads))
+    from audio.whisper_asr import WhisperRecognizer, WhisperSettings
+
+    return WhisperRecognizer(
+        WhisperSettings(
+            model_dir=store.path(name),
+            language=config.language,
+            cpu_threads=config.asr.n_threads,
+            partial_interval_s=config.asr.partial_interval_s,
+        )
+    )
+
+
+def _synthesizer(config: HearthConfig, store: ModelStore) -> Any:
+    if config.language == "ko":
+        from audio.espeak_tts import EspeakSynthesizer, EspeakSettings
+
+        return EspeakSynthesizer(EspeakSettings(voice=config.tts.espeak_voice_ko, language="ko"))
+    from audio.piper_tts import PiperSettings, PiperSynthesizer
+
+    return PiperSynthesizer(
+        PiperSettings(
+            voice_dir=store.path(config.tts.voice_en),
+            espeak_bridge=store.path("espeak-ng") / "espeakbridge.so",
+            num_threads=config.tts.n_threads,
+            speed=config.tts.speed,
+        )
+    )
+
+
+async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
+    """Check the models, load them (in worker threads, side by side) and warm them up."""
+    from audio.vad import SileroVad, VadSettings
+
+    store = model_store(config)
+    try:
+        store.require(required_models(config))
+    except ModelError as exc:
+        raise StartupError(str(exc)) from None
+
+    t0 = time.monotonic()
+    vad = SileroVad(
+        VadSettings(
+            model_path=store.path("silero-vad") / "silero_vad.onnx",
+            threshold=config.vad.threshold,
+            min_silence_duration_s=config.vad.min_silence_s,
+            min_speech_duration_s=config.vad.min_speech_s,
+        )
+    )
+    recognizer: Recognizer = _recognizer(config, store)
+    chat = LlamaChatModel(
+        LlamaSettings(
+            model_path=store.path(config.llm.model) / "model.gguf",
+            n_ctx=config.llm.n_ctx,
+            n_threads=config.llm.n_threads,
+            max_tokens=config.llm.max_tokens,
+            temperature=config.llm.temperature,
+        )
+    )
+    synthesizer: Synthesizer = _synthesizer(config, store)
+    try:
+        await asyncio.gather(
+            asyncio.to_thread(vad.load),
+            asyncio.to_thread(recognizer.load),  # type: ignore[attr-defined]
+            asyncio.to_thread(chat.load),
+            synthesizer.load(),  # type: ignore[attr-defined]
+        )
+        await asyncio.to_thread(recognizer.warm)  # type: ignore[attr-defined]
+        await synthesizer.warm()  # type: ignore[attr-defined]
+    except ModelLoadError as exc:
+        raise StartupError(f"{exc}; run `hearth models install --force {config.llm.model}`") from None
+    except (RuntimeError, OSError, ValueError) as exc:
+        raise StartupError(f"a model failed to load: {exc}; run `hearth models verify`") from None
+    log.info("models loaded and warm in %.1f s", time.monotonic() - t0)
+    return TurnDeps(
+        vad=vad,
+        recognizer=recognizer,
+        chat=chat,
+        synthesizer=synthesizer,
+        speaker=speaker,
+        language=config.language,
+        system_prompt=config.system_prompt or system_prompt(config.language),
+        listen=ListenSettings(
+            hold_silence_s=config.listen.hold_silence_s,
+            no_speech_timeout_s=config.listen.no_speech_timeout_s,
+            max_utterance_s=config.listen.max_utterance_s,
+        ),
+        max_reply_tokens=config.llm.max_tokens,
+    )
+
+
+@dataclass
+class DeviceParts:
+    assistant: Assistant
+    microphone: Any
+    speaker: Any
+    button: PushToTalk
+    light: StatusLight
+
+    async def close(self) -> None:
+        await self.microphone.close()
+        await self.speaker.close()
+
+
+async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) -> DeviceParts:
+    """The appliance: PortAudio microphone and speaker, GPIO button and LED, warm models."""
+    from audio.portaudio import MicrophoneSettings, SoundDeviceMicrophone, SoundDeviceSpeaker, SpeakerSettings
+
+    speaker = SoundDeviceSpeaker(SpeakerSettings(device=config.audio.output_device, sample_rate=config.audio.output_rate))
+    microphone = SoundDeviceMicrophone(MicrophoneSettings(device=config.audio.input_device))
+    deps = await build_turn_deps(config, speaker)
+    try:
+        await speaker.start()
+        await microphone.start()
+    except Exception as exc:  # noqa: BLE001 - the device error already names the device
+        raise StartupError(str(exc)) from None
+    assistant = Assistant(deps, config.history_turns)
+    await assistant.warm()
+    light: StatusLight = RgbStatusLight(config.button.led_pins) if config.button.led == "rgb" else NoLight()
+    button = GpioButton(config.button.pin, config.button.bounce_s, loop)
+    return DeviceParts(assistant, microphone, speaker, button, light)
