@@ -42,6 +42,10 @@ class ListenSettings:
     """Most audio passed on after the detected speech end."""
 
 
+COVER_MARGIN_S = 0.1
+"""Audio past the detected end of speech a partial must cover to stand in for the final."""
+
+
 class Press:
     """One press of the push-to-talk button, as a turn sees it."""
 
@@ -61,7 +65,16 @@ class _Attempt:
         self.queue: asyncio.Queue[AudioChunk | None] = asyncio.Queue()
         self.fed = 0  # samples handed over
         self.closed = False
+        self.latest: tuple[float, str] = (0.0, "")  # (seconds covered, text) of the newest partial
+        self.covered = asyncio.Event()
+        self.cover_needed_s: float | None = None
         self.task = asyncio.create_task(self._recognize(recognizer, timeline, emit), name="recognize")
+
+    def require_cover(self, seconds: float) -> None:
+        """A partial covering ``seconds`` of audio is as good as the final: it heard all the speech."""
+        self.cover_needed_s = seconds
+        if self.latest[0] >= seconds:
+            self.covered.set()
 
     async def _audio(self) -> AsyncIterator[AudioChunk]:
         while (chunk := await self.queue.get()) is not None:
@@ -73,7 +86,10 @@ class _Attempt:
             if hyp.is_final:
                 final = hyp.text.strip()
             else:
-                timeline.mark("partial_transcript", text=hyp.text, stable_chars=hyp.stable_chars)
+                self.latest = (hyp.audio_s, hyp.text)
+                if self.cover_needed_s is not None and hyp.audio_s >= self.cover_needed_s:
+                    self.covered.set()
+                timeline.mark("partial_transcript", text=hyp.text, stable_chars=hyp.stable_chars, audio_s=round(hyp.audio_s, 3))
                 emit(TranscriptPartial(hyp.text))
         return final
 
@@ -217,10 +233,29 @@ class UtteranceListener:
         if not self.attempt.closed:
             self.attempt.close()
             tl.mark("final_decode_started")
-        text = await self.attempt.task
+        text = await self._final_text(self.attempt)
         tl.mark("final_transcript", text=text)
         self.emit(TranscriptFinal(text))
         return True, text
+
+    async def _final_text(self, attempt: _Attempt) -> str:
+        """The final decode's text, or a partial's if one already covered all the speech.
+
+        A partial decode running when the utterance ends would otherwise delay the
+        final decode by a whole decode; if it started after the speech ended, its
+        text is what the final would say.
+        """
+        if self.speech_end is not None:
+            speech_s = (self.speech_end - self._utterance_start()) / self.rate
+            attempt.require_cover(speech_s + COVER_MARGIN_S)
+        covered = asyncio.create_task(attempt.covered.wait())
+        await asyncio.wait([attempt.task, covered], return_when=asyncio.FIRST_COMPLETED)
+        covered.cancel()
+        if attempt.task.done():
+            return attempt.task.result()
+        self.timeline.mark("final_from_partial", audio_s=round(attempt.latest[0], 3))
+        await attempt.discard()
+        return attempt.latest[1].strip()
 
     def _ended(self, speaking: bool) -> bool:
         s, rate = self.s, self.rate

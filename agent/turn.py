@@ -94,6 +94,7 @@ class Turn:
         self._task: asyncio.Task[TurnResult] | None = None
         self._units: list[str] = []
         self._heard_units: set[int] = set()
+        self._cancelled = False
 
     # -- control ---------------------------------------------------------------------------
     def start(self) -> asyncio.Task[TurnResult]:
@@ -102,6 +103,7 @@ class Turn:
 
     def cancel(self) -> None:
         """Stop listening, thinking and speaking now; the speaker goes silent at once."""
+        self._cancelled = True
         self.deps.speaker.interrupt()
         if self._task is not None and not self._task.done():
             self._task.cancel()
@@ -110,7 +112,10 @@ class Turn:
         try:
             await self._run()
         except asyncio.CancelledError:
-            self.deps.speaker.interrupt()
+            if not self._cancelled:
+                # Cancelled from outside (shutdown): still nothing more may be heard. After
+                # cancel() this is skipped, since the next turn may own the speaker by now.
+                self.deps.speaker.interrupt()
             self.timeline.mark("interrupted")
             self.result.outcome = Outcome.INTERRUPTED
             self._finish_units()

@@ -340,7 +340,6 @@ class WhisperRecognizer:
         job: asyncio.Future[str | None] | None = None
         job_len = 0
         latest: tuple[int, str] | None = None  # (samples covered, text) of the newest finished decode
-        shown: tuple[str, int] = ("", 0)
         # Ticks count from the first request for a transcript, not from the first chunk.
         next_tick = loop.time() + s.partial_interval_s
         min_partial = int(s.min_partial_audio_s * SAMPLE_RATE)
@@ -359,10 +358,10 @@ class WhisperRecognizer:
                     job = None
                     if text is not None:
                         latest = (job_len, text)
+                        # Yielded even when the text is unchanged: that it now covers more
+                        # audio tells the listener whether it can stand in for the final.
                         partial = policy.update(text)
-                        if partial != shown:
-                            shown = partial
-                            yield Transcript(partial[0], False, partial[1], job_len / SAMPLE_RATE)
+                        yield Transcript(partial[0], False, partial[1], job_len / SAMPLE_RATE)
                     # Ticks that passed while the decode ran are skipped, not made up.
                     while next_tick <= now:
                         next_tick += s.partial_interval_s

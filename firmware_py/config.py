@@ -46,8 +46,8 @@ class AsrConfig(Section):
 class VadConfig(Section):
     threshold: float = Field(0.5, gt=0.0, lt=1.0)
     """Speech probability above which a 32 ms window counts as speech."""
-    min_silence_s: float = Field(0.4, ge=0.1, le=3.0)
-    """Silence that ends speech (the end-of-utterance wait when the button was tapped)."""
+    min_silence_s: float = Field(0.25, ge=0.1, le=3.0)
+    """Silence that counts as a pause: the final decode starts speculatively here."""
     min_speech_s: float = Field(0.15, ge=0.05, le=2.0)
     """Shortest sound that counts as speech."""
 
@@ -73,6 +73,8 @@ class AudioConfig(Section):
 
 
 class ListenConfig(Section):
+    tap_silence_s: float = Field(0.5, ge=0.2, le=5.0)
+    """After a tap, silence this long after speech ends the utterance (must exceed vad.min_silence_s)."""
     hold_silence_s: float = Field(1.5, ge=0.3, le=10.0)
     """While the button is held, a pause this long ends the utterance anyway."""
     no_speech_timeout_s: float = Field(6.0, ge=1.0, le=60.0)

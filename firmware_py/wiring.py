@@ -129,6 +129,7 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
         language=config.language,
         system_prompt=config.system_prompt or system_prompt(config.language),
         listen=ListenSettings(
+            tap_silence_s=max(config.listen.tap_silence_s, config.vad.min_silence_s),
             hold_silence_s=config.listen.hold_silence_s,
             no_speech_timeout_s=config.listen.no_speech_timeout_s,
             max_utterance_s=config.listen.max_utterance_s,

@@ -178,3 +178,26 @@ def test_energy_vad_reports_sample_offsets():
     assert [e.speech for e in events] == [True, False]
     assert events[0].sample == pytest.approx(0.3 * 16000, abs=512)
     assert np.isclose(events[1].sample / 16000, 1.3, atol=0.04)
+
+
+class CoveringRecognizer(ScriptedRecognizer):
+    """Reports partials covering all audio so far, but its final decode is slow."""
+
+    async def transcribe(self, audio):
+        from audio.protocols import Transcript
+
+        seconds = 0.0
+        async for chunk in audio:
+            seconds += chunk.duration
+            yield Transcript(self.text, False, 0, seconds)
+        self.audio_seen.append(seconds)
+        await asyncio.sleep(30)
+        yield Transcript("too late", True, 0, seconds)
+
+
+async def test_a_partial_that_heard_all_the_speech_stands_in_for_a_slow_final():
+    deps = make_deps(recognizer=CoveringRecognizer("set a timer"))
+    result, _ = await run_turn(deps, speech_like(1.0))
+    assert result.transcript == "set a timer"
+    assert result.timeline.first("final_from_partial") is not None
+    assert result.outcome == Outcome.ANSWERED
