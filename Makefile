@@ -10,6 +10,7 @@ demo: setup
 	$(HEARTH) demo --out out/demo-reply.wav --timeline out/demo-timeline.json
 
 test: setup
+	$(VENV)/bin/ruff check .
 	$(VENV)/bin/python -m pytest -q
 
 bench: setup

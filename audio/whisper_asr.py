@@ -383,6 +383,9 @@ class WhisperRecognizer:
                 job = None
                 if text is not None:
                     latest = (job_len, text)
+                    # The listener may know this already covers all the speech and stop here.
+                    partial = policy.update(text)
+                    yield Transcript(partial[0], False, partial[1], job_len / SAMPLE_RATE)
             if total == 0:
                 final = policy.finalize("")
             elif latest is not None and latest[0] == total:

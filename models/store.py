@@ -19,7 +19,6 @@ compare against that.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 import stat
@@ -29,7 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from models.manifest import Digest, FileSpec, Manifest, ModelEntry, ModelError, current_platform, load_manifest
+from models.manifest import Digest, Manifest, ModelEntry, ModelError, load_manifest
 
 logger = logging.getLogger(__name__)
 

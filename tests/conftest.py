@@ -41,3 +41,7 @@ def model_path(models_dir: Path):
         return path
 
     return resolve
+
+
+# The PulseAudio null-sink fixture, for every test that plays or records through PortAudio.
+from tests.pulse import pulse_null_sink  # noqa: E402,F401

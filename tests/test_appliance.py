@@ -22,7 +22,7 @@ from firmware_py.config import parse_config
 from firmware_py.demo import bundled_request
 from firmware_py.device import DeviceLoop
 from firmware_py.wiring import build_device
-from tests.pulse import _rescan_portaudio, pulse_null_sink  # noqa: F401 - the fixture
+from tests.pulse import _rescan_portaudio
 
 pytestmark = [pytest.mark.integration, pytest.mark.audio]
 

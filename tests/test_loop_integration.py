@@ -21,6 +21,7 @@ from firmware_py.demo import bundled_request
 from firmware_py.wiring import StartupError, build_turn_deps, required_models
 
 pytestmark = pytest.mark.integration
+REQUESTS = Path(__file__).parent.parent / "bench" / "requests"
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
@@ -84,9 +85,10 @@ async def test_bad_input_gets_an_answer_and_the_loop_keeps_serving(models_dir: P
     assistant = Assistant(deps, history_turns=0)
     await assistant.warm()
 
-    async def turn(audio: AudioChunk, realtime: bool = False):
+    async def turn(audio: AudioChunk, realtime: bool = False, hold: bool = False):
         press = Press()
-        press.release()
+        if not hold:
+            press.release()
         mic = WavFileMicrophone(audio, realtime=realtime, trailing_silence_s=1.0)
         return await assistant.handle(mic.chunks(), press)
 
@@ -114,8 +116,12 @@ async def test_bad_input_gets_an_answer_and_the_loop_keeps_serving(models_dir: P
     result = await turn(clipped)
     assert result.outcome in (Outcome.ANSWERED, Outcome.NOT_UNDERSTOOD, Outcome.NO_ANSWER) and result.spoken
 
-    monologue = AudioChunk(np.tile(samples, int(60 / request_audio.duration) + 1)[: rate * 60], rate)
-    result = await turn(monologue)
+    # A minute of talking: different sentences one after another (a repeated one would be
+    # dropped as a Whisper repetition loop).
+    sentences = [read_wav(p, rate).samples for p in sorted((REQUESTS / "en").glob("*.wav"))]
+    talk = np.concatenate(sentences)
+    monologue = AudioChunk(np.tile(talk, int(60 * rate / len(talk)) + 1)[: rate * 60], rate)
+    result = await turn(monologue, hold=True)  # held down for a minute of talking
     assert result.timeline.first("utterance_capped") is not None
     assert result.outcome in (Outcome.ANSWERED, Outcome.NO_ANSWER) and result.spoken
 

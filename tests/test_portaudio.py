@@ -16,7 +16,7 @@ from audio.portaudio import (
     SpeakerSettings,
 )
 from audio.protocols import AudioChunk, Microphone, Speaker
-from tests.pulse import pulse_null_sink  # noqa: F401 - the fixture
+
 
 pytestmark = pytest.mark.audio
 

@@ -2,30 +2,19 @@
 
 from __future__ import annotations
 
-import subprocess
-import wave
 from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 import pytest
-import soxr
 
 import audio.vad as vad_module
 from audio.protocols import VadEvent, VoiceActivityDetector
 from audio.vad import SileroVad, VadSettings
 
-RATE = 16000
+from tests.speech import RATE, espeak, silence
 
 
-def espeak(text: str, voice: str, directory: Path) -> np.ndarray:
-    """Speech synthesized by Debian espeak-ng, as 16 kHz float32."""
-    out = directory / f"{voice}-{abs(hash(text))}.wav"
-    subprocess.run(["espeak-ng", "-v", voice, "-w", str(out), text], check=True, capture_output=True)
-    with wave.open(str(out)) as w:
-        rate = w.getframerate()
-        pcm = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16)
-    return soxr.resample(pcm.astype(np.float32) / 32768.0, rate, RATE).astype(np.float32)
 
 
 def speech_bounds(samples: np.ndarray, level: float = 0.01) -> tuple[int, int]:
@@ -40,8 +29,6 @@ def feed(vad: SileroVad, samples: np.ndarray, chunk: int) -> list[VadEvent]:
     return events
 
 
-def silence(seconds: float) -> np.ndarray:
-    return np.zeros(int(seconds * RATE), dtype=np.float32)
 
 
 @pytest.fixture(scope="module")

@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import re
-import subprocess
 import threading
-import wave
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
-import soxr
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,25 +24,15 @@ from audio.whisper_asr import (
     is_silence,
 )
 
-RATE = 16000
+from tests.speech import RATE, espeak, silence
 SCRIPT = "set a timer for ten minutes please".split()
 
 
 # -- helpers ---------------------------------------------------------------------------------
 
 
-def espeak(text: str, voice: str, directory: Path) -> np.ndarray:
-    """Speech synthesized by Debian espeak-ng, as 16 kHz float32."""
-    out = directory / f"{voice}-{abs(hash(text))}.wav"
-    subprocess.run(["espeak-ng", "-v", voice, "-w", str(out), text], check=True, capture_output=True)
-    with wave.open(str(out)) as w:
-        rate = w.getframerate()
-        pcm = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16)
-    return soxr.resample(pcm.astype(np.float32) / 32768.0, rate, RATE).astype(np.float32)
 
 
-def silence(seconds: float) -> np.ndarray:
-    return np.zeros(int(seconds * RATE), dtype=np.float32)
 
 
 async def chunks_of(samples: np.ndarray, chunk_s: float = 0.1, pause_s: float = 0.0) -> AsyncIterator[AudioChunk]:
