@@ -64,6 +64,8 @@ class Assistant:
 
     def _finished(self, turn: Turn, task: asyncio.Task[TurnResult]) -> None:
         if task.cancelled():
+            if self.current is turn:
+                self.current = None
             return
         result = task.result()
         self.results.append(result)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agent.events import Event, TranscriptFinal, TranscriptPartial
+from agent.features import Features
 from agent.timeline import Timeline
 from audio.protocols import AudioChunk, Recognizer, VoiceActivityDetector
 
@@ -119,7 +120,9 @@ class UtteranceListener:
         press: Press,
         timeline: Timeline,
         emit: Callable[[Event], None],
+        features: Features = Features(),
     ) -> None:
+        self.features = features
         self.vad = vad
         self.recognizer = recognizer
         self.s = settings
@@ -218,7 +221,7 @@ class UtteranceListener:
             else:
                 # A pause: hand over what there is and let the final decode start now.
                 self._feed_until(min(self.total, self.speech_end + int(s.tail_s * rate)))
-                if self.attempt is not None and not self.attempt.closed:
+                if self.features.speculative_final and self.attempt is not None and not self.attempt.closed:
                     self.attempt.close()
                     self.speculations += 1
                     tl.mark("final_decode_started")
@@ -245,6 +248,8 @@ class UtteranceListener:
         final decode by a whole decode; if it started after the speech ended, its
         text is what the final would say.
         """
+        if not self.features.partial_as_final:
+            return await attempt.task
         if self.speech_end is not None:
             speech_s = (self.speech_end - self._utterance_start()) / self.rate
             attempt.require_cover(speech_s + COVER_MARGIN_S)

@@ -25,6 +25,7 @@ from agent.events import (
     TurnInterrupted,
     UnitSpoken,
 )
+from agent.features import Features
 from agent.listen import ListenSettings, Press, UtteranceListener
 from agent.llm import ChatMessage, ChatModel
 from agent.phrases import Phrase, phrase
@@ -70,6 +71,7 @@ class TurnDeps:
     system_prompt: str
     listen: ListenSettings = field(default_factory=ListenSettings)
     max_reply_tokens: int | None = None
+    features: Features = field(default_factory=Features)
 
 
 class Turn:
@@ -147,7 +149,9 @@ class Turn:
     # -- listening -------------------------------------------------------------------------
     async def _listen(self) -> tuple[bool, str]:
         d = self.deps
-        listener = UtteranceListener(d.vad, d.recognizer, d.listen, self.press, self.timeline, self.emit)
+        listener = UtteranceListener(
+            d.vad, d.recognizer, d.listen, self.press, self.timeline, self.emit, features=d.features
+        )
         return await listener.run(self.audio)
 
     # -- answering -------------------------------------------------------------------------
@@ -156,7 +160,7 @@ class Turn:
         messages = [ChatMessage("system", d.system_prompt), *self.history, ChatMessage("user", text)]
         units: asyncio.Queue[int | None] = asyncio.Queue()
         reply_parts: list[str] = []
-        splitter = SentenceSplitter()
+        splitter = SentenceSplitter(first_unit_comma_chars=24 if d.features.first_unit_comma else None)
 
         async def think() -> None:
             tl.mark("llm_start")

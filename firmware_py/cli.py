@@ -58,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    # faster-whisper logs every decode at INFO; that is noise on a speaker's console.
+    logging.getLogger("faster_whisper").setLevel(logging.WARNING)
     if args.command == "models":
         return args.handler(args)
 

@@ -201,3 +201,22 @@ async def test_a_partial_that_heard_all_the_speech_stands_in_for_a_slow_final():
     assert result.transcript == "set a timer"
     assert result.timeline.first("final_from_partial") is not None
     assert result.outcome == Outcome.ANSWERED
+
+
+async def test_without_speculative_final_the_decode_starts_only_at_the_endpoint():
+    from agent.features import Features
+
+    for features, before_endpoint in ((Features(), True), (Features().without("speculative-final"), False)):
+        deps = make_deps()
+        deps.features = features
+        result, _ = await run_turn(deps, speech_like(1.0), realtime=True)
+        tl = result.timeline
+        assert (tl.first("final_decode_started").t < tl.first("endpoint").t) is before_endpoint
+        assert result.outcome == Outcome.ANSWERED
+
+
+def test_unknown_feature_names_are_refused_with_the_known_ones():
+    from agent.features import Features
+
+    with pytest.raises(ValueError, match="known: first-unit-comma, partial-as-final, speculative-final"):
+        Features().without("heartbeat")

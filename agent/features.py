@@ -1,0 +1,33 @@
+"""Behaviours that can be switched off, so that each one's effect can be measured against its absence.
+
+Every feature that changes what the listener hears, or when, gets a field here
+(default on) and an entry in :data:`FEATURES`.  The benchmark's ``--ablate NAME``
+turns one off for half of the runs; nothing else reads these names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+
+@dataclass(frozen=True)
+class Features:
+    """Which optional behaviours are on."""
+
+    speculative_final: bool = True
+    """Start the final decode at the first pause, before the utterance is known to be over."""
+    partial_as_final: bool = True
+    """Use a partial transcript as the final when it already covered all the speech."""
+    first_unit_comma: bool = True
+    """Let the first spoken unit end at a comma once it is long enough, so it is heard sooner."""
+
+    def without(self, *names: str) -> Features:
+        """A copy with the named features (``FEATURES`` keys) switched off."""
+        unknown = [n for n in names if n not in FEATURES]
+        if unknown:
+            raise ValueError(f"unknown feature {', '.join(unknown)}; known: {', '.join(sorted(FEATURES))}")
+        return replace(self, **{FEATURES[n]: False for n in names})
+
+
+FEATURES: dict[str, str] = {f.name.replace("_", "-"): f.name for f in fields(Features)}
+"""Command-line name → field name, e.g. ``speculative-final`` → ``speculative_final``."""
