@@ -6,7 +6,8 @@ cd "$(dirname "$0")"
 VENV=${VENV:-.venv}
 
 APT_PACKAGES=(python3-venv python3-dev build-essential cmake git
-              libportaudio2 espeak-ng pulseaudio pulseaudio-utils libasound2-plugins)
+              libportaudio2 espeak-ng pulseaudio pulseaudio-utils libasound2-plugins
+              fonts-nanum)  # Korean text in the benchmark pictures
 missing=()
 for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -26,7 +27,7 @@ fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
 echo "== installing hearth (llama-cpp-python compiles from source the first time: several minutes)"
 # LLAVA is not needed and halves the build; the built wheel is cached by pip for next time.
-CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" "$VENV/bin/python" -m pip install -q -e ".[test]"
+CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" "$VENV/bin/python" -m pip install -q -e ".[test,bench]"
 
 echo "== installing models"
 "$VENV/bin/hearth" models install

@@ -43,7 +43,7 @@ class ListenSettings:
     """Most audio passed on after the detected speech end."""
 
 
-COVER_MARGIN_S = 0.1
+COVER_MARGIN_S = 0.05
 """Audio past the detected end of speech a partial must cover to stand in for the final."""
 
 

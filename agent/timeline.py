@@ -68,8 +68,13 @@ class Timeline:
         return [m for m in self.marks if m.name == name]
 
     def between(self, start: str, end: str) -> float | None:
-        """Seconds from the first ``start`` to the first ``end`` mark, if both exist."""
-        a, b = self.first(start), self.first(end)
+        """Seconds from the last ``start`` to the first ``end`` mark after it, if both exist.
+
+        The last start: a pause in speech marks ``speech_end`` more than once, and the
+        listener waits from the end of the last stretch of speech.
+        """
+        a = self.last(start)
+        b = next((m for m in self.marks if m.name == end and a is not None and m.t >= a.t), None)
         if a is None or b is None:
             return None
         return round(b.t - a.t, 4)

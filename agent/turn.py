@@ -47,6 +47,14 @@ class Outcome(str, Enum):
     FAILED = "failed"
 
 
+@dataclass(frozen=True)
+class ToolCallRecord:
+    """A tool the turn called, as the model asked for it."""
+
+    name: str
+    args: dict[str, object]
+
+
 @dataclass
 class TurnResult:
     outcome: Outcome
@@ -56,6 +64,7 @@ class TurnResult:
     spoken: list[str] = field(default_factory=list)
     unspoken: list[str] = field(default_factory=list)
     reply_audio_s: float = 0.0
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
 
 
 @dataclass

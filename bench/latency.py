@@ -16,7 +16,6 @@ import asyncio
 import json
 import logging
 import platform
-import re
 import resource
 import statistics
 import subprocess
@@ -27,23 +26,13 @@ from typing import Any
 from agent.assistant import Assistant
 from agent.turn import TurnResult
 from audio.wav import WavFileSpeaker
+from bench.scoring import word_error_rate
 from firmware_py.config import HearthConfig, load_config
 from firmware_py.demo import play_request
 from firmware_py.wiring import build_turn_deps
 
 REQUESTS = Path(__file__).parent / "requests"
 log = logging.getLogger(__name__)
-
-
-def word_error_rate(reference: str, hypothesis: str) -> float:
-    norm = lambda s: re.sub(r"[^\w\s']", " ", s.lower()).split()  # noqa: E731
-    ref, hyp = norm(reference), norm(hypothesis)
-    row = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        prev, row[0] = row[0], i
-        for j, h in enumerate(hyp, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (r != h))
-    return row[-1] / max(1, len(ref))
 
 
 def percentile(values: list[float], q: float) -> float | None:

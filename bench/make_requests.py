@@ -12,12 +12,10 @@ import asyncio
 import json
 from pathlib import Path
 
-import numpy as np
-
 from audio.espeak_tts import EspeakSettings, EspeakSynthesizer
 from audio.piper_tts import PiperSettings, PiperSynthesizer
-from audio.protocols import AudioChunk
-from audio.wav import resample, write_wav
+from audio.wav import write_wav
+from bench.audio import speak
 from models.store import default_models_dir
 
 HERE = Path(__file__).parent
@@ -37,15 +35,6 @@ REQUESTS_KO = {
     "what-time": "지금 몇 시야?",
     "dinner-idea": "오늘 저녁 뭐 먹을까?",
 }
-LEAD_SILENCE_S = 0.4
-
-
-async def speak(synth, text: str) -> AudioChunk:
-    pieces = [chunk async for chunk in synth.synthesize(text)]
-    rate = pieces[0].sample_rate
-    audio = resample(np.concatenate([p.samples for p in pieces]), rate, 16000)
-    audio = np.concatenate([np.zeros(int(LEAD_SILENCE_S * 16000), np.float32), audio])
-    return AudioChunk(audio, 16000)
 
 
 async def main(models_dir: Path) -> None:

@@ -35,6 +35,15 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="the appliance: microphone, speaker and push-to-talk button")
     _common(run)
 
+    bench = sub.add_parser("bench", help="play a scenario suite through the whole loop and measure it")
+    _common(bench)
+    bench.add_argument("--suite", required=True, help="en-kitchen, ko-kitchen, en-human, ha-en, ha-ko, or a YAML file")
+    bench.add_argument("--ablate", nargs="*", default=[], metavar="FEATURE", help="switch a feature off in a paired variant")
+    bench.add_argument("--out", type=Path, required=True, help="output directory")
+    bench.add_argument("--limit", type=int, help="only the first N scenarios")
+    bench.add_argument("--rounds", type=int, default=1, help="play every scenario this many times")
+    bench.add_argument("--no-pictures", action="store_true", help="skip the PNG/HTML timelines")
+
     add_model_commands(sub)
     return parser
 
@@ -74,11 +83,37 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(run_demo(config, args.input, args.out, args.timeline, hold=args.hold))
         if args.command == "run":
             return asyncio.run(_run_device(config))
+        if args.command == "bench":
+            return asyncio.run(_run_bench(config, args))
     except (ConfigError, StartupError) as exc:
         print(f"hearth: {exc}", file=sys.stderr)
         return 2
     parser.error(f"unknown command {args.command}")
     return 2
+
+
+async def _run_bench(config, args: argparse.Namespace) -> int:
+    from agent.features import FEATURES
+    from bench.runner import BenchSettings, SuiteRun
+
+    unknown = [name for name in args.ablate if name not in FEATURES]
+    if unknown:
+        print(f"hearth bench: unknown feature {', '.join(unknown)}; known: {', '.join(sorted(FEATURES))}", file=sys.stderr)
+        return 2
+    settings = BenchSettings(
+        suite=args.suite,
+        out=args.out,
+        ablate=tuple(args.ablate),
+        limit=args.limit,
+        rounds=args.rounds,
+        pictures=not args.no_pictures,
+    )
+    report = await SuiteRun(config, settings).run()
+    base = report["variants"]["baseline"]
+    print(f"{report['suite']}: {base['turns']} turns ({report['audio']}); "
+          f"first audio median {base['first_audio_s']['median']} s; "
+          f"right tool {base['tool_accuracy']['share']}; written to {args.out}")
+    return 0
 
 
 async def _run_device(config) -> int:

@@ -1,0 +1,206 @@
+"""Spoken requests for the benchmarks, synthesized reproducibly and cached (synthetic speech, labelled as such).
+
+English is spoken by hearth's piper voice (en_US-joe-medium), Korean by espeak-ng; both are resampled to
+16 kHz mono with 0.4 s of silence in front, as a microphone picks up after a button press.  Each request
+is cached as ``<cache>/bench-audio/<sha256(text|voice)[:16]>.wav`` (``<cache>`` is ``$XDG_CACHE_HOME/hearth``,
+else ``~/.cache/hearth``), so a run re-uses exactly the audio of the run before.
+
+    python -m bench.audio --suite en-kitchen --suite ko-kitchen   # make a suite's audio ahead of a run
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import hashlib
+import logging
+import os
+import sys
+from collections.abc import Coroutine, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+from tqdm import tqdm
+
+from audio.espeak_tts import EspeakSettings, EspeakSynthesizer
+from audio.piper_tts import PiperSettings, PiperSynthesizer
+from audio.protocols import AudioChunk, Synthesizer
+from audio.wav import resample, write_wav
+from bench.scenarios import Scenario, Suite, SuiteError, load_suite, resolve_audio
+from models.store import default_models_dir
+
+logger = logging.getLogger(__name__)
+
+LEAD_SILENCE_S = 0.4
+RATE = 16000
+VOICES = {"en": "piper en_US-joe-medium", "ko": "espeak-ng ko"}
+"""The voice each language's requests are spoken in; part of the cache key."""
+
+T = TypeVar("T")
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/hearth``, else ``~/.cache/hearth``."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "hearth"
+
+
+@dataclass(frozen=True)
+class AudioSettings:
+    """Where the voices are and where request audio is cached."""
+
+    models_dir: Path = field(default_factory=default_models_dir)
+    """The models directory holding ``piper-en-joe`` and ``espeak-ng``."""
+    cache_dir: Path = field(default_factory=default_cache_dir)
+    """hearth's cache directory; request audio goes in its ``bench-audio`` folder."""
+
+
+def audio_key(text: str, voice: str) -> str:
+    return hashlib.sha256(f"{text}|{voice}".encode("utf-8")).hexdigest()[:16]
+
+
+def cached_audio_path(text: str, language: str, settings: AudioSettings | None = None) -> Path:
+    """Where the audio of ``text`` spoken in ``language``'s voice is (or will be) cached."""
+    settings = settings or AudioSettings()
+    return settings.cache_dir / "bench-audio" / f"{audio_key(text, voice_of(language))}.wav"
+
+
+def voice_of(language: str) -> str:
+    try:
+        return VOICES[language]
+    except KeyError:
+        raise ValueError(f"no benchmark voice for language {language!r} (known: {', '.join(VOICES)})") from None
+
+
+async def speak(synth: Synthesizer, text: str) -> AudioChunk:
+    """``text`` spoken by ``synth``, at 16 kHz with the lead silence in front."""
+    pieces = [chunk async for chunk in synth.synthesize(text)]
+    if not pieces:
+        raise ValueError(f"the voice produced no audio for {text!r}")
+    rate = pieces[0].sample_rate
+    audio = resample(np.concatenate([p.samples for p in pieces]), rate, RATE)
+    audio = np.concatenate([np.zeros(int(LEAD_SILENCE_S * RATE), np.float32), audio])
+    return AudioChunk(audio, RATE)
+
+
+def make_synthesizer(language: str, models_dir: Path) -> Synthesizer:
+    """The benchmark voice of ``language`` (not loaded yet)."""
+    voice_of(language)
+    if language == "ko":
+        return EspeakSynthesizer(EspeakSettings(voice="ko", language="ko"))
+    return PiperSynthesizer(
+        PiperSettings(voice_dir=models_dir / "piper-en-joe", espeak_bridge=models_dir / "espeak-ng" / "espeakbridge.so")
+    )
+
+
+class RequestVoices:
+    """Synthesizes requests into the cache, loading each language's voice the first time it is needed."""
+
+    def __init__(self, settings: AudioSettings | None = None) -> None:
+        self.settings = settings or AudioSettings()
+        self._voices: dict[str, Synthesizer] = {}
+
+    async def path(self, text: str, language: str) -> Path:
+        """The cached audio of ``text``, synthesized first if it is not cached yet."""
+        target = cached_audio_path(text, language, self.settings)
+        if target.is_file():
+            return target
+        voice = self._voices.get(language)
+        if voice is None:
+            voice = make_synthesizer(language, self.settings.models_dir)
+            await voice.load()
+            self._voices[language] = voice
+        audio = await speak(voice, text)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f"{target.stem}.{os.getpid()}.part")
+        try:
+            write_wav(partial, audio)
+            os.replace(partial, target)
+        finally:
+            partial.unlink(missing_ok=True)
+        logger.debug("synthesized %s: %r", target.name, text)
+        return target
+
+
+def _run(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion from synchronous code, even when this thread already runs an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+def scenario_audio(text: str, language: str, settings: AudioSettings | None = None) -> Path:
+    """The synthetic audio of a request: cached, else synthesized now (about a second to load a voice)."""
+    target = cached_audio_path(text, language, settings)
+    if target.is_file():
+        return target
+    return _run(RequestVoices(settings).path(text, language))
+
+
+def turn_audio(suite: Suite, scenario: Scenario, settings: AudioSettings | None = None) -> list[Path]:
+    """The audio of each turn of a scenario: its recording or synthesized text, then each follow-up's."""
+    settings = settings or AudioSettings()
+    first = (
+        resolve_audio(scenario, models_dir=settings.models_dir)
+        if scenario.audio is not None
+        else scenario_audio(scenario.text, suite.language, settings)
+    )
+    return [first, *(scenario_audio(f.text, suite.language, settings) for f in scenario.followups)]
+
+
+def suite_texts(suite: Suite) -> list[str]:
+    """Every text of the suite that is synthesized (recorded scenarios' own turns are not), without repeats."""
+    texts: list[str] = []
+    for scenario in suite.scenarios:
+        turns = ([] if scenario.audio is not None else [scenario.text]) + [f.text for f in scenario.followups]
+        texts += [t for t in turns if t not in texts]
+    return texts
+
+
+async def prepare_suite_audio(suite: Suite, settings: AudioSettings | None = None, progress: bool | None = None) -> int:
+    """Make every turn's audio of ``suite`` (recordings fetched, texts synthesized); returns how many were made."""
+    settings = settings or AudioSettings()
+    voices = RequestVoices(settings)
+    texts = suite_texts(suite)
+    missing = [t for t in texts if not cached_audio_path(t, suite.language, settings).is_file()]
+    recorded = [s for s in suite.scenarios if s.audio is not None]
+    disable = None if progress is None else not progress
+    with tqdm(total=len(missing) + len(recorded), desc=suite.suite, unit="req", file=sys.stderr, disable=disable) as bar:
+        for scenario in recorded:
+            await asyncio.to_thread(resolve_audio, scenario, models_dir=settings.models_dir)
+            bar.update(1)
+        for text in missing:
+            await voices.path(text, suite.language)
+            bar.update(1)
+    return len(missing)
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--suite", action="append", required=True, help="suite name or YAML file (repeatable)")
+    parser.add_argument("--models-dir", type=Path, default=None, help="default: $HEARTH_MODELS_DIR or ~/.local/share/hearth/models")
+    parser.add_argument("--cache-dir", type=Path, default=None, help="default: $XDG_CACHE_HOME/hearth or ~/.cache/hearth")
+    args = parser.parse_args(None if argv is None else list(argv))
+    logging.basicConfig(level=logging.WARNING)
+    defaults = AudioSettings()
+    settings = AudioSettings(models_dir=args.models_dir or defaults.models_dir, cache_dir=args.cache_dir or defaults.cache_dir)
+    try:
+        suites = [load_suite(name) for name in args.suite]
+    except SuiteError as exc:
+        print(f"bench.audio: {exc}", file=sys.stderr)
+        return 2
+    for suite in suites:
+        made = asyncio.run(prepare_suite_audio(suite, settings, progress=True))
+        print(f"{suite.suite}: {len(suite.scenarios)} scenarios, {made} requests synthesized "
+              f"({VOICES[suite.language]}), cache {settings.cache_dir / 'bench-audio'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

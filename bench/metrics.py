@@ -1,0 +1,87 @@
+"""Figures of one turn, read off its timeline on the listener's side, and their aggregates."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from agent.timeline import Timeline
+
+# Per-turn figures that are aggregated (median, p90) and compared across ablations.
+LATENCY_KEYS = (
+    "first_audio_s",
+    "first_answer_audio_s",
+    "final_transcript_s",
+    "first_token_s",
+)
+QUALITY_KEYS = ("transcript_error", "asr_rtf", "tts_rtf")
+
+
+def _since_speech_end(tl: Timeline, name: str) -> float | None:
+    end, mark = tl.last("speech_end"), tl.first(name)
+    if end is None or mark is None:
+        return None
+    return round(mark.t - end.t, 4)
+
+
+def first_answer_audio(tl: Timeline) -> float | None:
+    """When the first audio of the actual answer was heard: not a filler or a pre-tool line.
+
+    Units spoken before a tool ran carry ``kind="pretool"`` (or ``"filler"``) on their
+    ``tts_start`` mark; the answer is the first unit without such a kind.
+    """
+    kinds = {m.detail.get("unit"): m.detail.get("kind") for m in tl.all("tts_start")}
+    for mark in tl.all("unit_audio_out"):
+        if kinds.get(mark.detail.get("unit")) not in ("pretool", "filler"):
+            return mark.t
+    return None
+
+
+def turn_figures(tl: Timeline) -> dict[str, float | None]:
+    """Latency and real-time-factor figures of one turn."""
+    end = tl.last("speech_end")
+    answer = first_answer_audio(tl)
+    tts = []
+    durations = {m.detail.get("unit"): (m.t, m.detail.get("audio_s") or 0.0) for m in tl.all("tts_end")}
+    for start in tl.all("tts_start"):
+        finished, audio_s = durations.get(start.detail.get("unit"), (None, 0.0))
+        if finished is not None and audio_s > 0:
+            tts.append((finished - start.t) / audio_s)
+    return {
+        "first_audio_s": _since_speech_end(tl, "first_audio_out"),
+        "first_answer_audio_s": round(answer - end.t, 4) if answer is not None and end is not None else None,
+        "final_transcript_s": _since_speech_end(tl, "final_transcript"),
+        "first_token_s": _since_speech_end(tl, "first_token"),
+        "tts_rtf": round(statistics.mean(tts), 4) if tts else None,
+    }
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return round(ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo), 4)
+
+
+def aggregate(rows: list[dict[str, Any]], key: str) -> dict[str, float | int | None]:
+    values = [r[key] for r in rows if isinstance(r.get(key), (int, float)) and not isinstance(r.get(key), bool)]
+    return {
+        "median": percentile(values, 0.5),
+        "p90": percentile(values, 0.9),
+        "mean": round(statistics.mean(values), 4) if values else None,
+        "n": len(values),
+    }
+
+
+def share(rows: list[dict[str, Any]], key: str) -> dict[str, float | int | None]:
+    """Share of rows where ``key`` is true, among rows where it was scored."""
+    scored = [r[key] for r in rows if isinstance(r.get(key), bool)]
+    return {"share": round(sum(scored) / len(scored), 4) if scored else None, "n": len(scored)}
+
+
+def ratio(variant: float | None, baseline: float | None) -> float | None:
+    if variant is None or baseline is None or baseline == 0:
+        return None
+    return round(variant / baseline, 3)

@@ -1,0 +1,82 @@
+"""``report.md``: the figures of a benchmark run as tables, ablations side by side."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.metrics import LATENCY_KEYS, QUALITY_KEYS
+
+LABELS = {
+    "first_audio_s": "end of speech → first audio (s)",
+    "first_answer_audio_s": "end of speech → first answer audio (s)",
+    "final_transcript_s": "end of speech → final transcript (s)",
+    "first_token_s": "end of speech → first LLM token (s)",
+    "transcript_error": "transcript error (WER en / CER ko)",
+    "asr_rtf": "ASR real-time factor",
+    "tts_rtf": "TTS real-time factor",
+    "tool_accuracy": "right tool",
+    "tool_args_accuracy": "right tool and arguments",
+    "tool_accuracy_tool_turns": "right tool, on turns that need one",
+    "no_tool_accuracy": "no tool called, on turns that need none",
+}
+
+
+def _num(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _pct(stats: dict[str, Any]) -> str:
+    if stats.get("share") is None:
+        return "–"
+    return f"{100 * stats['share']:.0f} % (n={stats['n']})"
+
+
+def render_report(report: dict[str, Any]) -> str:
+    variants = list(report["variants"])
+    lines = [
+        f"# hearth bench: `{report['suite']}` ({report['language']})",
+        "",
+        f"- audio: **{report['audio']}**",
+        f"- commit `{report['git_commit'][:12]}`, {report['machine']['platform']}",
+        f"- rounds: {report['rounds']}; start-up {report['startup_s']} s; peak RSS {report['peak_rss_mb']} MB",
+        "- turns: " + ", ".join(f"{v} {report['variants'][v]['turns']} ({report['variants'][v]['failures']} failed)" for v in variants),
+        "",
+        "## Latency and quality (median, p90 in brackets)",
+        "",
+        "| figure | " + " | ".join(variants) + " |",
+        "| --- | " + " | ".join("---" for _ in variants) + " |",
+    ]
+    for key in LATENCY_KEYS + QUALITY_KEYS:
+        cells = []
+        for v in variants:
+            stats = report["variants"][v][key]
+            cell = f"{_num(stats['median'])} ({_num(stats['p90'])})"
+            r = report["ratios_vs_baseline"].get(v, {}).get(key)
+            if r is not None:
+                cell += f" ×{r:.2f}"
+            cells.append(cell)
+        lines.append(f"| {LABELS[key]} | " + " | ".join(cells) + " |")
+    lines += ["", "## Tool calls", "", "| figure | " + " | ".join(variants) + " |", "| --- | " + " | ".join("---" for _ in variants) + " |"]
+    for key in ("tool_accuracy", "tool_args_accuracy", "tool_accuracy_tool_turns", "no_tool_accuracy"):
+        lines.append(f"| {LABELS[key]} | " + " | ".join(_pct(report["variants"][v][key]) for v in variants) + " |")
+    if len(variants) > 1:
+        lines += [
+            "",
+            "Ratios (×) are variant median / baseline median, from runs interleaved scenario by scenario.",
+        ]
+    failures = [r for r in report["scenarios"] if "error" in r]
+    if failures:
+        lines += ["", "## Failures", ""]
+        lines += [f"- `{r['scenario']}` [{r['variant']}]: {r['error']}" for r in failures]
+    lines += ["", "## Turns", "", "| scenario | variant | heard | first audio (s) | tool |", "| --- | --- | --- | --- | --- |"]
+    for r in report["scenarios"]:
+        if "error" in r:
+            continue
+        tool = "✓" if r.get("right_args") else ("tool ✓" if r.get("right_tool") else "✗")
+        heard = r["transcript"].replace("|", "/")
+        lines.append(f"| {r['scenario']}{'#' + str(r['turn']) if r['turn'] else ''} | {r['variant']} | {heard} | {_num(r.get('first_audio_s'))} | {tool} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,267 @@
+"""``hearth bench``: play a scenario suite through the whole loop and measure what a listener gets.
+
+Every scenario is played in real time into the real models (a WAV microphone,
+a clocked WAV speaker) and scored.  With ``--ablate FEATURE`` each scenario is
+also run with that feature off, right after (and, every other scenario, right
+before) the baseline, so that with/without figures come from the same
+minutes of the same machine; the report gives their ratios.
+
+Writes ``DIR/metrics.json``, ``DIR/timelines/<scenario>.{json,png,html}`` and
+``DIR/report.md``.  A scenario that fails is recorded and the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import platform
+import resource
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.assistant import Assistant
+from agent.features import Features
+from agent.timeline import Timeline
+from agent.turn import TurnResult
+from audio.wav import WavFileSpeaker
+from bench.metrics import LATENCY_KEYS, QUALITY_KEYS, aggregate, ratio, share, turn_figures
+from firmware_py.config import HearthConfig
+from firmware_py.demo import play_request
+from firmware_py.wiring import build_turn_deps
+
+log = logging.getLogger(__name__)
+
+BASELINE = "baseline"
+
+
+@dataclass(frozen=True)
+class BenchSettings:
+    """What to run and where to write it."""
+
+    suite: str
+    """A suite name (``bench/scenarios/<name>.yaml``, or ``ha-en`` / ``ha-ko``) or a YAML path."""
+    out: Path
+    """Output directory."""
+    ablate: tuple[str, ...] = ()
+    """Features to switch off, one variant each (names as in ``agent.features.FEATURES``)."""
+    limit: int | None = None
+    """Run only the first N scenarios."""
+    rounds: int = 1
+    """How many times to play each scenario."""
+    pictures: bool = True
+    """Render each timeline as PNG and HTML (after all runs, so drawing never competes with them)."""
+    progress: bool = True
+    """Show a progress bar on stderr."""
+
+
+def git_commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True, cwd=Path(__file__).parent)
+        return out.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _transcript_error(language: str, reference: str, hypothesis: str) -> float:
+    from bench.scoring import char_error_rate, word_error_rate
+
+    return round((char_error_rate if language == "ko" else word_error_rate)(reference, hypothesis), 4)
+
+
+def _score_turn(result: TurnResult, expected: list[Any], reference: str, language: str, asr_decode_s: float | None) -> dict[str, Any]:
+    from bench.scoring import ToolCall, score_calls
+
+    tl = result.timeline
+    score = score_calls(expected, [ToolCall(c.name, dict(c.args)) for c in result.tool_calls])
+    start, end = tl.first("speech_start"), tl.last("speech_end")
+    utterance_s = (end.t - start.t) if start is not None and end is not None else None
+    return {
+        "outcome": result.outcome.value,
+        "transcript": result.transcript,
+        "reply": result.reply,
+        "tool_calls": [{"name": c.name, "args": c.args} for c in result.tool_calls],
+        "right_tool": score.right_tool,
+        "right_args": score.right_args,
+        "tool_detail": score.detail,
+        "uses_tool": bool(expected),
+        "transcript_error": _transcript_error(language, reference, result.transcript),
+        "asr_rtf": round(asr_decode_s / utterance_s, 4) if asr_decode_s and utterance_s else None,
+        **turn_figures(tl),
+    }
+
+
+class SuiteRun:
+    """One run of a suite: the assistant, the variants, the rows of figures."""
+
+    def __init__(self, config: HearthConfig, settings: BenchSettings) -> None:
+        self.config = config
+        self.settings = settings
+        self.rows: list[dict[str, Any]] = []
+        self.timelines: list[tuple[Path, dict[str, Any]]] = []
+        self.variants: dict[str, Features] = {BASELINE: Features()}
+        for name in settings.ablate:
+            self.variants[f"no-{name}"] = Features().without(name)
+
+    async def run(self) -> dict[str, Any]:
+        from bench.scenarios import load_suite
+
+        s = self.settings
+        suite = load_suite(s.suite)
+        config = self.config.model_copy(update={"language": suite.language})
+        scenarios = suite.scenarios[: s.limit] if s.limit else suite.scenarios
+        (s.out / "timelines").mkdir(parents=True, exist_ok=True)
+        speaker = WavFileSpeaker(config.audio.output_rate)
+        started = time.monotonic()
+        deps = await build_turn_deps(config, speaker)
+        assistant = Assistant(deps, history_turns=config.history_turns)
+        await assistant.warm()
+        startup_s = time.monotonic() - started
+        audio = self._prepare_audio(scenarios, suite.language)
+
+        total = len(scenarios) * len(self.variants) * s.rounds
+        bar = _progress(total, s.progress)
+        for round_index in range(s.rounds):
+            for index, scenario in enumerate(scenarios):
+                names = list(self.variants)
+                if index % 2:  # alternate the order so a drifting machine favours no variant
+                    names.reverse()
+                for variant in names:
+                    deps.features = self.variants[variant]
+                    bar.set_postfix_str(f"{scenario.id} [{variant}]", refresh=False)
+                    await self._run_scenario(assistant, scenario, audio, suite.language, variant, round_index)
+                    bar.update(1)
+        bar.close()
+        report = self._summarize(suite, config, startup_s)
+        self._write(report)
+        return report
+
+    def _prepare_audio(self, scenarios: list[Any], language: str) -> dict[str, Path]:
+        """Resolve (synthesize or fetch) every turn's audio before any timing starts."""
+        from bench.audio import scenario_audio
+        from bench.scenarios import resolve_audio
+
+        paths: dict[str, Path] = {}
+        for scenario in scenarios:
+            paths[scenario.id] = resolve_audio(scenario) if scenario.audio else scenario_audio(scenario.text, language)
+            for n, followup in enumerate(scenario.followups or []):
+                paths[f"{scenario.id}#{n + 1}"] = scenario_audio(followup.text, language)
+        return paths
+
+    async def _run_scenario(
+        self, assistant: Assistant, scenario: Any, audio: dict[str, Path], language: str, variant: str, round_index: int
+    ) -> None:
+        assistant.history.clear()
+        turns = [(scenario.id, scenario.text, scenario.expect)]
+        turns += [(f"{scenario.id}#{n + 1}", f.text, f.expect) for n, f in enumerate(scenario.followups or [])]
+        for turn_index, (key, text, expected) in enumerate(turns):
+            row: dict[str, Any] = {
+                "scenario": scenario.id,
+                "turn": turn_index,
+                "variant": variant,
+                "round": round_index,
+                "category": scenario.category,
+                "synthetic": scenario.synthetic,
+                "text": text,
+            }
+            try:
+                result = await play_request(assistant, audio[key])
+                decode_s = getattr(assistant.deps.recognizer, "last_decode_s", None)
+                row |= _score_turn(result, list(expected), text, language, decode_s)
+                self._keep_timeline(row, result)
+            except Exception as exc:  # noqa: BLE001 - one scenario's failure must not end the run
+                log.exception("scenario %s failed", key)
+                row["error"] = f"{type(exc).__name__}: {exc}"
+            self.rows.append(row)
+            if "error" in row:
+                break
+
+    def _keep_timeline(self, row: dict[str, Any], result: TurnResult) -> None:
+        name = row["scenario"] + (f"-t{row['turn']}" if row["turn"] else "")
+        if row["variant"] != BASELINE:
+            name += f"--{row['variant']}"
+        if row["round"]:
+            name += f"-r{row['round']}"
+        data = result.timeline.to_dict() | {
+            "transcript": result.transcript,
+            "reply": result.reply,
+            "outcome": result.outcome.value,
+            "variant": row["variant"],
+        }
+        self.timelines.append((self.settings.out / "timelines" / name, data))
+
+    def _summarize(self, suite: Any, config: HearthConfig, startup_s: float) -> dict[str, Any]:
+        by_variant: dict[str, dict[str, Any]] = {}
+        for variant in self.variants:
+            rows = [r for r in self.rows if r["variant"] == variant and "error" not in r]
+            tool_rows = [r for r in rows if r.get("uses_tool")]
+            by_variant[variant] = {
+                **{key: aggregate(rows, key) for key in LATENCY_KEYS + QUALITY_KEYS},
+                "tool_accuracy": share(rows, "right_tool"),
+                "tool_args_accuracy": share(rows, "right_args"),
+                "tool_accuracy_tool_turns": share(tool_rows, "right_tool"),
+                "no_tool_accuracy": share([r for r in rows if not r.get("uses_tool")], "right_tool"),
+                "turns": len(rows),
+                "failures": sum(1 for r in self.rows if r["variant"] == variant and "error" in r),
+            }
+        base = by_variant[BASELINE]
+        ratios = {
+            variant: {key: ratio(stats[key]["median"], base[key]["median"]) for key in LATENCY_KEYS}
+            for variant, stats in by_variant.items()
+            if variant != BASELINE
+        }
+        synthetic = sorted({bool(r["synthetic"]) for r in self.rows})
+        return {
+            "suite": suite.suite,
+            "language": suite.language,
+            "audio": "synthetic speech" if synthetic == [True] else ("human recordings" if synthetic == [False] else "mixed"),
+            "git_commit": git_commit(),
+            "machine": {"platform": platform.platform(), "processor": platform.machine(), "python": platform.python_version()},
+            "config": config.model_dump(mode="json"),
+            "ablate": list(self.settings.ablate),
+            "rounds": self.settings.rounds,
+            "startup_s": round(startup_s, 3),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "variants": by_variant,
+            "ratios_vs_baseline": ratios,
+            "scenarios": self.rows,
+        }
+
+    def _write(self, report: dict[str, Any]) -> None:
+        out = self.settings.out
+        (out / "metrics.json").write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        for base, data in self.timelines:
+            base.with_suffix(".json").write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        if self.settings.pictures:
+            self._draw()
+        from bench.report import render_report
+
+        (out / "report.md").write_text(render_report(report), encoding="utf-8")
+
+    def _draw(self) -> None:
+        from bench.timeline_view import render_html, render_png
+
+        for base, data in self.timelines:
+            title = f"{base.name}: {data.get('transcript', '')!r}"
+            try:
+                render_png(data, base.with_suffix(".png"), title)
+                render_html(data, base.with_suffix(".html"), title)
+            except Exception:  # noqa: BLE001 - a picture that fails to draw must not lose the figures
+                log.exception("could not draw %s", base.name)
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="turn", disable=not enabled, dynamic_ncols=True)
+
+
+def timeline_from_dict(data: dict[str, Any]) -> Timeline:
+    """Rebuild a Timeline from its JSON (for re-scoring saved runs)."""
+    from agent.timeline import Mark
+
+    tl = Timeline(origin=0.0)
+    tl.marks = [Mark(m["name"], m["t"], m.get("detail", {})) for m in data["marks"]]
+    return tl
