@@ -41,6 +41,11 @@ class AsrConfig(Section):
     """CPU threads for decoding."""
     partial_interval_s: float = Field(0.5, ge=0.1, le=5.0)
     """How often the growing utterance is re-decoded for partial transcripts."""
+    window_en: Literal["fit", "full"] = "fit"
+    """Whisper's encoder window for English: "fit" (the utterance plus 2 s, at least 8 s; about
+    3x faster) or "full" (always 30 s, as Whisper was trained; slightly fewer errors)."""
+    window_ko: Literal["fit", "full"] = "full"
+    """The same for Korean, where "fit" shifted Whisper base's no-speech scores on real speech."""
 
 
 class VadConfig(Section):

@@ -55,6 +55,7 @@ def _recognizer(config: HearthConfig, store: ModelStore) -> Any:
             language=config.language,
             cpu_threads=config.asr.n_threads,
             partial_interval_s=config.asr.partial_interval_s,
+            window=config.asr.window_ko if config.language == "ko" else config.asr.window_en,
         )
     )
 

@@ -452,3 +452,16 @@ async def test_base_korean_no_speech_gives_an_empty_final(base_ko: WhisperRecogn
     audio = rng.normal(0.0, level, 2 * RATE).astype(np.float32)
     transcripts = await collect(base_ko.transcribe(chunks_of(audio, 0.5)))
     assert [t.text for t in transcripts] == [""]
+
+
+@pytest.mark.integration
+def test_a_fitted_encoder_window_still_hears_the_command(model_path, speech_dir: Path) -> None:
+    audio = np.concatenate([silence(0.3), espeak("set a timer for ten minutes", "en-us", speech_dir), silence(0.3)])
+    texts = {}
+    for window in ("full", "fit"):
+        recognizer = WhisperRecognizer(WhisperSettings(model_path("whisper-tiny-en"), window=window))
+        recognizer.load()
+        texts[window] = recognizer.decode(audio)
+    for text in texts.values():
+        words = re.findall(r"\w+", text.lower())
+        assert "timer" in words and ("10" in words or "ten" in words) and "minutes" in words, texts
