@@ -17,6 +17,7 @@ import hashlib
 import logging
 import os
 import sys
+import threading
 from collections.abc import Coroutine, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,24 +97,35 @@ def make_synthesizer(language: str, models_dir: Path) -> Synthesizer:
     )
 
 
+# Loaded voices, kept for the process: scenario_audio() runs each synthesis in a fresh event loop, and
+# loading the piper voice costs about a second.  A voice holds no loop-bound state between calls.
+_LOADED: dict[tuple[str, Path], Synthesizer] = {}
+_LOADED_LOCK = threading.Lock()
+
+
 class RequestVoices:
     """Synthesizes requests into the cache, loading each language's voice the first time it is needed."""
 
     def __init__(self, settings: AudioSettings | None = None) -> None:
         self.settings = settings or AudioSettings()
-        self._voices: dict[str, Synthesizer] = {}
+
+    async def _voice(self, language: str) -> Synthesizer:
+        key = (language, self.settings.models_dir)
+        with _LOADED_LOCK:
+            voice = _LOADED.get(key)
+        if voice is None:
+            voice = make_synthesizer(language, self.settings.models_dir)
+            await voice.load()
+            with _LOADED_LOCK:
+                voice = _LOADED.setdefault(key, voice)
+        return voice
 
     async def path(self, text: str, language: str) -> Path:
         """The cached audio of ``text``, synthesized first if it is not cached yet."""
         target = cached_audio_path(text, language, self.settings)
         if target.is_file():
             return target
-        voice = self._voices.get(language)
-        if voice is None:
-            voice = make_synthesizer(language, self.settings.models_dir)
-            await voice.load()
-            self._voices[language] = voice
-        audio = await speak(voice, text)
+        audio = await speak(await self._voice(language), text)
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(f"{target.stem}.{os.getpid()}.part")
         try:

@@ -129,12 +129,16 @@ def _parse_korean_sino(text: str) -> float | None:
     while index < len(text):
         match = re.match(r"\d+(\.\d+)?", text[index:])
         if match:
+            if digit is not None:
+                return None
             digit = float(match.group())
             index += match.end()
             continue
         char = text[index]
         index += 1
         if char in _KO_SINO_DIGITS:
+            if digit is not None:
+                return None  # two digits in a row are a word (오이, cucumber), not a number
             digit = float(_KO_SINO_DIGITS[char])
         elif char in _KO_SINO_SCALES:
             section += (1.0 if digit is None else digit) * _KO_SINO_SCALES[char]

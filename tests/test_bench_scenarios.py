@@ -251,3 +251,25 @@ def test_human_recordings_resolve(suites: dict[str, Suite], models_dir: Path) ->
         assert 1.0 < audio.duration < 28.0, f"{scenario.id}: {audio.duration:.1f} s is not request-sized"
         assert float(abs(audio.samples).max()) > 0.05, f"{scenario.id}: silent"
         assert resolve_audio(scenario, models_dir=models_dir) == path
+
+
+@pytest.mark.integration
+def test_requests_are_synthesized_once_at_16_khz_with_lead_silence(tmp_path: Path, models_dir: Path) -> None:
+    from bench.audio import LEAD_SILENCE_S, scenario_audio
+
+    settings = AudioSettings(models_dir=models_dir, cache_dir=tmp_path)
+    for text, language in (("Cancel the timer.", "en"), ("고마워.", "ko")):
+        path = scenario_audio(text, language, settings)
+        assert path == cached_audio_path(text, language, settings)
+        audio = read_wav(path)
+        lead = int(LEAD_SILENCE_S * audio.sample_rate)
+        assert audio.sample_rate == 16000 and audio.duration > 0.8
+        assert not audio.samples[:lead].any() and audio.samples[lead:].any()
+        stamp = path.stat().st_mtime_ns
+        assert scenario_audio(text, language, settings) == path and path.stat().st_mtime_ns == stamp
+
+
+def test_ha_written_fractions_are_left_out(suites: dict[str, Suite]) -> None:
+    texts = {s.text for s in suites["ha-en"].scenarios}
+    assert "set a timer for 1/2 an hour" not in texts and "set a timer for half an hour" in texts
+    assert not any("/" in text for text in texts)

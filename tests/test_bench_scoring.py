@@ -39,7 +39,7 @@ def test_number_words(text: str, value: float) -> None:
     assert parse_number(text) == value
 
 
-@pytest.mark.parametrize("text", ["a", "pizza", "", None, True, "five minutes"])
+@pytest.mark.parametrize("text", ["a", "pizza", "", None, True, "five minutes", "사과", "오이"])
 def test_not_numbers(text: object) -> None:
     assert parse_number(text) is None
 
