@@ -96,9 +96,10 @@ def _score_turn(result: TurnResult, expected: list[Any], reference: str, languag
 class SuiteRun:
     """One run of a suite: the assistant, the variants, the rows of figures."""
 
-    def __init__(self, config: HearthConfig, settings: BenchSettings) -> None:
+    def __init__(self, config: HearthConfig, settings: BenchSettings, build: Any = build_turn_deps) -> None:
         self.config = config
         self.settings = settings
+        self.build = build  # (config, speaker) -> TurnDeps; tests pass fakes
         self.rows: list[dict[str, Any]] = []
         self.timelines: list[tuple[Path, dict[str, Any]]] = []
         self.variants: dict[str, Features] = {BASELINE: Features()}
@@ -115,7 +116,7 @@ class SuiteRun:
         (s.out / "timelines").mkdir(parents=True, exist_ok=True)
         speaker = WavFileSpeaker(config.audio.output_rate)
         started = time.monotonic()
-        deps = await build_turn_deps(config, speaker)
+        deps = await self.build(config, speaker)
         assistant = Assistant(deps, history_turns=config.history_turns)
         await assistant.warm()
         startup_s = time.monotonic() - started
@@ -138,20 +139,24 @@ class SuiteRun:
         self._write(report)
         return report
 
-    def _prepare_audio(self, scenarios: list[Any], language: str) -> dict[str, Path]:
+    def _prepare_audio(self, scenarios: list[Any], language: str) -> dict[str, Path | Exception]:
         """Resolve (synthesize or fetch) every turn's audio before any timing starts."""
         from bench.audio import scenario_audio
         from bench.scenarios import resolve_audio
 
-        paths: dict[str, Path] = {}
+        paths: dict[str, Path | Exception] = {}
         for scenario in scenarios:
-            paths[scenario.id] = resolve_audio(scenario) if scenario.audio else scenario_audio(scenario.text, language)
-            for n, followup in enumerate(scenario.followups or []):
-                paths[f"{scenario.id}#{n + 1}"] = scenario_audio(followup.text, language)
+            try:
+                paths[scenario.id] = resolve_audio(scenario) if scenario.audio else scenario_audio(scenario.text, language)
+                for n, followup in enumerate(scenario.followups or []):
+                    paths[f"{scenario.id}#{n + 1}"] = scenario_audio(followup.text, language)
+            except Exception as exc:  # noqa: BLE001 - recorded against the scenario when it runs
+                log.error("no audio for %s: %s", scenario.id, exc)
+                paths[scenario.id] = exc
         return paths
 
     async def _run_scenario(
-        self, assistant: Assistant, scenario: Any, audio: dict[str, Path], language: str, variant: str, round_index: int
+        self, assistant: Assistant, scenario: Any, audio: dict[str, Path | Exception], language: str, variant: str, round_index: int
     ) -> None:
         assistant.history.clear()
         turns = [(scenario.id, scenario.text, scenario.expect)]
@@ -167,7 +172,10 @@ class SuiteRun:
                 "text": text,
             }
             try:
-                result = await play_request(assistant, audio[key])
+                path = audio[key]
+                if isinstance(path, Exception):
+                    raise path
+                result = await play_request(assistant, path)
                 decode_s = getattr(assistant.deps.recognizer, "last_decode_s", None)
                 row |= _score_turn(result, list(expected), text, language, decode_s)
                 self._keep_timeline(row, result)
