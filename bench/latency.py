@@ -17,8 +17,6 @@ import json
 import logging
 import platform
 import resource
-import statistics
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,8 @@ from typing import Any
 from agent.assistant import Assistant
 from agent.turn import TurnResult
 from audio.wav import WavFileSpeaker
+from bench.metrics import aggregate, turn_figures
+from bench.runner import git_commit
 from bench.scoring import word_error_rate
 from firmware_py.config import HearthConfig, load_config
 from firmware_py.demo import play_request
@@ -35,22 +35,8 @@ REQUESTS = Path(__file__).parent / "requests"
 log = logging.getLogger(__name__)
 
 
-def percentile(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    k = (len(ordered) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
-    return round(ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo), 4)
-
-
 def measure_turn(result: TurnResult, reference: str, asr_decode_s: float | None) -> dict[str, Any]:
     tl = result.timeline
-    units = [(m.detail["unit"], m.t) for m in tl.all("tts_start")]
-    ends = {m.detail["unit"]: (m.t, m.detail.get("audio_s", 0.0)) for m in tl.all("tts_end")}
-    tts_rtf = [
-        (ends[u][0] - t) / ends[u][1] for u, t in units if u in ends and ends[u][1] > 0
-    ]
     start, end = tl.first("speech_start"), tl.first("speech_end")
     utterance_s = (end.t - start.t) if start and end else None
     return {
@@ -60,29 +46,11 @@ def measure_turn(result: TurnResult, reference: str, asr_decode_s: float | None)
         "wer": round(word_error_rate(reference, result.transcript), 4),
         **tl.summary(),
         "speech_end_to_final_transcript_s": tl.between("speech_end", "final_transcript"),
-        "tts_rtf": round(statistics.mean(tts_rtf), 4) if tts_rtf else None,
+        "tts_rtf": turn_figures(tl)["tts_rtf"],
         "asr_final_decode_s": asr_decode_s,
         "asr_rtf": round(asr_decode_s / utterance_s, 4) if asr_decode_s and utterance_s else None,
         "marks": tl.to_dict()["marks"],
     }
-
-
-def aggregate(rows: list[dict[str, Any]], key: str) -> dict[str, float | None]:
-    values = [r[key] for r in rows if r.get(key) is not None]
-    return {
-        "median": percentile(values, 0.5),
-        "p90": percentile(values, 0.9),
-        "min": min(values) if values else None,
-        "max": max(values) if values else None,
-        "n": len(values),
-    }
-
-
-def git_commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 async def run(config: HearthConfig, rounds: int, mode: str) -> dict[str, Any]:
