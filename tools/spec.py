@@ -1,0 +1,58 @@
+"""What a tool is: a typed spec the model can call, and what it gives back.
+
+A tool declares its arguments as a pydantic model (the grammar and the
+validator come from it), whether it acts on the world or only reads, how long
+it usually takes (a slow tool gets a line spoken before it runs) and how long
+it may take at most.  Tools are created by functions that bind them to their
+stores (``timer_tools(store)``), never registered at import time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+A = TypeVar("A", bound=BaseModel)
+
+
+class NoArgs(BaseModel):
+    """For tools that take no arguments."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """A tool's answer."""
+
+    text: str
+    """What the model reads (short: it is spoken about, not read out)."""
+    data: dict[str, Any] = field(default_factory=dict)
+    """The same as structured data, for tests, the record and the screen."""
+
+
+@dataclass(frozen=True)
+class ToolSpec(Generic[A]):
+    """One callable tool."""
+
+    name: str
+    """The name the model calls it by (``timer_start``)."""
+    description: str
+    """One sentence for the model: what it does and when to use it."""
+    args: type[A]
+    """The arguments, validated before the tool runs."""
+    run: Callable[[A], Awaitable[ToolOutput]]
+    """The tool itself."""
+    side_effects: Literal["read", "act"] = "read"
+    """"act" tools change the world (start a timer, add to a list) and fire only on what the user said."""
+    expected_s: float = 0.05
+    """Typical duration; tools expected to take longer than the pre-tool threshold get a spoken line first."""
+    timeout_s: float = 5.0
+    """Longest it may run before it is cancelled and reported as timed out."""
+
+    def schema(self) -> dict[str, Any]:
+        """The JSON schema of the arguments."""
+        return self.args.model_json_schema()
