@@ -26,6 +26,7 @@ from agent.events import (
     UnitSpoken,
 )
 from agent.features import Features
+from agent.filters import default_chain
 from agent.listen import ListenSettings, Press, UtteranceListener
 from agent.llm import ChatMessage, ChatModel
 from agent.phrases import Phrase, phrase
@@ -171,15 +172,22 @@ class Turn:
         reply_parts: list[str] = []
         splitter = SentenceSplitter(first_unit_comma_chars=24 if d.features.first_unit_comma else None)
 
+        filters = default_chain()
+
+        def pass_on(text: str) -> None:
+            if text:
+                reply_parts.append(text)
+                self.emit(ReplyTextAppended(text))
+                for unit in splitter.feed(text):
+                    units.put_nowait(self._add_unit(unit))
+
         async def think() -> None:
             tl.mark("llm_start")
             try:
                 async for piece in d.chat.stream(messages, d.max_reply_tokens):
                     tl.mark_once("first_token", text=piece)
-                    reply_parts.append(piece)
-                    self.emit(ReplyTextAppended(piece))
-                    for unit in splitter.feed(piece):
-                        units.put_nowait(self._add_unit(unit))
+                    pass_on(filters.feed(piece))
+                pass_on(filters.flush())
                 for unit in splitter.flush():
                     units.put_nowait(self._add_unit(unit))
             finally:

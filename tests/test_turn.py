@@ -220,3 +220,11 @@ def test_unknown_feature_names_are_refused_with_the_known_ones():
 
     with pytest.raises(ValueError, match="known: first-unit-comma, partial-as-final, speculative-final"):
         Features().without("heartbeat")
+
+
+async def test_leaked_role_marker_and_thinking_are_not_spoken():
+    chat = ScriptedChatModel(["Assistant:", " <think>the user", " wants noon</think>", "It is noon."])
+    deps = make_deps(chat=chat)
+    result, _ = await run_turn(deps, speech_like(0.8))
+    assert result.spoken == ["It is noon."]
+    assert result.reply == "It is noon."
