@@ -1,0 +1,231 @@
+"""The shopping list and spoken notes, kept in SQLite (may share the timers' file)."""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools.spec import NoArgs, ToolOutput, ToolSpec
+
+log = logging.getLogger(__name__)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS shopping_items (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    item TEXT NOT NULL,
+    key TEXT NOT NULL,
+    quantity TEXT,
+    added_at REAL NOT NULL,
+    done_at REAL
+);
+-- One open entry per item: adding it again updates that entry.
+CREATE UNIQUE INDEX IF NOT EXISTS shopping_open_key ON shopping_items(key) WHERE done_at IS NULL;
+CREATE TABLE IF NOT EXISTS notes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    text TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class ShoppingItem:
+    """One open entry on the shopping list."""
+
+    id: int
+    """Row id."""
+    item: str
+    """The item as the user last said it ("Oat milk")."""
+    quantity: str | None
+    """Free-form amount ("2 litres"), or None."""
+
+
+@dataclass(frozen=True)
+class Note:
+    """A note the user dictated."""
+
+    id: int
+    """Row id."""
+    text: str
+    """The note itself."""
+    created_at: float
+    """Wall-clock time it was taken."""
+
+
+class UnknownItem(Exception):
+    """The item to tick off is not on the list; ``nearest`` are the closest that are."""
+
+    def __init__(self, item: str, nearest: list[str]) -> None:
+        super().__init__(item)
+        self.item = item
+        self.nearest = nearest
+
+
+def item_key(item: str) -> str:
+    """How items are matched: case and spacing do not matter."""
+    return " ".join(item.lower().split())
+
+
+class ListStore:
+    """Shopping list and notes in a SQLite file; call ``open()`` before use."""
+
+    def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
+        self.path = Path(path)
+        self.clock = clock
+        self._conn: sqlite3.Connection | None = None
+
+    def open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.executescript(_SCHEMA)
+        self._conn = conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise RuntimeError("ListStore.open() has not been called")
+        return self._conn
+
+    def items(self) -> list[ShoppingItem]:
+        """Open items, in the order they were first added."""
+        rows = self.conn.execute(
+            "SELECT id, item, quantity FROM shopping_items WHERE done_at IS NULL ORDER BY id"
+        ).fetchall()
+        return [ShoppingItem(r["id"], r["item"], r["quantity"]) for r in rows]
+
+    def add(self, item: str, quantity: str | None = None) -> tuple[ShoppingItem, bool]:
+        """Add an item, or update the quantity of the open one; returns (item, newly added)."""
+        name = " ".join(item.split())
+        if not name:
+            raise ValueError("empty item")
+        key = item_key(name)
+        row = self.conn.execute(
+            "SELECT id, quantity FROM shopping_items WHERE key = ? AND done_at IS NULL", (key,)
+        ).fetchone()
+        if row is not None:
+            # Saying it again without an amount should not wipe the amount said before.
+            new_quantity = quantity if quantity is not None else row["quantity"]
+            self.conn.execute(
+                "UPDATE shopping_items SET quantity = ?, item = ? WHERE id = ?", (new_quantity, name, row["id"])
+            )
+            return ShoppingItem(row["id"], name, new_quantity), False
+        cur = self.conn.execute(
+            "INSERT INTO shopping_items (item, key, quantity, added_at) VALUES (?, ?, ?, ?)",
+            (name, key, quantity, self.clock()),
+        )
+        log.info("shopping list: added %r", name)
+        return ShoppingItem(cur.lastrowid, name, quantity), True
+
+    def complete(self, item: str) -> ShoppingItem:
+        """Tick an item off; raises UnknownItem naming the nearest open items."""
+        key = item_key(item)
+        open_items = self.items()
+        for entry in open_items:
+            if item_key(entry.item) == key:
+                self.conn.execute("UPDATE shopping_items SET done_at = ? WHERE id = ?", (self.clock(), entry.id))
+                return entry
+        keys = {item_key(e.item): e.item for e in open_items}
+        close = difflib.get_close_matches(key, list(keys), n=3, cutoff=0.5)
+        # Substring matches ("milk" vs "oat milk") are what people mean more often than edit distance says.
+        close += [k for k in keys if (key in k or k in key) and k not in close]
+        raise UnknownItem(item, [keys[k] for k in close[:3]])
+
+    def add_note(self, text: str) -> Note:
+        body = text.strip()
+        if not body:
+            raise ValueError("empty note")
+        now = self.clock()
+        cur = self.conn.execute("INSERT INTO notes (text, created_at) VALUES (?, ?)", (body, now))
+        return Note(cur.lastrowid, body, now)
+
+    def notes(self) -> list[Note]:
+        rows = self.conn.execute("SELECT id, text, created_at FROM notes ORDER BY id").fetchall()
+        return [Note(r["id"], r["text"], r["created_at"]) for r in rows]
+
+
+class ShoppingAddArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    item: str = Field(min_length=1, description="The item, e.g. milk.")
+    quantity: str | None = Field(default=None, description="How much, e.g. 2 litres.")
+
+
+class ShoppingCompleteArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    item: str = Field(min_length=1, description="The item to tick off.")
+
+
+class NoteAddArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(min_length=1, description="The note, as the user said it.")
+
+
+def _spoken_item(entry: ShoppingItem) -> str:
+    return f"{entry.quantity} {entry.item}" if entry.quantity else entry.item
+
+
+def _join(words: list[str]) -> str:
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _item_data(entry: ShoppingItem) -> dict[str, object]:
+    return {"item": entry.item, "quantity": entry.quantity}
+
+
+def list_tools(store: ListStore) -> list[ToolSpec]:
+    """The shopping-list and note tools, bound to ``store`` (which must be open)."""
+
+    async def shopping_add(args: ShoppingAddArgs) -> ToolOutput:
+        entry, added = store.add(args.item, args.quantity)
+        data = {**_item_data(entry), "added": added}
+        if added:
+            return ToolOutput(f"Added {_spoken_item(entry)} to the shopping list.", data)
+        if args.quantity is not None:
+            return ToolOutput(f"{entry.item} is already on the list; changed it to {entry.quantity}.", data)
+        return ToolOutput(f"{entry.item} is already on the shopping list.", data)
+
+    async def shopping_complete(args: ShoppingCompleteArgs) -> ToolOutput:
+        try:
+            entry = store.complete(args.item)
+        except UnknownItem as exc:
+            data = {"error": "not_found", "item": args.item, "nearest": exc.nearest}
+            if exc.nearest:
+                return ToolOutput(f"{args.item} isn't on the list. Did you mean {_join(exc.nearest)}?", data)
+            if not store.items():
+                return ToolOutput(f"{args.item} isn't on the list; the shopping list is empty.", data)
+            return ToolOutput(f"{args.item} isn't on the shopping list.", data)
+        return ToolOutput(f"Ticked {entry.item} off the list.", {**_item_data(entry), "remaining": len(store.items())})
+
+    async def shopping_list(args: NoArgs) -> ToolOutput:
+        entries = store.items()
+        data = {"items": [_item_data(e) for e in entries]}
+        if not entries:
+            return ToolOutput("The shopping list is empty.", data)
+        count = "1 item" if len(entries) == 1 else f"{len(entries)} items"
+        return ToolOutput(f"{count} on the list: {_join([_spoken_item(e) for e in entries])}.", data)
+
+    async def note_add(args: NoteAddArgs) -> ToolOutput:
+        note = store.add_note(args.text)
+        return ToolOutput("Noted.", {"id": note.id, "text": note.text})
+
+    return [
+        ToolSpec("shopping_add", "Add an item to the shopping list, or change its quantity.", ShoppingAddArgs, shopping_add, "act"),
+        ToolSpec("shopping_complete", "Tick an item off the shopping list.", ShoppingCompleteArgs, shopping_complete, "act"),
+        ToolSpec("shopping_list", "Read out the shopping list.", NoArgs, shopping_list, "read"),
+        ToolSpec("note_add", "Write down a note the user dictates.", NoteAddArgs, note_add, "act"),
+    ]

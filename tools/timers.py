@@ -1,0 +1,511 @@
+"""Kitchen timers: persisted in SQLite so they survive a restart, rung by an asyncio watcher.
+
+Times are wall-clock (``clock()`` seconds since the epoch) rather than monotonic because a
+timer has to mean the same thing after the speaker has been unplugged and plugged back in.
+The store is used from the event-loop thread only; its calls are short enough to run inline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import math
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools.spec import ToolOutput, ToolSpec
+
+log = logging.getLogger(__name__)
+
+MAX_DURATION_S = 24 * 3600
+
+TimerState = Literal["running", "paused", "done", "cancelled"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS timers (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    label TEXT,
+    duration_s INTEGER NOT NULL,
+    started_at REAL NOT NULL,
+    ends_at REAL NOT NULL,
+    paused_remaining_s REAL,
+    state TEXT NOT NULL CHECK (state IN ('running', 'paused', 'done', 'cancelled'))
+);
+CREATE INDEX IF NOT EXISTS timers_active ON timers(state, ends_at);
+"""
+
+
+@dataclass(frozen=True)
+class Timer:
+    """One kitchen timer as stored."""
+
+    id: int
+    """Row id, stable across restarts."""
+    label: str | None
+    """What it is for ("pasta"), lower-cased; None for an unnamed timer."""
+    duration_s: int
+    """The duration it was started with (adjustments are not added here)."""
+    started_at: float
+    """Wall-clock time it was started."""
+    ends_at: float
+    """Wall-clock time it ends while running; meaningless while paused (see paused_remaining_s)."""
+    paused_remaining_s: float | None
+    """Seconds left when it was paused; None unless paused."""
+    state: TimerState
+    """running, paused, done or cancelled."""
+    ended_while_off: bool = False
+    """Set on timers handed to on_done at start-up: they ended while hearth was not running."""
+
+    def remaining_s(self, now: float) -> float:
+        """Seconds left at ``now`` (never negative)."""
+        if self.state == "paused":
+            return max(0.0, self.paused_remaining_s or 0.0)
+        if self.state == "running":
+            return max(0.0, self.ends_at - now)
+        return 0.0
+
+    @property
+    def name(self) -> str:
+        """How the timer is spoken of: "pasta timer", or "5 minute timer" when unnamed."""
+        if self.label:
+            return f"{self.label} timer"
+        return f"{say_duration(self.duration_s, unit_form='adjective')} timer"
+
+
+class TimerError(Exception):
+    """A timer request that cannot be carried out; the message is spoken."""
+
+    def __init__(self, message: str, code: str, labels: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        """Short machine-readable reason: no_timers, not_found, ambiguous, exists, not_paused, not_running."""
+        self.labels = labels or []
+        """The timers the user could have meant, as spoken names."""
+
+
+def say_duration(seconds: float, unit_form: Literal["plural", "adjective"] = "plural") -> str:
+    """A duration for speech: 4500 → "1 hour 15 minutes", 90 → "1 minute 30 seconds".
+
+    ``unit_form="adjective"`` gives "5 minute" for "a 5 minute timer".
+    """
+    total = max(0, int(math.ceil(seconds - 1e-9)))
+    if total == 0:
+        return "0 seconds"
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = []
+    for amount, unit in ((hours, "hour"), (minutes, "minute"), (secs, "second")):
+        if amount:
+            plural = amount != 1 and unit_form == "plural"
+            parts.append(f"{amount} {unit}{'s' if plural else ''}")
+    return " ".join(parts)
+
+
+def _norm_label(label: str | None) -> str | None:
+    if label is None:
+        return None
+    words = label.lower().split()
+    # "pasta timer" and "pasta" are the same timer; the word is added back when speaking.
+    if len(words) > 1 and words[-1] == "timer":
+        words = words[:-1]
+    return " ".join(words) or None
+
+
+class TimerStore:
+    """Timers in a SQLite file; call ``open()`` before use and ``close()`` after."""
+
+    def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
+        self.path = Path(path)
+        self.clock = clock
+        self._conn: sqlite3.Connection | None = None
+        self._listeners: list[Callable[[], None]] = []
+
+    def open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.executescript(_SCHEMA)
+        self._conn = conn
+        log.info("timer store open at %s", self.path)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` after every change (the watcher re-plans its sleep)."""
+        self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Callable[[], None]) -> None:
+        with contextlib.suppress(ValueError):
+            self._listeners.remove(listener)
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise RuntimeError("TimerStore.open() has not been called")
+        return self._conn
+
+    def _changed(self) -> None:
+        for listener in list(self._listeners):
+            listener()
+
+    def _get(self, timer_id: int) -> Timer:
+        row = self.conn.execute("SELECT * FROM timers WHERE id = ?", (timer_id,)).fetchone()
+        return _row_to_timer(row)
+
+    # -- queries ---------------------------------------------------------------
+
+    def active(self) -> list[Timer]:
+        """Running and paused timers, soonest first."""
+        rows = self.conn.execute(
+            "SELECT * FROM timers WHERE state IN ('running', 'paused') ORDER BY ends_at, id"
+        ).fetchall()
+        return sorted((_row_to_timer(r) for r in rows), key=lambda t: (t.remaining_s(self.clock()), t.id))
+
+    def due(self) -> list[Timer]:
+        """Running timers whose end has passed, in the order they ended."""
+        rows = self.conn.execute(
+            "SELECT * FROM timers WHERE state = 'running' AND ends_at <= ? ORDER BY ends_at, id", (self.clock(),)
+        ).fetchall()
+        return [_row_to_timer(r) for r in rows]
+
+    def next_end(self) -> float | None:
+        """When the next running timer ends, or None."""
+        row = self.conn.execute("SELECT MIN(ends_at) FROM timers WHERE state = 'running'").fetchone()
+        return row[0]
+
+    def resolve(self, label: str | None) -> Timer:
+        """The one active timer ``label`` means; with no label, the only one there is."""
+        timers = self.active()
+        if not timers:
+            raise TimerError("There are no timers running.", "no_timers")
+        key = _norm_label(label)
+        names = [t.name for t in timers]
+        if key is None:
+            if len(timers) == 1:
+                return timers[0]
+            raise TimerError(f"You have {len(timers)} timers: {_join(names)}. Which one?", "ambiguous", names)
+        for timer in timers:
+            if timer.label == key:
+                return timer
+        raise TimerError(f"There's no {key} timer. You have {_join(['the ' + n for n in names])}.", "not_found", names)
+
+    # -- changes ---------------------------------------------------------------
+
+    def start(self, duration_s: int, label: str | None = None) -> Timer:
+        if not 0 < duration_s <= MAX_DURATION_S:
+            raise ValueError(f"duration_s out of range: {duration_s}")
+        key = _norm_label(label)
+        if key is not None and any(t.label == key for t in self.active()):
+            raise TimerError(f"There's already a {key} timer.", "exists", [f"{key} timer"])
+        now = self.clock()
+        cur = self.conn.execute(
+            "INSERT INTO timers (label, duration_s, started_at, ends_at, state) VALUES (?, ?, ?, ?, 'running')",
+            (key, duration_s, now, now + duration_s),
+        )
+        timer = self._get(cur.lastrowid)
+        log.info("timer %d started: %s, %d s", timer.id, key, duration_s)
+        self._changed()
+        return timer
+
+    def cancel(self, label: str | None = None, all: bool = False) -> list[Timer]:
+        """Cancel one timer, or every active one with ``all``; returns what was cancelled."""
+        if all:
+            timers = self.active()
+            if not timers:
+                raise TimerError("There are no timers running.", "no_timers")
+        else:
+            timers = [self.resolve(label)]
+        self.conn.executemany("UPDATE timers SET state = 'cancelled' WHERE id = ?", [(t.id,) for t in timers])
+        self._changed()
+        return [dataclasses.replace(t, state="cancelled") for t in timers]
+
+    def status(self, label: str | None = None) -> list[Timer]:
+        """One timer when labelled (or when there is only one), else every active timer."""
+        if label is None:
+            return self.active()
+        return [self.resolve(label)]
+
+    def adjust(self, label: str | None, delta_s: int) -> Timer:
+        """Add (or with a negative delta, take away) time; never below zero left."""
+        timer = self.resolve(label)
+        now = self.clock()
+        if timer.state == "paused":
+            left = max(0.0, (timer.paused_remaining_s or 0.0) + delta_s)
+            self.conn.execute("UPDATE timers SET paused_remaining_s = ? WHERE id = ?", (left, timer.id))
+        else:
+            ends_at = max(now, timer.ends_at + delta_s)
+            self.conn.execute("UPDATE timers SET ends_at = ? WHERE id = ?", (ends_at, timer.id))
+        self._changed()
+        return self._get(timer.id)
+
+    def pause(self, label: str | None = None) -> Timer:
+        timer = self.resolve(label)
+        if timer.state == "paused":
+            raise TimerError(f"The {timer.name} is already paused.", "not_running", [timer.name])
+        left = timer.remaining_s(self.clock())
+        self.conn.execute(
+            "UPDATE timers SET state = 'paused', paused_remaining_s = ? WHERE id = ?", (left, timer.id)
+        )
+        self._changed()
+        return self._get(timer.id)
+
+    def resume(self, label: str | None = None) -> Timer:
+        if label is None:
+            # "resume" with several timers but one paused can only mean that one.
+            paused = [t for t in self.active() if t.state == "paused"]
+            if len(paused) == 1:
+                timer = paused[0]
+            else:
+                timer = self.resolve(None)
+        else:
+            timer = self.resolve(label)
+        if timer.state != "paused":
+            raise TimerError(f"The {timer.name} isn't paused.", "not_paused", [timer.name])
+        ends_at = self.clock() + (timer.paused_remaining_s or 0.0)
+        self.conn.execute(
+            "UPDATE timers SET state = 'running', ends_at = ?, paused_remaining_s = NULL WHERE id = ?",
+            (ends_at, timer.id),
+        )
+        self._changed()
+        return self._get(timer.id)
+
+    def mark_done(self, timer_id: int) -> bool:
+        """Mark a running timer done; False if it was not running (already rung, cancelled)."""
+        cur = self.conn.execute("UPDATE timers SET state = 'done' WHERE id = ? AND state = 'running'", (timer_id,))
+        return cur.rowcount == 1
+
+
+def _row_to_timer(row: sqlite3.Row) -> Timer:
+    return Timer(
+        id=row["id"],
+        label=row["label"],
+        duration_s=row["duration_s"],
+        started_at=row["started_at"],
+        ends_at=row["ends_at"],
+        paused_remaining_s=row["paused_remaining_s"],
+        state=row["state"],
+    )
+
+
+def _join(words: list[str]) -> str:
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def done_message(timer: Timer, now: float) -> str:
+    """What to say when a timer rings."""
+    name = timer.name[0].upper() + timer.name[1:]
+    if timer.ended_while_off:
+        late = max(1.0, now - timer.ends_at)
+        # Seconds are noise once it is minutes late: "9 minutes ago", not "9 minutes 12 seconds ago".
+        ago = say_duration(late if late < 60 else round(late / 60) * 60)
+        return f"{name} finished while I was off, {ago} ago."
+    return f"{name} is done."
+
+
+class TimerWatcher:
+    """Sleeps until the next timer ends and calls ``on_done`` once per finished timer.
+
+    A timer is marked done in SQLite before ``on_done`` runs, so a crash or restart
+    mid-ring does not ring it again.  Timers found already finished at start-up ended
+    while hearth was off: they ring once, with ``ended_while_off`` set.
+    """
+
+    def __init__(
+        self,
+        store: TimerStore,
+        on_done: Callable[[Timer], Awaitable[None]],
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.store = store
+        self.on_done = on_done
+        self._sleep = sleep
+        self._wake: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start watching (needs a running event loop)."""
+        if self._task is not None:
+            return
+        self._wake = asyncio.Event()
+        self.store.subscribe(self._poke)
+        self._task = asyncio.create_task(self._run(), name="timer-watcher")
+
+    async def stop(self) -> None:
+        self.store.unsubscribe(self._poke)
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def _poke(self) -> None:
+        if self._wake is not None:
+            self._wake.set()
+
+    async def _ring_due(self, ended_while_off: bool) -> None:
+        for timer in self.store.due():
+            if not self.store.mark_done(timer.id):
+                continue
+            done = dataclasses.replace(timer, state="done", ended_while_off=ended_while_off)
+            log.info("timer %d done%s", timer.id, " (ended while off)" if ended_while_off else "")
+            try:
+                await self.on_done(done)
+            except Exception:
+                # One failed announcement must not stop the other timers ringing.
+                log.exception("on_done failed for timer %d", timer.id)
+
+    async def _run(self) -> None:
+        assert self._wake is not None
+        await self._ring_due(ended_while_off=True)
+        while True:
+            # Clear before planning so a change made while ringing is not lost.
+            self._wake.clear()
+            await self._ring_due(ended_while_off=False)
+            next_end = self.store.next_end()
+            waiters: set[asyncio.Task[object]] = {asyncio.create_task(self._wake.wait())}
+            if next_end is not None:
+                delay = max(0.0, next_end - self.store.clock())
+                waiters.add(asyncio.create_task(self._sleep(delay)))
+            try:
+                await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiter in waiters:
+                    waiter.cancel()
+
+
+# -- tools -----------------------------------------------------------------------
+
+
+class TimerStartArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    duration_s: int = Field(gt=0, le=MAX_DURATION_S, description="Length of the timer in seconds.")
+    label: str | None = Field(default=None, description="What the timer is for, e.g. pasta.")
+
+
+class TimerCancelArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    label: str | None = Field(default=None, description="Which timer; leave out if there is only one.")
+    all: bool = Field(default=False, description="Cancel every timer.")
+
+
+class TimerLabelArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    label: str | None = Field(default=None, description="Which timer; leave out if there is only one.")
+
+
+class TimerAdjustArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    label: str | None = Field(default=None, description="Which timer; leave out if there is only one.")
+    delta_s: int = Field(description="Seconds to add; negative takes time away.")
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _timer_data(timer: Timer, now: float) -> dict[str, object]:
+    return {
+        "id": timer.id,
+        "label": timer.label,
+        "state": timer.state,
+        "duration_s": timer.duration_s,
+        "remaining_s": int(math.ceil(timer.remaining_s(now) - 1e-9)),
+    }
+
+
+def _error(exc: TimerError) -> ToolOutput:
+    return ToolOutput(exc.args[0], {"error": exc.code, "timers": exc.labels})
+
+
+def _left_sentence(timer: Timer, now: float) -> str:
+    left = say_duration(timer.remaining_s(now))
+    if timer.state == "paused":
+        return f"The {timer.name} is paused with {left} left."
+    return f"The {timer.name} has {left} left."
+
+
+def timer_tools(store: TimerStore) -> list[ToolSpec]:
+    """The timer tools, bound to ``store`` (which must be open)."""
+
+    async def start(args: TimerStartArgs) -> ToolOutput:
+        try:
+            timer = store.start(args.duration_s, args.label)
+        except TimerError as exc:
+            return _error(exc)
+        prefix = _cap(f"{timer.label} timer") if timer.label else "Timer"
+        return ToolOutput(f"{prefix} set for {say_duration(timer.duration_s)}.", _timer_data(timer, store.clock()))
+
+    async def cancel(args: TimerCancelArgs) -> ToolOutput:
+        try:
+            timers = store.cancel(args.label, all=args.all)
+        except TimerError as exc:
+            return _error(exc)
+        now = store.clock()
+        data = {"cancelled": [_timer_data(t, now) for t in timers]}
+        if len(timers) == 1:
+            return ToolOutput(f"{_cap(timers[0].name)} cancelled.", data)
+        return ToolOutput(f"All {len(timers)} timers cancelled.", data)
+
+    async def status(args: TimerLabelArgs) -> ToolOutput:
+        try:
+            timers = store.status(args.label)
+        except TimerError as exc:
+            return _error(exc)
+        now = store.clock()
+        data = {"timers": [_timer_data(t, now) for t in timers]}
+        if not timers:
+            return ToolOutput("No timers are running.", data)
+        sentences = [_left_sentence(t, now) for t in timers]
+        if len(timers) > 1:
+            sentences.insert(0, f"You have {len(timers)} timers.")
+        return ToolOutput(" ".join(sentences), data)
+
+    async def adjust(args: TimerAdjustArgs) -> ToolOutput:
+        try:
+            timer = store.adjust(args.label, args.delta_s)
+        except TimerError as exc:
+            return _error(exc)
+        now = store.clock()
+        amount = say_duration(abs(args.delta_s))
+        change = f"Added {amount} to" if args.delta_s >= 0 else f"Took {amount} off"
+        text = f"{change} the {timer.name}; {say_duration(timer.remaining_s(now))} left."
+        return ToolOutput(text, _timer_data(timer, now))
+
+    async def pause(args: TimerLabelArgs) -> ToolOutput:
+        try:
+            timer = store.pause(args.label)
+        except TimerError as exc:
+            return _error(exc)
+        now = store.clock()
+        return ToolOutput(f"{_cap(timer.name)} paused with {say_duration(timer.remaining_s(now))} left.", _timer_data(timer, now))
+
+    async def resume(args: TimerLabelArgs) -> ToolOutput:
+        try:
+            timer = store.resume(args.label)
+        except TimerError as exc:
+            return _error(exc)
+        now = store.clock()
+        return ToolOutput(f"{_cap(timer.name)} resumed; {say_duration(timer.remaining_s(now))} left.", _timer_data(timer, now))
+
+    return [
+        ToolSpec("timer_start", "Start a kitchen timer, optionally named.", TimerStartArgs, start, "act"),
+        ToolSpec("timer_cancel", "Cancel a timer, or all timers.", TimerCancelArgs, cancel, "act"),
+        ToolSpec("timer_status", "Say how long is left on one or all timers.", TimerLabelArgs, status, "read"),
+        ToolSpec("timer_adjust", "Add time to a timer or take time off it.", TimerAdjustArgs, adjust, "act"),
+        ToolSpec("timer_pause", "Pause a running timer.", TimerLabelArgs, pause, "act"),
+        ToolSpec("timer_resume", "Resume a paused timer.", TimerLabelArgs, resume, "act"),
+    ]
