@@ -1,0 +1,97 @@
+"""ToolRegistry: explicit construction, lookups and the reply schema."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from tools.convert import convert_tools
+from tools.registry import NO_TOOL, ToolRegistry
+from tools.spec import NoArgs, ToolOutput, ToolSpec
+
+
+class Inner(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    amount: int
+
+
+class NestedArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    item: str
+    quantity: Inner | None = None
+
+
+async def _ok(args: BaseModel) -> ToolOutput:
+    return ToolOutput("ok")
+
+
+def _spec(name: str, args: type[BaseModel] = NoArgs, **kw) -> ToolSpec:
+    return ToolSpec(name=name, description=f"{name} tool", args=args, run=_ok, **kw)
+
+
+def test_lookup_names_and_order() -> None:
+    reg = ToolRegistry([_spec("time_now"), *convert_tools(), _spec("date_today")])
+    assert reg.names == ["time_now", "convert_units", "date_today"]
+    assert [s.name for s in reg.specs] == reg.names
+    assert reg.get("convert_units") is reg.specs[1]
+    assert reg.get("nope") is None
+    assert "time_now" in reg and len(reg) == 3
+
+
+def test_duplicate_and_reserved_names_refused() -> None:
+    with pytest.raises(ValueError, match="duplicate"):
+        ToolRegistry([_spec("time_now"), _spec("time_now")])
+    with pytest.raises(ValueError):
+        ToolRegistry([_spec(NO_TOOL)])
+
+
+def test_slow() -> None:
+    reg = ToolRegistry([_spec("recipe_search", expected_s=1.5), _spec("time_now", expected_s=0.01)])
+    assert reg.slow("recipe_search")
+    assert not reg.slow("time_now")
+    assert not reg.slow("recipe_search", threshold_s=2.0)
+    assert not reg.slow("unknown")
+
+
+def test_schema_has_a_branch_per_tool_plus_none_with_say_first() -> None:
+    reg = ToolRegistry([_spec("time_now"), *convert_tools(), _spec("shopping_add", NestedArgs, side_effects="act")])
+    schema = reg.tool_call_schema()
+    json.dumps(schema)  # plain JSON, nothing pydantic-specific left
+    branches = schema["anyOf"]
+    assert [b["properties"]["tool"]["const"] for b in branches] == ["time_now", "convert_units", "shopping_add", NO_TOOL]
+    for branch in branches:
+        assert list(branch["properties"])[0] == "say"
+        assert branch["required"][0] == "say"
+        assert branch["properties"]["say"] == {"type": "string"}
+        assert branch["additionalProperties"] is False
+    none = branches[-1]
+    assert set(none["properties"]) == {"say", "tool"}
+    convert = branches[1]["properties"]["args"]
+    assert set(convert["required"]) == {"value", "from_unit", "to_unit"}
+    assert convert["additionalProperties"] is False
+    assert "ingredient" in convert["properties"]
+
+
+def test_schema_inlines_defs() -> None:
+    reg = ToolRegistry([_spec("shopping_add", NestedArgs)])
+    args = reg.tool_call_schema()["anyOf"][0]["properties"]["args"]
+    text = json.dumps(args)
+    assert "$ref" not in text and "$defs" not in text
+    quantity = args["properties"]["quantity"]
+    inner = next(option for option in quantity["anyOf"] if option.get("type") == "object")
+    assert inner["properties"]["amount"]["type"] == "integer"
+
+
+def test_schema_refuses_recursive_args() -> None:
+    class Node(BaseModel):
+        child: Node | None = None
+
+    Node.model_rebuild()
+
+    class TreeArgs(BaseModel):
+        root: Node
+
+    with pytest.raises(ValueError, match="recursive"):
+        ToolRegistry([_spec("tree", TreeArgs)]).tool_call_schema()

@@ -1,0 +1,114 @@
+"""The set of tools one hearth session can call, and the reply grammar built from it.
+
+A registry is built explicitly from specs (``ToolRegistry([*timer_tools(store), *clock_tools()])``) so
+that what the model may call is visible at the call site, never assembled by import side effects.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from tools.spec import ToolSpec
+
+log = logging.getLogger(__name__)
+
+NO_TOOL = "none"
+"""The ``tool`` value of a reply that only speaks."""
+
+
+class ToolRegistry:
+    """Tools by name, in the order given."""
+
+    def __init__(self, specs: Iterable[ToolSpec[Any]]) -> None:
+        by_name: dict[str, ToolSpec[Any]] = {}
+        for spec in specs:
+            if spec.name == NO_TOOL:
+                raise ValueError(f"{NO_TOOL!r} is reserved for replies without a tool call")
+            if spec.name in by_name:
+                raise ValueError(f"duplicate tool name {spec.name!r}")
+            by_name[spec.name] = spec
+        self._specs = by_name
+
+    def get(self, name: str) -> ToolSpec[Any] | None:
+        return self._specs.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._specs)
+
+    @property
+    def specs(self) -> list[ToolSpec[Any]]:
+        return list(self._specs.values())
+
+    def slow(self, name: str, threshold_s: float = 0.3) -> bool:
+        """Whether the tool usually takes long enough to deserve a spoken line before it runs."""
+        spec = self._specs.get(name)
+        return spec is not None and spec.expected_s > threshold_s
+
+    def tool_call_schema(self) -> dict[str, Any]:
+        """JSON schema of one model reply: ``{"say": ..., "tool": ..., "args": {...}}``.
+
+        "say" comes first in every branch because grammar-constrained decoding generates keys in
+        schema order, and the spoken line must be ready before the (possibly slow) arguments.
+        """
+        branches: list[dict[str, Any]] = []
+        for spec in self._specs.values():
+            branches.append(
+                {
+                    "type": "object",
+                    "properties": {
+                        "say": {"type": "string"},
+                        "tool": {"const": spec.name},
+                        "args": _inline_refs(spec.schema()),
+                    },
+                    "required": ["say", "tool", "args"],
+                    "additionalProperties": False,
+                }
+            )
+        branches.append(
+            {
+                "type": "object",
+                "properties": {"say": {"type": "string"}, "tool": {"const": NO_TOOL}},
+                "required": ["say", "tool"],
+                "additionalProperties": False,
+            }
+        )
+        return {"anyOf": branches}
+
+
+def _inline_refs(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """Resolve local ``#/$defs/...`` references so each tool's branch stands alone.
+
+    Grammar converters handle self-contained schemas far more reliably than cross-branch refs, and
+    two tools may each define a model with the same name.  Recursive models cannot be inlined.
+    """
+    defs: Mapping[str, Any] = schema.get("$defs", {})
+
+    def resolve(node: Any, seen: tuple[str, ...]) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                prefix = "#/$defs/"
+                if not ref.startswith(prefix) or ref[len(prefix):] not in defs:
+                    raise ValueError(f"cannot resolve schema reference {ref!r}")
+                key = ref[len(prefix):]
+                if key in seen:
+                    raise ValueError(f"recursive argument model {key!r} cannot be inlined")
+                target = resolve(defs[key], (*seen, key))
+                rest = {k: resolve(v, seen) for k, v in node.items() if k != "$ref"}
+                return {**target, **rest}
+            return {k: resolve(v, seen) for k, v in node.items() if k != "$defs"}
+        if isinstance(node, list):
+            return [resolve(v, seen) for v in node]
+        return copy.deepcopy(node)
+
+    return resolve(schema, ())
