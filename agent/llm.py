@@ -9,6 +9,7 @@ criterion) so that a barge-in stops generation within a token or so.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 import time
@@ -77,6 +78,7 @@ class LlamaChatModel:
         self._llama: Any = None
         self._formatter: Any = None
         self._bos_text = ""
+        self._grammars: dict[str, Any] = {}
         self._lock = threading.Lock()
 
     # -- loading -------------------------------------------------------------------------
@@ -160,6 +162,16 @@ class LlamaChatModel:
         log.info("system prefix of %d tokens evaluated in %.2f s", n, time.monotonic() - t0)
 
     # -- streaming -----------------------------------------------------------------------
+    def _grammar(self, json_schema: dict[str, Any] | None) -> Any:
+        if json_schema is None:
+            return None
+        from llama_cpp import LlamaGrammar
+
+        key = json.dumps(json_schema, sort_keys=True)
+        if key not in self._grammars:  # compiling a grammar costs tens of milliseconds
+            self._grammars[key] = LlamaGrammar.from_json_schema(json.dumps(json_schema), verbose=False)
+        return self._grammars[key]
+
     def _generate(
         self,
         prompt: str,
@@ -167,9 +179,11 @@ class LlamaChatModel:
         max_tokens: int,
         cancel: threading.Event,
         emit: Any,
+        json_schema: dict[str, Any] | None = None,
     ) -> None:
         llama = self._require()
         s = self.settings
+        grammar = self._grammar(json_schema)
 
         def stop_when_cancelled(_ids: Any, _logits: Any) -> bool:
             return cancel.is_set()
@@ -186,6 +200,7 @@ class LlamaChatModel:
                 stop=stops,
                 stream=True,
                 stopping_criteria=llama_cpp.StoppingCriteriaList([stop_when_cancelled]),
+                grammar=grammar,
             )
             try:
                 for chunk in stream:
@@ -197,7 +212,13 @@ class LlamaChatModel:
             finally:
                 stream.close()
 
-    async def stream(self, messages: Sequence[ChatMessage], max_tokens: int | None = None) -> AsyncIterator[str]:
+    async def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        max_tokens: int | None = None,
+        json_schema: dict[str, Any] | None = None,
+    ) -> AsyncIterator[str]:
+        """Stream the reply; with ``json_schema`` the output is constrained to JSON of that schema."""
         prompt, stops = self.format(messages)
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[str | BaseException | None] = asyncio.Queue()
@@ -208,7 +229,7 @@ class LlamaChatModel:
 
         def run() -> None:
             try:
-                self._generate(prompt, stops, max_tokens or self.settings.max_tokens, cancel, emit)
+                self._generate(prompt, stops, max_tokens or self.settings.max_tokens, cancel, emit, json_schema)
             except BaseException as exc:  # handed to the consumer, which re-raises it
                 loop.call_soon_threadsafe(queue.put_nowait, exc)
             finally:
