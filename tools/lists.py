@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.db import connect
 from tools.spec import NoArgs, ToolOutput, ToolSpec
 
 log = logging.getLogger(__name__)
@@ -82,12 +83,7 @@ class ListStore:
         self._conn: sqlite3.Connection | None = None
 
     def open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, isolation_level=None)
-        conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.executescript(_SCHEMA)
-        self._conn = conn
+        self._conn = connect(self.path, _SCHEMA)
 
     def close(self) -> None:
         if self._conn is not None:

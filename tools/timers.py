@@ -21,6 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.db import connect
 from tools.spec import ToolOutput, ToolSpec
 
 log = logging.getLogger(__name__)
@@ -129,12 +130,7 @@ class TimerStore:
         self._listeners: list[Callable[[], None]] = []
 
     def open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, isolation_level=None)
-        conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.executescript(_SCHEMA)
-        self._conn = conn
+        self._conn = connect(self.path, _SCHEMA)
         log.info("timer store open at %s", self.path)
 
     def close(self) -> None:
