@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     # faster-whisper logs every decode at INFO; that is noise on a speaker's console.
     logging.getLogger("faster_whisper").setLevel(logging.WARNING)
     if args.command == "models":
-        return args.handler(args)
+        return _run_models(args)
 
     from firmware_py.config import ConfigError
     from firmware_py.wiring import StartupError
@@ -90,6 +90,24 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     parser.error(f"unknown command {args.command}")
     return 2
+
+
+def _run_models(args: argparse.Namespace) -> int:
+    """``hearth models``: the models directory comes from --models-dir, else $HEARTH_MODELS_DIR,
+    else the configuration file's ``models_dir`` (the same place ``hearth run`` looks)."""
+    import os
+
+    from firmware_py.config import ConfigError, load_config
+
+    if getattr(args, "models_dir", None) is None and not os.environ.get("HEARTH_MODELS_DIR"):
+        try:
+            configured = load_config().models_dir
+        except ConfigError as exc:
+            print(f"hearth: {exc}", file=sys.stderr)
+            return 2
+        if configured is not None:
+            args.models_dir = configured.expanduser()
+    return args.handler(args)
 
 
 async def _run_bench(config, args: argparse.Namespace) -> int:

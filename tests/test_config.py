@@ -52,3 +52,15 @@ def test_broken_toml_and_missing_file_are_one_line(tmp_path: Path):
         load_config(path)
     with pytest.raises(ConfigError, match="no such configuration file"):
         load_config(tmp_path / "absent.toml")
+
+
+def test_hearth_models_uses_the_configured_models_dir(tmp_path: Path, monkeypatch, capsys):
+    from firmware_py import config as config_module
+    from firmware_py.cli import main
+
+    conf = tmp_path / "hearth.toml"
+    conf.write_text(f'models_dir = "{tmp_path / "elsewhere"}"\n')
+    monkeypatch.delenv("HEARTH_MODELS_DIR", raising=False)
+    monkeypatch.setattr(config_module, "DEFAULT_CONFIG_PATHS", (conf,))
+    main(["models", "list"])
+    assert str(tmp_path / "elsewhere") in capsys.readouterr().out
