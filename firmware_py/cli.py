@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="the appliance: microphone, speaker and push-to-talk button")
     _common(run)
+    run.add_argument("--keyboard", action="store_true", help="push-to-talk with Enter instead of the GPIO button")
 
     bench = sub.add_parser("bench", help="play a scenario suite through the whole loop and measure it")
     _common(bench)
@@ -56,6 +57,9 @@ def _load_config(args: argparse.Namespace):
         overrides["language"] = args.language
     if getattr(args, "models_dir", None):
         overrides["models_dir"] = str(args.models_dir)
+    if getattr(args, "keyboard", False):
+        overrides["button.kind"] = "keyboard"
+        overrides["button.led"] = "none"
     return load_config(args.config, overrides)
 
 

@@ -89,6 +89,8 @@ class ListenConfig(Section):
 
 
 class ButtonConfig(Section):
+    kind: Literal["gpio", "keyboard"] = "gpio"
+    """"gpio": a button on ``pin``; "keyboard": Enter in the terminal (for a machine without GPIO)."""
     pin: int = Field(17, ge=0, le=27)
     """BCM number of the push-to-talk button (wired to ground; the internal pull-up is used)."""
     bounce_s: float = Field(0.02, ge=0.0, le=0.5)

@@ -63,6 +63,37 @@ class GpioButton:
             self._button = None
 
 
+class KeyboardButton:
+    """Push-to-talk on a terminal, for a machine without GPIO: Enter presses, Enter again releases."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, stream: Any = None) -> None:
+        self.loop = loop
+        self.stream = stream
+        self._pressed = False
+        self._fd: int | None = None
+
+    def open(self, on_press: Callable[[float], None], on_release: Callable[[float], None]) -> None:
+        import sys
+
+        stream = self.stream or sys.stdin
+        self._fd = stream.fileno()
+
+        def line_ready() -> None:
+            if not stream.readline():  # end of input: nothing more will be pressed
+                self.close()
+                return
+            self._pressed = not self._pressed
+            (on_press if self._pressed else on_release)(time.monotonic())
+
+        self.loop.add_reader(self._fd, line_ready)
+        print("press Enter to talk, Enter again when done", flush=True)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            self.loop.remove_reader(self._fd)
+            self._fd = None
+
+
 class RgbStatusLight:
     """An RGB LED showing idle / listening / thinking / speaking."""
 

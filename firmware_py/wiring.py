@@ -14,7 +14,7 @@ from agent.phrases import system_prompt
 from agent.turn import ListenSettings, TurnDeps
 from audio.protocols import Recognizer, Speaker, Synthesizer
 from firmware_py.config import HearthConfig
-from firmware_py.gpio import GpioButton, NoLight, PushToTalk, RgbStatusLight, StatusLight
+from firmware_py.gpio import GpioButton, KeyboardButton, NoLight, PushToTalk, RgbStatusLight, StatusLight
 from models.store import ModelError, ModelStore, default_models_dir
 
 log = logging.getLogger(__name__)
@@ -167,5 +167,7 @@ async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) ->
     assistant = Assistant(deps, config.history_turns)
     await assistant.warm()
     light: StatusLight = RgbStatusLight(config.button.led_pins) if config.button.led == "rgb" else NoLight()
-    button = GpioButton(config.button.pin, config.button.bounce_s, loop)
+    button: PushToTalk = (
+        KeyboardButton(loop) if config.button.kind == "keyboard" else GpioButton(config.button.pin, config.button.bounce_s, loop)
+    )
     return DeviceParts(assistant, microphone, speaker, button, light)

@@ -14,7 +14,7 @@ from agent.events import State
 from agent.turn import Outcome
 from audio.protocols import AudioChunk
 from firmware_py.device import DeviceLoop
-from firmware_py.gpio import STATE_COLOURS, GpioButton, RgbStatusLight
+from firmware_py.gpio import STATE_COLOURS, GpioButton, KeyboardButton, RgbStatusLight
 from tests.fakes import ScriptedChatModel, ToneSynthesizer
 from tests.test_turn import make_deps
 
@@ -131,3 +131,21 @@ async def test_pressing_while_it_speaks_interrupts_and_listens_again(mock_pins):
     assert assistant.results[1].outcome == Outcome.ANSWERED
     stop.set()
     await runner
+
+
+async def test_keyboard_push_to_talk_toggles_on_enter():
+    import os
+
+    loop = asyncio.get_running_loop()
+    read_fd, write_fd = os.pipe()
+    stream = os.fdopen(read_fd, "r")
+    edges: list[str] = []
+    button = KeyboardButton(loop, stream)
+    button.open(lambda at: edges.append("press"), lambda at: edges.append("release"))
+    for _ in range(3):
+        os.write(write_fd, b"\n")
+        await wait_for(lambda n=len(edges): len(edges) > n)
+    assert edges == ["press", "release", "press"]
+    button.close()
+    os.close(write_fd)
+    stream.close()
