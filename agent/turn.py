@@ -170,8 +170,7 @@ class Turn:
         messages = [ChatMessage("system", d.system_prompt), *self.history, ChatMessage("user", text)]
         units: asyncio.Queue[int | None] = asyncio.Queue()
         reply_parts: list[str] = []
-        splitter = SentenceSplitter(first_unit_comma_chars=24 if d.features.first_unit_comma else None)
-
+        splitter = SentenceSplitter() if d.features.first_unit_comma else SentenceSplitter(first_unit_comma_chars=None)
         filters = default_chain()
 
         def pass_on(text: str) -> None:
