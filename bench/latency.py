@@ -24,7 +24,7 @@ from typing import Any
 from agent.assistant import Assistant
 from agent.turn import TurnResult
 from audio.wav import WavFileSpeaker
-from bench.metrics import aggregate, turn_figures
+from bench.metrics import aggregate, asr_rtf, turn_figures
 from bench.runner import git_commit
 from bench.scoring import word_error_rate
 from firmware_py.config import HearthConfig, load_config
@@ -37,8 +37,6 @@ log = logging.getLogger(__name__)
 
 def measure_turn(result: TurnResult, reference: str, asr_decode_s: float | None) -> dict[str, Any]:
     tl = result.timeline
-    start, end = tl.first("speech_start"), tl.first("speech_end")
-    utterance_s = (end.t - start.t) if start and end else None
     return {
         "outcome": result.outcome.value,
         "transcript": result.transcript,
@@ -48,7 +46,7 @@ def measure_turn(result: TurnResult, reference: str, asr_decode_s: float | None)
         "speech_end_to_final_transcript_s": tl.between("speech_end", "final_transcript"),
         "tts_rtf": turn_figures(tl)["tts_rtf"],
         "asr_final_decode_s": asr_decode_s,
-        "asr_rtf": round(asr_decode_s / utterance_s, 4) if asr_decode_s and utterance_s else None,
+        "asr_rtf": asr_rtf(tl, asr_decode_s),
         "marks": tl.to_dict()["marks"],
     }
 

@@ -17,13 +17,6 @@ LATENCY_KEYS = (
 QUALITY_KEYS = ("transcript_error", "asr_rtf", "tts_rtf")
 
 
-def _since_speech_end(tl: Timeline, name: str) -> float | None:
-    end, mark = tl.last("speech_end"), tl.first(name)
-    if end is None or mark is None:
-        return None
-    return round(mark.t - end.t, 4)
-
-
 def first_answer_audio(tl: Timeline) -> float | None:
     """When the first audio of the actual answer was heard: not a filler or a pre-tool line.
 
@@ -48,12 +41,20 @@ def turn_figures(tl: Timeline) -> dict[str, float | None]:
         if finished is not None and audio_s > 0:
             tts.append((finished - start.t) / audio_s)
     return {
-        "first_audio_s": _since_speech_end(tl, "first_audio_out"),
+        "first_audio_s": tl.between("speech_end", "first_audio_out"),
         "first_answer_audio_s": round(answer - end.t, 4) if answer is not None and end is not None else None,
-        "final_transcript_s": _since_speech_end(tl, "final_transcript"),
-        "first_token_s": _since_speech_end(tl, "first_token"),
+        "final_transcript_s": tl.between("speech_end", "final_transcript"),
+        "first_token_s": tl.between("speech_end", "first_token"),
         "tts_rtf": round(statistics.mean(tts), 4) if tts else None,
     }
+
+
+def asr_rtf(tl: Timeline, decode_s: float | None) -> float | None:
+    """The final decode's time over the utterance's length (from its start to its last end)."""
+    start, end = tl.first("speech_start"), tl.last("speech_end")
+    if not decode_s or start is None or end is None or end.t <= start.t:
+        return None
+    return round(decode_s / (end.t - start.t), 4)
 
 
 def percentile(values: list[float], q: float) -> float | None:

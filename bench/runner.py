@@ -24,10 +24,9 @@ from typing import Any
 
 from agent.assistant import Assistant
 from agent.features import Features
-from agent.timeline import Timeline
 from agent.turn import TurnResult
 from audio.wav import WavFileSpeaker
-from bench.metrics import LATENCY_KEYS, QUALITY_KEYS, aggregate, ratio, share, turn_figures
+from bench.metrics import LATENCY_KEYS, QUALITY_KEYS, aggregate, asr_rtf, ratio, share, turn_figures
 from firmware_py.config import HearthConfig
 from firmware_py.demo import play_request
 from firmware_py.wiring import build_turn_deps
@@ -76,8 +75,6 @@ def _score_turn(result: TurnResult, expected: list[Any], reference: str, languag
 
     tl = result.timeline
     score = score_calls(expected, [ToolCall(c.name, dict(c.args)) for c in result.tool_calls])
-    start, end = tl.first("speech_start"), tl.last("speech_end")
-    utterance_s = (end.t - start.t) if start is not None and end is not None else None
     return {
         "outcome": result.outcome.value,
         "transcript": result.transcript,
@@ -88,7 +85,7 @@ def _score_turn(result: TurnResult, expected: list[Any], reference: str, languag
         "tool_detail": score.detail,
         "uses_tool": bool(expected),
         "transcript_error": _transcript_error(language, reference, result.transcript),
-        "asr_rtf": round(asr_decode_s / utterance_s, 4) if asr_decode_s and utterance_s else None,
+        "asr_rtf": asr_rtf(tl, asr_decode_s),
         **turn_figures(tl),
     }
 
@@ -265,11 +262,3 @@ def _progress(total: int, enabled: bool) -> Any:
 
     return tqdm(total=total, unit="turn", disable=not enabled, dynamic_ncols=True)
 
-
-def timeline_from_dict(data: dict[str, Any]) -> Timeline:
-    """Rebuild a Timeline from its JSON (for re-scoring saved runs)."""
-    from agent.timeline import Mark
-
-    tl = Timeline(origin=0.0)
-    tl.marks = [Mark(m["name"], m["t"], m.get("detail", {})) for m in data["marks"]]
-    return tl
