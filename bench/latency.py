@@ -23,7 +23,7 @@ from typing import Any
 
 from agent.assistant import Assistant
 from agent.turn import TurnResult
-from audio.wav import WavFileSpeaker
+from audio.wav import WavFileSpeaker, read_wav
 from bench.metrics import aggregate, asr_rtf, turn_figures
 from bench.runner import git_commit
 from bench.scoring import word_error_rate
@@ -62,7 +62,7 @@ async def run(config: HearthConfig, rounds: int, mode: str) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     for round_index in range(rounds):
         for request in catalogue:
-            result = await play_request(assistant, REQUESTS / request["wav"], hold=(mode == "hold"))
+            result = await play_request(assistant, read_wav(REQUESTS / request["wav"], 16000), hold=(mode == "hold"))
             decode_s = getattr(deps.recognizer, "last_decode_s", None)
             row = {"id": request["id"], "round": round_index, "synthetic": request["synthetic"], "voice": request["voice"]}
             row |= measure_turn(result, request["text"], decode_s)

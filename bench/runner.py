@@ -25,7 +25,7 @@ from typing import Any
 from agent.assistant import Assistant
 from agent.features import Features
 from agent.turn import TurnResult
-from audio.wav import WavFileSpeaker
+from audio.wav import WavFileSpeaker, read_wav
 from bench.metrics import LATENCY_KEYS, QUALITY_KEYS, aggregate, asr_rtf, ratio, share, turn_figures
 from firmware_py.config import HearthConfig
 from firmware_py.demo import play_request
@@ -172,7 +172,7 @@ class SuiteRun:
                 path = audio[key]
                 if isinstance(path, Exception):
                     raise path
-                result = await play_request(assistant, path)
+                result = await play_request(assistant, read_wav(path, 16000))
                 decode_s = getattr(assistant.deps.recognizer, "last_decode_s", None)
                 row |= _score_turn(result, list(expected), text, language, decode_s)
                 self._keep_timeline(row, result)

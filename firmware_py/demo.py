@@ -15,6 +15,7 @@ from pathlib import Path
 
 from agent.assistant import Assistant
 from agent.turn import Press, TurnResult
+from audio.protocols import AudioChunk
 from audio.wav import AudioFileError, WavFileMicrophone, WavFileSpeaker, read_wav
 from firmware_py.config import HearthConfig
 from firmware_py.wiring import build_turn_deps
@@ -28,17 +29,16 @@ def bundled_request(language: str) -> Path:
 
 async def play_request(
     assistant: Assistant,
-    audio_path: Path,
+    audio: AudioChunk,
     *,
     hold: bool = False,
     trailing_silence_s: float = 2.0,
 ) -> TurnResult:
-    """Play one recorded request into ``assistant`` as a live microphone would.
+    """Play one recorded request (16 kHz) into ``assistant`` as a live microphone would.
 
     ``hold``: the button is held for the whole recording (release at its end);
     otherwise it is tapped at the start and the voice detector ends the utterance.
     """
-    audio = read_wav(audio_path, 16000)
     mic = WavFileMicrophone(audio, trailing_silence_s=trailing_silence_s)
     press = Press()
     if hold:
@@ -58,7 +58,7 @@ async def run_demo(
 ) -> int:
     path = input_wav or bundled_request(config.language)
     try:
-        read_wav(path, 16000)
+        audio = read_wav(path, 16000)
     except AudioFileError as exc:
         print(f"hearth demo: {exc}", file=sys.stderr)
         return 2
@@ -67,7 +67,7 @@ async def run_demo(
     assistant = Assistant(deps, config.history_turns)
     await assistant.warm()
     print(f"request: {path}", flush=True)
-    result = await play_request(assistant, path, hold=hold)
+    result = await play_request(assistant, audio, hold=hold)
     out_wav.parent.mkdir(parents=True, exist_ok=True)
     speaker.save(out_wav)
     print(f"heard:   {result.transcript!r}")
