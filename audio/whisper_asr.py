@@ -245,6 +245,7 @@ class WhisperRecognizer:
         # One decode at a time per model, also across utterances: a cancelled
         # utterance's decode may still be running when the next one starts.
         self._lock = threading.Lock()
+        self._fitted: tuple[Any, list[int], list[int]] | None = None  # tokenizer, prompt, suppressed tokens
         self.last_decode_s: float | None = None
         """Wall time of the latest model decode, generator iteration included."""
 
@@ -364,9 +365,13 @@ class WhisperRecognizer:
         padded[: len(audio)] = audio[: len(padded)]
         features = model.feature_extractor(padded)[:, :frames]
         encoded = model.model.encode(ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None])), to_cpu=False)
-        tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=s.language)
-        previous = tokenizer.encode(" " + s.initial_prompt.strip()) if s.initial_prompt else []
-        prompt = model.get_prompt(tokenizer, previous, without_timestamps=True)
+        if self._fitted is None:
+            # The same for every decode; building it encodes the non-speech symbols each time.
+            tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=s.language)
+            previous = tokenizer.encode(" " + s.initial_prompt.strip()) if s.initial_prompt else []
+            prompt = model.get_prompt(tokenizer, previous, without_timestamps=True)
+            self._fitted = (tokenizer, prompt, get_suppressed_tokens(tokenizer, [-1]))
+        tokenizer, prompt, suppressed = self._fitted
         result = model.model.generate(
             encoded,
             [prompt],
@@ -375,7 +380,7 @@ class WhisperRecognizer:
             return_scores=True,
             return_no_speech_prob=True,
             suppress_blank=True,
-            suppress_tokens=get_suppressed_tokens(tokenizer, [-1]),
+            suppress_tokens=suppressed,
         )[0]
         tokens = result.sequences_ids[0]
         text = tokenizer.decode(tokens).strip()
