@@ -20,6 +20,11 @@ class Features:
     """Use a partial transcript as the final when it already covered all the speech."""
     first_unit_comma: bool = True
     """Let the first spoken unit end at a comma once it is long enough, so it is heard sooner."""
+    pretool_line: bool = True
+    """Speak a short line before a slow tool runs, so the wait is not silence."""
+    flush_at_tool: bool = True
+    """At a tool call, flush the stream filters (in order) and the sentence splitter, so the line
+    before the tool reaches the speaker before the tool starts instead of with the answer."""
 
     def without(self, *names: str) -> Features:
         """A copy with the named features (``FEATURES`` keys) switched off."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -41,36 +41,137 @@ class JsonChatModel(Protocol):
     def stream(self, messages: Sequence[ChatMessage], max_tokens: int | None = None, json_schema: dict[str, Any] | None = None) -> Any: ...
 
 
+@dataclass(frozen=True)
+class SayDelta:
+    """More of the ``say`` string, decoded, as the model writes it."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class SayClosed:
+    """The ``say`` string is complete (its closing quote was generated)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolChosen:
+    """The model committed to a tool (None: it answers without one); the arguments follow."""
+
+    tool: str | None
+
+
+PlanEvent = SayDelta | SayClosed | ToolChosen | ToolPlan
+
+
+class PlanReader:
+    """Reads the streamed decision and reports the ``say`` text and the tool the moment each is known.
+
+    The grammar fixes the key order (``say``, ``tool``, ``args``), so a forward scan suffices;
+    escapes split across pieces are held until complete.
+    """
+
+    def __init__(self) -> None:
+        self._text = ""
+        self._say_at: int | None = None  # index of the first character inside the say string
+        self._pos = 0  # next undecoded character of the say string
+        self._say_parts: list[str] = []
+        self._say_done = False
+        self._tool_done = False
+
+    def feed(self, piece: str) -> list[SayDelta | SayClosed | ToolChosen]:
+        self._text += piece
+        events: list[SayDelta | SayClosed | ToolChosen] = []
+        if not self._say_done:
+            events += self._read_say()
+        if self._say_done and not self._tool_done:
+            tool = _closed_string_after(self._text, '"tool"', self._pos)
+            if tool is not None:
+                self._tool_done = True
+                events.append(ToolChosen(None if tool == NO_TOOL else tool))
+        return events
+
+    def _read_say(self) -> list[SayDelta | SayClosed]:
+        if self._say_at is None:
+            start = _string_start_after(self._text, '"say"', 0)
+            if start is None:
+                return []
+            self._say_at = self._pos = start
+        text, i, out = self._text, self._pos, []
+        while i < len(text):
+            ch = text[i]
+            if ch == '"':
+                self._pos = i + 1
+                self._say_done = True
+                break
+            if ch == "\\":
+                decoded, used = _unescape(text, i)
+                if used == 0:
+                    break  # the escape continues in the next piece
+                out.append(decoded)
+                i += used
+                continue
+            out.append(ch)
+            i += 1
+        else:
+            self._pos = i
+        if not self._say_done:
+            self._pos = i
+        events: list[SayDelta | SayClosed] = []
+        if out:
+            delta = "".join(out)
+            self._say_parts.append(delta)
+            events.append(SayDelta(delta))
+        if self._say_done:
+            events.append(SayClosed("".join(self._say_parts)))
+        return events
+
+
+def _string_start_after(text: str, key: str, start: int) -> int | None:
+    at = text.find(key, start)
+    if at < 0:
+        return None
+    colon = text.find(":", at + len(key))
+    quote = text.find('"', colon + 1) if colon >= 0 else -1
+    return quote + 1 if quote >= 0 else None
+
+
+def _closed_string_after(text: str, key: str, start: int) -> str | None:
+    begin = _string_start_after(text, key, start)
+    if begin is None:
+        return None
+    end = text.find('"', begin)
+    return text[begin:end] if end >= 0 else None
+
+
+def _unescape(text: str, i: int) -> tuple[str, int]:
+    """Decode the escape at ``text[i]``; (text, 0) while it is still incomplete."""
+    if i + 1 >= len(text):
+        return "", 0
+    if text[i + 1] != "u":
+        return json.loads(f'"{text[i:i + 2]}"'), 2
+    if i + 6 > len(text):
+        return "", 0
+    code = int(text[i + 2 : i + 6], 16)
+    if 0xD800 <= code < 0xDC00:  # a surrogate pair needs its second half
+        if i + 12 > len(text):
+            return "", 0
+        return json.loads(f'"{text[i:i + 12]}"'), 12
+    return chr(code), 6
+
+
 class SayWatcher:
-    """Watches streamed JSON text and reports the ``say`` string the moment it is complete."""
+    """Calls ``on_say`` with the ``say`` string the moment it is complete."""
 
     def __init__(self, on_say: Callable[[str], None]) -> None:
         self.on_say = on_say
-        self._text = ""
-        self._done = False
+        self._reader = PlanReader()
 
     def feed(self, piece: str) -> None:
-        if self._done:
-            return
-        self._text += piece
-        key = self._text.find('"say"')
-        if key < 0:
-            return
-        colon = self._text.find(":", key + 5)
-        quote = self._text.find('"', colon + 1) if colon >= 0 else -1
-        if quote < 0:
-            return
-        i = quote + 1
-        while i < len(self._text):
-            ch = self._text[i]
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == '"':
-                self._done = True
-                self.on_say(json.loads(self._text[quote : i + 1]))
-                return
-            i += 1
+        for event in self._reader.feed(piece):
+            if isinstance(event, SayClosed):
+                self.on_say(event.text)
 
 
 def describe_tools(specs: Sequence[Any]) -> str:
@@ -99,6 +200,16 @@ def planner_messages(
     return [*messages, *history, ChatMessage("user", user_text)]
 
 
+Example = tuple[str, dict[str, Any]]
+"""A request and the decision it should get, shown to the model as one chat exchange."""
+
+ExamplePicker = Callable[[str], Sequence[Example]]
+"""Chooses the examples for one request (e.g. the most similar ones)."""
+
+ArgRepair = Callable[[str, dict[str, Any], str], dict[str, Any]]
+"""``(tool, args, user_text) -> args``: corrects arguments from what the user actually said."""
+
+
 class ToolCallPlanner:
     """Asks the model for one tool decision under the registry's grammar."""
 
@@ -108,15 +219,31 @@ class ToolCallPlanner:
         specs: Sequence[Any],
         schema: dict[str, Any],
         system_prompt: str,
-        examples: Sequence[tuple[str, dict[str, Any]]] = (),
+        examples: Sequence[Example] | ExamplePicker = (),
         max_tokens: int = 96,
+        repair: ArgRepair | None = None,
     ) -> None:
         self.chat = chat
         self.specs = list(specs)
         self.schema = schema
         self.system_prompt = system_prompt
-        self.examples = list(examples)
+        self.examples = examples
         self.max_tokens = max_tokens
+        self.repair = repair
+
+    def examples_for(self, user_text: str) -> list[Example]:
+        return list(self.examples(user_text) if callable(self.examples) else self.examples)
+
+    async def stream(self, user_text: str, history: Sequence[ChatMessage] = ()) -> AsyncIterator[PlanEvent]:
+        """The decision as it is written: say pieces, the closed say, the tool, then the full plan."""
+        messages = planner_messages(self.system_prompt, self.specs, self.examples_for(user_text), history, user_text)
+        reader = PlanReader()
+        pieces: list[str] = []
+        async for piece in self.chat.stream(messages, self.max_tokens, json_schema=self.schema):
+            pieces.append(piece)
+            for event in reader.feed(piece):
+                yield event
+        yield self._decide("".join(pieces), user_text)
 
     async def plan(
         self,
@@ -124,14 +251,14 @@ class ToolCallPlanner:
         history: Sequence[ChatMessage] = (),
         on_say: Callable[[str], None] | None = None,
     ) -> ToolPlan:
-        messages = planner_messages(self.system_prompt, self.specs, self.examples, history, user_text)
-        watcher = SayWatcher(on_say) if on_say is not None else None
-        pieces: list[str] = []
-        async for piece in self.chat.stream(messages, self.max_tokens, json_schema=self.schema):
-            pieces.append(piece)
-            if watcher is not None:
-                watcher.feed(piece)
-        raw = "".join(pieces)
+        async for event in self.stream(user_text, history):
+            if isinstance(event, SayClosed) and on_say is not None:
+                on_say(event.text)
+            if isinstance(event, ToolPlan):
+                return event
+        raise AssertionError("stream() always ends with a plan")
+
+    def _decide(self, raw: str, user_text: str) -> ToolPlan:
         try:
             data = json.loads(raw)
         except json.JSONDecodeError:
@@ -139,9 +266,8 @@ class ToolCallPlanner:
             log.warning("tool decision is not valid JSON: %r", raw[:200])
             return ToolPlan(say="", tool=None, raw=raw)
         tool = data.get("tool")
-        return ToolPlan(
-            say=str(data.get("say", "")),
-            tool=None if tool in (None, NO_TOOL) else str(tool),
-            args=dict(data.get("args") or {}),
-            raw=raw,
-        )
+        name = None if tool in (None, NO_TOOL) else str(tool)
+        args = dict(data.get("args") or {})
+        if name is not None and self.repair is not None:
+            args = self.repair(name, args, user_text)
+        return ToolPlan(say=str(data.get("say", "")), tool=name, args=args, raw=raw)

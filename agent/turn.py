@@ -26,12 +26,14 @@ from agent.events import (
     UnitSpoken,
 )
 from agent.features import Features
-from agent.filters import default_chain
+from agent.filters import FilterChain, default_chain
 from agent.listen import ListenSettings, Press, UtteranceListener
 from agent.llm import ChatMessage, ChatModel
 from agent.phrases import Phrase, phrase
 from agent.sentences import SentenceSplitter
 from agent.timeline import Timeline
+from agent.tool_calls import NO_TOOL, SayDelta, ToolChosen, ToolPlan
+from agent.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, tool_error_line, usable_line
 from audio.protocols import AudioChunk, Recognizer, Speaker, Synthesizer, VoiceActivityDetector
 
 __all__ = ["ListenSettings", "Outcome", "Press", "Turn", "TurnDeps", "TurnResult"]
@@ -82,6 +84,10 @@ class TurnDeps:
     listen: ListenSettings = field(default_factory=ListenSettings)
     max_reply_tokens: int | None = None
     features: Features = field(default_factory=Features)
+    tools: ToolUse | None = None
+    """Tool calling; None answers with free text only."""
+    filters: Callable[[], FilterChain] = default_chain
+    """Builds the stream filters for one reply."""
 
 
 class Turn:
@@ -106,12 +112,18 @@ class Turn:
         self._task: asyncio.Task[TurnResult] | None = None
         self._units: list[str] = []
         self._heard_units: set[int] = set()
+        self._kinds: dict[int, str] = {}
+        self._unit_written: dict[int, asyncio.Event] = {}
         self._cancelled = False
 
     # -- control ---------------------------------------------------------------------------
     def start(self) -> asyncio.Task[TurnResult]:
         self._task = asyncio.create_task(self.run(), name="turn")
         return self._task
+
+    async def wait(self) -> TurnResult:
+        """The result, once the turn is over (started or not)."""
+        return await (self._task or self.start())
 
     def cancel(self) -> None:
         """Stop listening, thinking and speaking now; the speaker goes silent at once."""
@@ -166,53 +178,103 @@ class Turn:
 
     # -- answering -------------------------------------------------------------------------
     async def _respond(self, text: str) -> None:
-        d, tl = self.deps, self.timeline
-        messages = [ChatMessage("system", d.system_prompt), *self.history, ChatMessage("user", text)]
         units: asyncio.Queue[int | None] = asyncio.Queue()
-        reply_parts: list[str] = []
-        splitter = SentenceSplitter() if d.features.first_unit_comma else SentenceSplitter(first_unit_comma_chars=None)
-        filters = default_chain()
-
-        def pass_on(text: str) -> None:
-            if text:
-                reply_parts.append(text)
-                self.emit(ReplyTextAppended(text))
-                for unit in splitter.feed(text):
-                    units.put_nowait(self._add_unit(unit))
-
-        async def think() -> None:
-            tl.mark("llm_start")
-            try:
-                async for piece in d.chat.stream(messages, d.max_reply_tokens):
-                    tl.mark_once("first_token", text=piece)
-                    pass_on(filters.feed(piece))
-                pass_on(filters.flush())
-                for unit in splitter.flush():
-                    units.put_nowait(self._add_unit(unit))
-            finally:
-                tl.mark("llm_end")
-            reply = "".join(reply_parts)
-            if not any(ch.isalpha() for ch in reply):
-                log.warning("the model gave no usable reply: %r", reply[:200])
-                self.result.outcome = Outcome.NO_ANSWER
-                units.put_nowait(self._add_unit(phrase(d.language, Phrase.NO_ANSWER)))
-            units.put_nowait(None)
-
+        reply = _ReplyText(self, units)
         self.result.outcome = Outcome.ANSWERED
+        think = self._think_with_tools if self.deps.tools is not None else self._think
         try:
             async with asyncio.TaskGroup() as group:
-                group.create_task(think(), name="think")
+                group.create_task(think(text, reply), name="think")
                 group.create_task(self._speak(units), name="speak")
         finally:
             # Also on cancellation: what the model wrote but nobody heard is part of the record.
-            for unit in splitter.flush():
-                self._add_unit(unit)
-            self.result.reply = "".join(reply_parts).strip()
+            reply.close()
         self._finish_units()
 
-    def _add_unit(self, text: str) -> int:
+    async def _think(self, text: str, reply: _ReplyText) -> None:
+        d, tl = self.deps, self.timeline
+        messages = [ChatMessage("system", d.system_prompt), *self.history, ChatMessage("user", text)]
+        tl.mark("llm_start")
+        try:
+            async for piece in d.chat.stream(messages, d.max_reply_tokens):
+                tl.mark_once("first_token", text=piece)
+                reply.feed(piece)
+            reply.flush()
+        finally:
+            tl.mark("llm_end")
+        reply.end()
+
+    async def _think_with_tools(self, text: str, reply: _ReplyText) -> None:
+        """One decision under the grammar: the line (or the whole answer), the tool, its arguments."""
+        d, tl = self.deps, self.timeline
+        tools = d.tools
+        assert tools is not None
+        say: list[str] = []
+        plan: ToolPlan | None = None
+        tl.mark("llm_start")
+        try:
+            async for event in tools.planner.stream(text, self.history):
+                tl.mark_once("first_token")
+                if isinstance(event, SayDelta):
+                    say.append(event.text)
+                elif isinstance(event, ToolChosen):
+                    tl.mark("tool_chosen", tool=event.tool or NO_TOOL)
+                    if event.tool is None:
+                        reply.feed("".join(say))
+                    elif d.features.pretool_line and tools.speaks_first(event.tool):
+                        line = "".join(say)
+                        if not usable_line(line, text):
+                            line = pretool_line(event.tool, d.language)
+                        reply.kind = "pretool"
+                        reply.feed(line)
+                        if d.features.flush_at_tool:
+                            reply.flush()
+                        reply.kind = "answer"
+                elif isinstance(event, ToolPlan):
+                    plan = event
+        finally:
+            tl.mark("llm_end")
+        assert plan is not None
+        if plan.tool is None:
+            if not say and plan.say:  # the decision broke off before the reader saw the tool
+                reply.feed(plan.say)
+            reply.flush()
+        else:
+            await self._call_tool(plan, text, reply)
+        reply.end()
+
+    async def _call_tool(self, plan: ToolPlan, text: str, reply: _ReplyText) -> None:
+        d, tl = self.deps, self.timeline
+        tools = d.tools
+        assert tools is not None and plan.tool is not None
+        self.result.tool_calls.append(ToolCallRecord(plan.tool, dict(plan.args)))
+        if tools.acts(plan.tool) and tools.grounded is not None and not tools.grounded(plan.tool, plan.args, text):
+            log.info("not acting on %s%s: not supported by %r", plan.tool, plan.args, text)
+            tl.mark("tool_refused", tool=plan.tool, reason="ask_back")
+            reply.feed(tool_error_line("ask_back", d.language))
+            reply.flush()
+            return
+        # The line before the tool must reach the speaker before the tool starts.
+        await reply.written()
+        tl.mark("tool_start", tool=plan.tool)
+        result = await tools.executor.call(plan.tool, plan.args, origin="user")
+        tl.mark("tool_end", tool=plan.tool, ok=result.ok, error=result.error.kind if result.error else None)
+        if tools.answer == "model" and result.ok:
+            messages = [
+                ChatMessage("system", d.system_prompt), *self.history, ChatMessage("user", text),
+                ChatMessage("assistant", plan.say), ChatMessage("user", answer_prompt(plan.tool, result)),
+            ]
+            async for piece in d.chat.stream(messages, tools.answer_max_tokens):
+                reply.feed(piece)
+        else:
+            reply.feed(spoken_result(result, d.language))
+        reply.flush()
+
+    def _add_unit(self, text: str, kind: str = "answer") -> int:
         self._units.append(text)
-        return len(self._units) - 1
+        index = len(self._units) - 1
+        self._kinds[index] = kind
+        return index
 
     async def _say_phrase(self, which: Phrase) -> None:
         units: asyncio.Queue[int | None] = asyncio.Queue()
@@ -227,23 +289,27 @@ class Turn:
     async def _speak(self, units: asyncio.Queue[int | None]) -> None:
         """Synthesize unit n+1 while unit n plays; stamp audio when the speaker plays it."""
         d, tl = self.deps, self.timeline
-        audio: asyncio.Queue[tuple[int, AudioChunk] | None] = asyncio.Queue(maxsize=64)
+        audio: asyncio.Queue[tuple[int, AudioChunk | None] | None] = asyncio.Queue(maxsize=64)
 
         async def synthesize() -> None:
             while (index := await units.get()) is not None:
                 unit = self._units[index]
-                tl.mark("tts_start", unit=index, text=unit.strip())
+                tl.mark("tts_start", unit=index, text=unit.strip(), kind=self._kinds.get(index, "answer"))
                 seconds = 0.0
                 async for chunk in d.synthesizer.synthesize(unit.strip()):
                     seconds += chunk.duration
                     await audio.put((index, chunk))
                 tl.mark("tts_end", unit=index, audio_s=round(seconds, 3))
+                await audio.put((index, None))
             await audio.put(None)
 
         async def play() -> None:
             last_index = -1
             while (item := await audio.get()) is not None:
                 index, chunk = item
+                if chunk is None:  # the unit's last sample is with the speaker
+                    self._written(index).set()
+                    continue
                 self.result.reply_audio_s += chunk.duration
                 first_of_unit = index != last_index
                 last_index = index
@@ -258,6 +324,9 @@ class Turn:
             group.create_task(synthesize(), name="synthesize")
             group.create_task(play(), name="play")
 
+    def _written(self, index: int) -> asyncio.Event:
+        return self._unit_written.setdefault(index, asyncio.Event())
+
     def _on_heard(self, index: int) -> Callable[[float], None]:
         def heard(at: float) -> None:
             self._heard_units.add(index)
@@ -270,3 +339,64 @@ class Turn:
     def _finish_units(self) -> None:
         self.result.spoken = [u.strip() for i, u in enumerate(self._units) if i in self._heard_units]
         self.result.unspoken = [u.strip() for i, u in enumerate(self._units) if i not in self._heard_units]
+
+
+class _ReplyText:
+    """The reply's text path: filters, then the sentence splitter, then the turn's units queue.
+
+    ``kind`` labels the units cut while it is set ("pretool" for the line before a tool).
+    ``flush()`` is the boundary: filters in order, then the splitter, so that every unit written
+    so far is complete.  ``written()`` waits until those units' audio is with the speaker.
+    """
+
+    def __init__(self, turn: Turn, units: asyncio.Queue[int | None]) -> None:
+        d = turn.deps
+        self.turn = turn
+        self.units = units
+        self.filters = d.filters()
+        self.splitter = SentenceSplitter() if d.features.first_unit_comma else SentenceSplitter(first_unit_comma_chars=None)
+        self.parts: list[str] = []
+        self.kind = "answer"
+        self.queued: list[int] = []
+
+    def feed(self, piece: str) -> None:
+        self._pass_on(self.filters.feed(piece))
+
+    def flush(self) -> None:
+        self._pass_on(self.filters.flush())
+        for unit in self.splitter.flush():
+            self._queue(unit)
+
+    def _pass_on(self, text: str) -> None:
+        if text:
+            self.parts.append(text)
+            self.turn.emit(ReplyTextAppended(text))
+            for unit in self.splitter.feed(text):
+                self._queue(unit)
+
+    def _queue(self, unit: str) -> None:
+        index = self.turn._add_unit(unit, self.kind)
+        self.queued.append(index)
+        self.units.put_nowait(index)
+
+    async def written(self) -> None:
+        for index in self.queued:
+            await self.turn._written(index).wait()
+
+    def end(self) -> None:
+        """No more text: a reply with nothing to say gets the fallback line; the speaker may stop."""
+        turn = self.turn
+        if not any(ch.isalpha() for ch in self.text):
+            log.warning("the model gave no usable reply: %r", self.text[:200])
+            turn.result.outcome = Outcome.NO_ANSWER
+            self._queue(phrase(turn.deps.language, Phrase.NO_ANSWER))
+        self.units.put_nowait(None)
+
+    def close(self) -> None:
+        for unit in self.splitter.flush():
+            self.turn._add_unit(unit, self.kind)
+        self.turn.result.reply = self.text.strip()
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)

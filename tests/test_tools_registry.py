@@ -95,3 +95,13 @@ def test_schema_refuses_recursive_args() -> None:
 
     with pytest.raises(ValueError, match="recursive"):
         ToolRegistry([_spec("tree", TreeArgs)]).tool_call_schema()
+
+
+def test_schema_narrowed_to_named_tools_keeps_registry_order_and_none() -> None:
+    reg = ToolRegistry([_spec("time_now"), *convert_tools(), _spec("date_today")])
+    narrowed = reg.tool_call_schema(names=["date_today", "time_now"])
+    assert [b["properties"]["tool"]["const"] for b in narrowed["anyOf"]] == ["time_now", "date_today", NO_TOOL]
+    assert reg.tool_call_schema(names=[]) == {"anyOf": [reg.tool_call_schema()["anyOf"][-1]]}
+    assert reg.tool_call_schema(names=reg.names) == reg.tool_call_schema()
+    with pytest.raises(ValueError, match="unknown"):
+        reg.tool_call_schema(names=["weather"])

@@ -218,7 +218,7 @@ async def test_without_speculative_final_the_decode_starts_only_at_the_endpoint(
 def test_unknown_feature_names_are_refused_with_the_known_ones():
     from agent.features import Features
 
-    with pytest.raises(ValueError, match="known: first-unit-comma, partial-as-final, speculative-final"):
+    with pytest.raises(ValueError, match="known: first-unit-comma, flush-at-tool, partial-as-final, pretool-line, speculative-final"):
         Features().without("heartbeat")
 
 
