@@ -30,6 +30,8 @@ class Assistant:
         self.history: list[ChatMessage] = []
         self.current: Turn | None = None
         self.results: list[TurnResult] = []
+        self._announcing: asyncio.Task[None] | None = None
+        self._announce_lock = asyncio.Lock()
 
     async def warm(self) -> None:
         """Evaluate the system prompt once, before the first press."""
@@ -43,6 +45,10 @@ class Assistant:
     def start_turn(self, audio: AsyncIterator[AudioChunk], press: Press, timeline: Timeline | None = None) -> Turn:
         """Cancel whatever is going on and start listening to a new utterance."""
         self.interrupt()
+        if self._announcing is not None and not self._announcing.done():
+            # A press during an announcement (a timer ringing) silences it: the user heard it.
+            self._announcing.cancel()
+            self.deps.speaker.interrupt()
         turn = Turn(
             self.deps,
             audio,
@@ -61,6 +67,42 @@ class Assistant:
         turn = self.start_turn(audio, press, timeline)
         assert turn._task is not None
         return await turn._task
+
+    async def announce(self, text: str, sound: AudioChunk | None = None) -> bool:
+        """Say ``text`` (after ``sound``) once no turn is in progress; False if a press cut it short.
+
+        An announcement never talks over a turn: it waits until the user has been answered,
+        so nothing hearth is saying is cut off mid-word.  Announcements queue one after another.
+        """
+        async with self._announce_lock:
+            while (turn := self.current) is not None:
+                await asyncio.wait([asyncio.ensure_future(turn.wait())])
+                await asyncio.sleep(0)  # let the finished turn's callback clear ``current``
+            task = asyncio.create_task(self._speak_announcement(text, sound), name="announcement")
+            self._announcing = task
+            try:
+                await task
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise  # we were cancelled ourselves (shutdown), not just the announcement
+            finally:
+                self._announcing = None
+            return not task.cancelled()
+
+    async def _speak_announcement(self, text: str, sound: AudioChunk | None) -> None:
+        speaker = self.deps.speaker
+        self.on_event(StateChanged(State.SPEAKING))
+        try:
+            if sound is not None:
+                await speaker.write(sound)
+            async for chunk in self.deps.synthesizer.synthesize(text):
+                await speaker.write(chunk)
+            await speaker.drain()
+            log.info("announced: %r", text)
+        finally:
+            if self.current is None:
+                self.on_event(StateChanged(State.IDLE))
 
     def _finished(self, turn: Turn, task: asyncio.Task[TurnResult]) -> None:
         if task.cancelled():

@@ -218,10 +218,11 @@ class Turn:
                 if isinstance(event, SayDelta):
                     say.append(event.text)
                 elif isinstance(event, ToolChosen):
-                    tl.mark("tool_chosen", tool=event.tool or NO_TOOL)
+                    slow = event.tool is not None and tools.speaks_first(event.tool)
+                    tl.mark("tool_chosen", tool=event.tool or NO_TOOL, slow=slow)
                     if event.tool is None:
                         reply.feed("".join(say))
-                    elif d.features.pretool_line and tools.speaks_first(event.tool):
+                    elif d.features.pretool_line and slow:
                         line = "".join(say)
                         if not usable_line(line, text):
                             line = pretool_line(event.tool, d.language)

@@ -13,6 +13,7 @@ LATENCY_KEYS = (
     "first_answer_audio_s",
     "final_transcript_s",
     "first_token_s",
+    "pretool_gap_s",
 )
 QUALITY_KEYS = ("transcript_error", "asr_rtf", "tts_rtf")
 
@@ -28,6 +29,27 @@ def first_answer_audio(tl: Timeline) -> float | None:
         if kinds.get(mark.detail.get("unit")) not in ("pretool", "filler"):
             return mark.t
     return None
+
+
+def pretool_figures(tl: Timeline) -> dict[str, float | bool | None]:
+    """How the line before a slow tool landed: heard before the tool finished, and how soon.
+
+    ``pretool_in_time`` is None on turns without a slow tool; ``pretool_gap_s`` runs from the
+    model's tool decision to the line's first audio out of the speaker.
+    """
+    chosen = next((m for m in tl.all("tool_chosen") if m.detail.get("slow")), None)
+    if chosen is None:
+        return {"slow_tool": False, "pretool_in_time": None, "pretool_gap_s": None, "tool_s": None}
+    start, end = tl.first("tool_start"), tl.first("tool_end")
+    kinds = {m.detail.get("unit"): m.detail.get("kind") for m in tl.all("tts_start")}
+    heard = next((m.t for m in tl.all("unit_audio_out") if kinds.get(m.detail.get("unit")) == "pretool"), None)
+    finished = end.t if end is not None else None
+    return {
+        "slow_tool": True,
+        "pretool_in_time": heard is not None and (finished is None or heard < finished),
+        "pretool_gap_s": round(heard - chosen.t, 4) if heard is not None else None,
+        "tool_s": round(end.t - start.t, 4) if start is not None and end is not None else None,
+    }
 
 
 def turn_figures(tl: Timeline) -> dict[str, float | None]:

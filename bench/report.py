@@ -11,6 +11,9 @@ LABELS = {
     "first_answer_audio_s": "end of speech → first answer audio (s)",
     "final_transcript_s": "end of speech → final transcript (s)",
     "first_token_s": "end of speech → first LLM token (s)",
+    "pretool_gap_s": "tool decision → pre-tool line's first audio (s)",
+    "slow_tool_first_audio_s": "slow-tool turns: end of speech → first audio (s)",
+    "pretool_coverage": "slow-tool turns whose line was heard before the tool finished",
     "transcript_error": "transcript error (WER en / CER ko)",
     "asr_rtf": "ASR real-time factor",
     "tts_rtf": "TTS real-time factor",
@@ -61,8 +64,11 @@ def render_report(report: dict[str, Any]) -> str:
             cells.append(cell)
         lines.append(f"| {LABELS[key]} | " + " | ".join(cells) + " |")
     lines += ["", "## Tool calls", "", "| figure | " + " | ".join(variants) + " |", "| --- | " + " | ".join("---" for _ in variants) + " |"]
-    for key in ("tool_accuracy", "tool_args_accuracy", "tool_accuracy_tool_turns", "no_tool_accuracy"):
-        lines.append(f"| {LABELS[key]} | " + " | ".join(_pct(report["variants"][v][key]) for v in variants) + " |")
+    for key in ("tool_accuracy", "tool_args_accuracy", "tool_accuracy_tool_turns", "no_tool_accuracy", "pretool_coverage"):
+        lines.append(f"| {LABELS[key]} | " + " | ".join(_pct(report["variants"][v].get(key, {})) for v in variants) + " |")
+    key = "slow_tool_first_audio_s"
+    cells = [report["variants"][v].get(key) or {} for v in variants]
+    lines.append(f"| {LABELS[key]} | " + " | ".join(f"{_num(c.get('median'))} ({_num(c.get('p90'))})" for c in cells) + " |")
     if len(variants) > 1:
         lines += [
             "",

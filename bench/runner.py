@@ -26,7 +26,7 @@ from agent.assistant import Assistant
 from agent.features import Features
 from agent.turn import TurnResult
 from audio.wav import WavFileSpeaker, read_wav
-from bench.metrics import LATENCY_KEYS, QUALITY_KEYS, aggregate, asr_rtf, ratio, share, turn_figures
+from bench.metrics import LATENCY_KEYS, QUALITY_KEYS, aggregate, asr_rtf, pretool_figures, ratio, share, turn_figures
 from firmware_py.config import HearthConfig
 from firmware_py.demo import play_request
 from firmware_py.wiring import build_turn_deps
@@ -87,6 +87,7 @@ def _score_turn(result: TurnResult, expected: list[Any], reference: str, languag
         "transcript_error": _transcript_error(language, reference, result.transcript),
         "asr_rtf": asr_rtf(tl, asr_decode_s),
         **turn_figures(tl),
+        **pretool_figures(tl),
     }
 
 
@@ -208,6 +209,10 @@ class SuiteRun:
                 "tool_args_accuracy": share(rows, "right_args"),
                 "tool_accuracy_tool_turns": share(tool_rows, "right_tool"),
                 "no_tool_accuracy": share([r for r in rows if not r.get("uses_tool")], "right_tool"),
+                "pretool_coverage": share([r for r in rows if r.get("slow_tool")], "pretool_in_time"),
+                "slow_tool_turns": sum(1 for r in rows if r.get("slow_tool")),
+                # With and without the line, what a listener waits through before hearing anything.
+                "slow_tool_first_audio_s": aggregate([r for r in rows if r.get("slow_tool")], "first_audio_s"),
                 "turns": len(rows),
                 "failures": sum(1 for r in self.rows if r["variant"] == variant and "error" in r),
             }

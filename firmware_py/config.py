@@ -101,6 +101,23 @@ class ButtonConfig(Section):
     """BCM pins of the LED's red, green and blue legs."""
 
 
+class ToolsConfig(Section):
+    enabled: bool = True
+    """Let the model call the local tools (timers, lists, conversions, recipes, weather)."""
+    data_dir: Path | None = None
+    """Where timers, lists and the recipe index are kept; unset means ~/.local/share/hearth/data."""
+    recipes_dir: Path | None = None
+    """A folder of recipes (Markdown or JSON); unset means the sample collection shipped with hearth."""
+    forecast_file: Path | None = None
+    """The cached forecast the sync job writes; unset means <data_dir>/forecast.json."""
+    home: str = "home"
+    """The place weather questions are about when none is named (a name in the forecast file)."""
+    pretool_threshold_s: float = Field(0.3, ge=0.0, le=10.0)
+    """Tools expected to take longer than this get a short line spoken before they run (0: all)."""
+    answer: Literal["tool_text", "model"] = "tool_text"
+    """After a tool: speak the tool's own answer, or let the model phrase it (bigger models)."""
+
+
 class HearthConfig(Section):
     language: Literal["en", "ko"] = "en"
     """Language hearth listens and speaks in."""
@@ -117,6 +134,7 @@ class HearthConfig(Section):
     audio: AudioConfig = AudioConfig()
     listen: ListenConfig = ListenConfig()
     button: ButtonConfig = ButtonConfig()
+    tools: ToolsConfig = ToolsConfig()
 
 
 class ConfigError(ValueError):
