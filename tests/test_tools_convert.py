@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tools.convert import INGREDIENT_G_PER_CUP, ConversionError, ConvertArgs, convert, convert_tools, normalize_unit
+from tools.convert import KOREAN_INGREDIENT, normalize_ingredient
 from tools.spec import ToolOutput
 
 
@@ -135,4 +138,81 @@ async def test_rounding_for_speech() -> None:
 )
 async def test_errors(args: tuple, match: str) -> None:
     with pytest.raises(ConversionError, match=match):
-        await run(*args)
+        convert(*args)
+    out = await run(*args)  # the tool says it rather than failing
+    assert re.search(match, out.text) and out.data["error"]
+
+
+# -- Korean ------------------------------------------------------------------------
+
+
+async def run_ko(value: float, from_unit: str, to_unit: str, ingredient: str | None = None) -> ToolOutput:
+    (spec,) = convert_tools(language="ko")
+    return await spec.run(ConvertArgs(value=value, from_unit=from_unit, to_unit=to_unit, ingredient=ingredient))
+
+
+def test_unsupported_language_is_refused() -> None:
+    with pytest.raises(ValueError, match="unsupported language"):
+        convert_tools(language="kr")
+
+
+@pytest.mark.parametrize(
+    ("args", "spoken"),
+    [
+        ((1, "컵", "그램", "밀가루"), "밀가루 한 컵은 120그램이에요."),
+        ((240, "g", "cup", "flour"), "밀가루 240그램은 두 컵이에요."),
+        ((500, "g", "cup", "설탕"), "설탕 500그램은 두 컵 반이에요."),
+        ((2, "큰술", "작은술", None), "두 큰술은 여섯 작은술이에요."),
+        ((8.5, "oz", "g", None), "8.5온스는 약 241그램이에요."),
+        ((118.3, "ml", "cup", None), "118.3밀리리터는 약 반 컵이에요."),
+        ((0.75, "cup", "tbsp", None), "4분의 3컵은 12큰술이에요."),
+        ((1.25, "cup", "ml", None), "1과 4분의 1컵은 약 296밀리리터예요."),
+        ((1.5, "리터", "ml", None), "1.5리터는 1500밀리리터예요."),
+        ((350, "화씨", "섭씨", None), "화씨 350도는 약 섭씨 177도예요."),
+        ((-40, "C", "F", None), "섭씨 영하 40도는 화씨 영하 40도예요."),
+        ((180, "C", "gas mark", None), "섭씨 180도는 가스 마크 4예요."),
+        ((0.25, "gas mark", "C", None), "가스 마크 4분의 1은 섭씨 110도예요."),
+    ],
+)
+async def test_korean_answers(args: tuple, spoken: str) -> None:
+    out = await run_ko(*args)
+    assert out.text == spoken
+
+
+async def test_korean_data_matches_english() -> None:
+    for args in ((1, "cup", "g", "밀가루"), (8.5, "oz", "g", None), (350, "F", "gas mark", None)):
+        assert (await run_ko(*args)).data == (await run(*args)).data
+    assert (await run_ko(1, "컵", "그램", "우유")).data["ingredient"] == "milk"
+
+
+def test_every_ingredient_has_a_korean_name_that_finds_it() -> None:
+    assert set(KOREAN_INGREDIENT) == set(INGREDIENT_G_PER_CUP)
+    for name, korean in KOREAN_INGREDIENT.items():
+        assert normalize_ingredient(korean) == name
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        ((1, "smidge", "g", None), "unknown_unit", "smidge는 모르는 단위예요. 쓸 수 있는 단위: g, kg,"),
+        ((1, "컵", "그램", None), "needs_ingredient", "컵과 그램 사이는 재료마다 달라요. 밀가루, 설탕, 버터처럼 어떤 재료인지 알려 주세요."),
+        ((1, "oz", "cup", None), "needs_ingredient", "온스와 컵 사이는 재료마다 달라요."),
+        ((1, "cup", "g", "unobtainium"), "unknown_ingredient", "unobtainium 한 컵이 몇 그램인지 몰라요. 아는 재료는 밀가루,"),
+        ((1, "C", "g", None), "not_temperature", "온도와 무게는 서로 바꿀 수 없어요."),
+        ((1, "F", "ml", None), "not_temperature", "온도와 부피는 서로 바꿀 수 없어요."),
+        ((12, "gas mark", "C", None), "gas_mark_range", "가스 마크는 4분의 1부터 9까지 있어요."),
+        ((500, "C", "gas mark", None), "gas_mark_range", "섭씨 500도는 가스 마크 범위 밖이에요."),
+        ((-1, "cup", "ml", None), "negative", "양은 0보다 작을 수 없어요."),
+        ((-500, "C", "F", None), "below_absolute_zero", "절대 영도보다 낮은 온도예요."),
+    ],
+)
+async def test_korean_errors(args: tuple, code: str, message: str) -> None:
+    korean, english = await run_ko(*args), await run(*args)
+    assert korean.data == english.data == {"error": code}
+    assert korean.text.startswith(message)
+    assert english.text != korean.text
+
+
+def test_unit_error_in_korean_from_convert() -> None:
+    with pytest.raises(ConversionError, match="^한 줌은 모르는 단위예요"):
+        convert(1, "한 줌", "g", language="ko")

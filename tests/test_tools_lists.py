@@ -112,3 +112,77 @@ def test_persists_and_shares_file_with_timers(tmp_path: Path) -> None:
     assert [t.label for t in timers.active()] == ["tea"]
     second.close()
     timers.close()
+
+
+# -- Korean ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def ko_tools(store: ListStore):
+    return {t.name: t for t in list_tools(store, language="ko")}
+
+
+def test_unsupported_language_is_refused(store: ListStore) -> None:
+    with pytest.raises(ValueError, match="unsupported language"):
+        list_tools(store, language="english")
+
+
+async def test_korean_add_and_read(ko_tools) -> None:
+    out = await call(ko_tools, "shopping_list")
+    assert out.text == "장보기 목록이 비어 있어요."
+    # 을/를 follows the last sound of what was said: 우유를, 당근을, and the amount when there is one.
+    out = await call(ko_tools, "shopping_add", item="우유")
+    assert out.text == "장보기 목록에 우유를 추가했어요."
+    out = await call(ko_tools, "shopping_add", item="당근")
+    assert out.text == "장보기 목록에 당근을 추가했어요."
+    out = await call(ko_tools, "shopping_add", item="계란", quantity="10개")
+    assert out.text == "장보기 목록에 계란 10개를 추가했어요."
+    out = await call(ko_tools, "shopping_add", item="두부", quantity="1모")
+    assert out.text == "장보기 목록에 두부 1모를 추가했어요."
+    assert out.data == {"item": "두부", "quantity": "1모", "added": True}
+    out = await call(ko_tools, "shopping_list")
+    assert out.text == "장보기 목록에 4개가 있어요: 우유, 당근, 계란 10개, 두부 1모."
+    assert out.data["items"][2] == {"item": "계란", "quantity": "10개"}
+
+
+async def test_korean_add_again(ko_tools) -> None:
+    await call(ko_tools, "shopping_add", item="우유")
+    await call(ko_tools, "shopping_add", item="당근")
+    out = await call(ko_tools, "shopping_add", item="우유")
+    assert out.text == "우유는 이미 장보기 목록에 있어요."
+    out = await call(ko_tools, "shopping_add", item="당근")
+    assert out.text == "당근은 이미 장보기 목록에 있어요."
+    # 으로 after a final consonant, 로 after a vowel or ㄹ (1 is read 일).
+    out = await call(ko_tools, "shopping_add", item="우유", quantity="3병")
+    assert out.text == "우유는 이미 목록에 있어요. 수량을 3병으로 바꿨어요."
+    out = await call(ko_tools, "shopping_add", item="우유", quantity="2리터")
+    assert out.text == "우유는 이미 목록에 있어요. 수량을 2리터로 바꿨어요."
+    out = await call(ko_tools, "shopping_add", item="우유", quantity="1")
+    assert out.text == "우유는 이미 목록에 있어요. 수량을 1로 바꿨어요."
+    out = await call(ko_tools, "shopping_add", item="당근", quantity="3")
+    assert out.text == "당근은 이미 목록에 있어요. 수량을 3으로 바꿨어요."
+    assert out.data == {"item": "당근", "quantity": "3", "added": False}
+
+
+async def test_korean_complete(ko_tools, store: ListStore) -> None:
+    out = await call(ko_tools, "shopping_complete", item="우유")
+    assert out.text == "우유는 목록에 없어요. 장보기 목록이 비어 있어요."
+    assert out.data == {"error": "not_found", "item": "우유", "nearest": []}
+    await call(ko_tools, "shopping_add", item="방울토마토")
+    await call(ko_tools, "shopping_add", item="당근")
+    out = await call(ko_tools, "shopping_complete", item="당근")
+    assert out.text == "장보기 목록에서 당근을 지웠어요."
+    assert out.data == {"item": "당근", "quantity": None, "remaining": 1}
+    out = await call(ko_tools, "shopping_complete", item="토마토")
+    assert out.text == "토마토는 목록에 없어요. 혹시 방울토마토 말씀이세요?"
+    assert out.data["nearest"] == ["방울토마토"]
+    out = await call(ko_tools, "shopping_complete", item="사과")
+    assert out.text == "사과는 장보기 목록에 없어요."
+    assert [e.item for e in store.items()] == ["방울토마토"]
+
+
+async def test_korean_note(ko_tools, store: ListStore) -> None:
+    out = await call(ko_tools, "note_add", text="화요일에 배관공 부르기")
+    assert out.text == "메모했어요."
+    assert out.data["text"] == "화요일에 배관공 부르기"
+    assert [n.text for n in store.notes()] == ["화요일에 배관공 부르기"]

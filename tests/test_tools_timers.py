@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import sqlite3
 from pathlib import Path
 
@@ -294,3 +295,115 @@ async def test_cancelled_timer_does_not_ring(store: TimerStore, clock: FakeClock
         await asyncio.sleep(0)
     await watcher.stop()
     assert rung == []
+
+
+# -- Korean ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def ko_tools(store: TimerStore):
+    return {t.name: t for t in timer_tools(store, language="ko")}
+
+
+@pytest.mark.parametrize(
+    ("seconds", "spoken"),
+    [(90, "1분 30초"), (5400, "1시간 30분"), (600, "10분"), (30, "30초"), (3661, "1시간 1분 1초"), (0, "0초"),
+     (269.2, "4분 30초")],
+)
+def test_say_duration_korean(seconds: float, spoken: str) -> None:
+    assert say_duration(seconds, language="ko") == spoken
+
+
+def test_unsupported_language_is_refused(store: TimerStore, clock: FakeClock) -> None:
+    with pytest.raises(ValueError, match="unsupported language"):
+        timer_tools(store, language="fr")
+    timer = store.start(60, "tea")
+    with pytest.raises(ValueError, match="unsupported language"):
+        done_message(timer, clock(), language="fr")
+
+
+async def test_korean_start_status_adjust(ko_tools, clock: FakeClock) -> None:
+    out = await call(ko_tools, "timer_start", duration_s=600)
+    assert out.text == "10분 타이머를 맞췄어요."
+    out = await call(ko_tools, "timer_start", duration_s=660, label="파스타")
+    assert out.text == "파스타 타이머를 11분에 맞췄어요."
+    assert out.data["label"] == "파스타"
+    clock.advance(390)
+    out = await call(ko_tools, "timer_status", label="파스타")
+    assert out.text == "파스타 타이머는 4분 30초 남았어요."
+    out = await call(ko_tools, "timer_status")
+    assert out.text == "타이머가 2개 있어요. 10분 타이머는 3분 30초 남았어요. 파스타 타이머는 4분 30초 남았어요."
+    # The object particle follows the spoken amount: 2분을, 30초를.
+    out = await call(ko_tools, "timer_adjust", label="파스타", delta_s=120)
+    assert out.text == "파스타 타이머에 2분을 더했어요. 6분 30초 남았어요."
+    out = await call(ko_tools, "timer_adjust", label="파스타 timer", delta_s=-30)
+    assert out.text == "파스타 타이머에서 30초를 뺐어요. 6분 남았어요."
+    assert out.data["remaining_s"] == 360
+
+
+async def test_korean_pause_resume_cancel(ko_tools, clock: FakeClock) -> None:
+    await call(ko_tools, "timer_start", duration_s=300, label="계란")
+    clock.advance(100)
+    out = await call(ko_tools, "timer_pause")
+    assert out.text == "계란 타이머를 멈췄어요. 3분 20초 남았어요."
+    out = await call(ko_tools, "timer_status")
+    assert out.text == "계란 타이머는 멈춰 있고 3분 20초 남았어요."
+    out = await call(ko_tools, "timer_pause")
+    assert out.text == "계란 타이머는 이미 멈춰 있어요." and out.data["error"] == "not_running"
+    out = await call(ko_tools, "timer_resume")
+    assert out.text == "계란 타이머를 다시 시작했어요. 3분 20초 남았어요."
+    out = await call(ko_tools, "timer_resume")
+    assert out.text == "계란 타이머는 멈춰 있지 않아요." and out.data["error"] == "not_paused"
+    out = await call(ko_tools, "timer_cancel", label="계란")
+    assert out.text == "계란 타이머를 취소했어요."
+    await call(ko_tools, "timer_start", duration_s=300, label="밥")
+    await call(ko_tools, "timer_start", duration_s=60, label="차")
+    out = await call(ko_tools, "timer_cancel", all=True)
+    assert out.text == "타이머 2개를 모두 취소했어요."
+    out = await call(ko_tools, "timer_status")
+    assert out.text == "지금 맞춰 둔 타이머가 없어요."
+
+
+async def test_korean_errors(ko_tools) -> None:
+    out = await call(ko_tools, "timer_cancel")
+    assert out.text == "지금 맞춰 둔 타이머가 없어요." and out.data["error"] == "no_timers"
+    await call(ko_tools, "timer_start", duration_s=600, label="파스타")
+    await call(ko_tools, "timer_start", duration_s=300, label="라면")
+    out = await call(ko_tools, "timer_pause")
+    assert out.text == "타이머가 2개 있어요: 라면 타이머, 파스타 타이머. 어느 타이머 말씀이세요?"
+    assert out.data == {"error": "ambiguous", "timers": ["라면 timer", "파스타 timer"]}
+    out = await call(ko_tools, "timer_status", label="밥")
+    assert out.text == "밥 타이머는 없어요. 지금 있는 타이머는 라면 타이머, 파스타 타이머예요."
+    assert out.data["error"] == "not_found"
+    out = await call(ko_tools, "timer_start", duration_s=60, label="파스타")
+    assert out.text == "파스타 타이머가 이미 있어요." and out.data["error"] == "exists"
+
+
+async def test_data_is_the_same_in_both_languages(tmp_path: Path) -> None:
+    answers: dict[str, list[dict]] = {}
+    for language in ("en", "ko"):
+        store = TimerStore(tmp_path / f"{language}.db", clock=FakeClock())
+        store.open()
+        tools = {t.name: t for t in timer_tools(store, language=language)}
+        steps = [("timer_start", {"duration_s": 600, "label": "pasta"}), ("timer_start", {"duration_s": 60}),
+                 ("timer_pause", {}), ("timer_adjust", {"label": "pasta", "delta_s": 30}),
+                 ("timer_pause", {"label": "pasta"}), ("timer_resume", {"label": "pasta"}),
+                 ("timer_status", {}), ("timer_status", {"label": "rice"}), ("timer_cancel", {"all": True})]
+        answers[language] = [(await call(tools, name, **kwargs)).data for name, kwargs in steps]
+        store.close()
+    assert answers["ko"] == answers["en"]
+    assert answers["en"][2]["error"] == "ambiguous"
+
+
+async def test_korean_done_messages(store: TimerStore, clock: FakeClock) -> None:
+    pasta = store.start(600, "파스타")
+    ramen = store.start(240, "라면")
+    unnamed = store.start(5400)
+    # The subject particle goes on 타이머, not on the label: 파스타 타이머가, 라면 타이머가.
+    assert done_message(pasta, clock(), "ko") == "파스타 타이머가 끝났어요."
+    assert done_message(ramen, clock(), "ko") == "라면 타이머가 끝났어요."
+    assert done_message(unnamed, clock(), "ko") == "1시간 30분 타이머가 끝났어요."
+    late = dataclasses.replace(ramen, ended_while_off=True)
+    assert done_message(late, ramen.ends_at + 552, "ko") == "꺼져 있는 동안 라면 타이머가 끝났어요. 9분 전이에요."
+    assert done_message(late, ramen.ends_at + 552) == "라면 timer finished while I was off, 9 minutes ago."
+    assert done_message(late, ramen.ends_at + 20, "ko") == "꺼져 있는 동안 라면 타이머가 끝났어요. 20초 전이에요."

@@ -13,12 +13,23 @@ import re
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.spec import ToolOutput, ToolSpec
+from tools.spoken import Language, check_language, has_final_consonant, join_words, topic
 
 log = logging.getLogger(__name__)
 
 
 class ConversionError(ValueError):
     """A conversion that cannot be done; the message is written for the model to act on."""
+
+    def __init__(self, message: str, code: str = "invalid") -> None:
+        super().__init__(message)
+        self.code = code
+        """Why, the same in every language: not_finite, unknown_unit, not_temperature, negative,
+        needs_ingredient, unknown_ingredient, below_absolute_zero, gas_mark_range."""
+
+
+def _error(language: Language, code: str, en: str, ko: str) -> ConversionError:
+    return ConversionError(ko if language == "ko" else en, code)
 
 
 class ConvertArgs(BaseModel):
@@ -65,33 +76,34 @@ _UNIT_ALIASES: dict[str, tuple[str, ...]] = {
 }
 UNIT_ALIASES: dict[str, str] = {alias: unit for unit, aliases in _UNIT_ALIASES.items() for alias in aliases}
 
-# Grams per US cup.  Each entry: canonical English name, density, aliases (English and Korean).
-_INGREDIENTS: tuple[tuple[str, float, tuple[str, ...]], ...] = (
-    ("flour", 120.0, ("flour", "all-purpose flour", "all purpose flour", "plain flour", "밀가루", "중력분", "박력분")),
-    ("bread flour", 127.0, ("bread flour", "strong flour", "강력분")),
-    ("sugar", 200.0, ("sugar", "white sugar", "granulated sugar", "caster sugar", "설탕", "백설탕")),
-    ("brown sugar", 220.0, ("brown sugar", "흑설탕", "황설탕")),
-    ("powdered sugar", 120.0, ("powdered sugar", "icing sugar", "confectioners sugar", "confectioners' sugar", "슈가파우더", "슈거파우더", "분당")),
-    ("butter", 227.0, ("butter", "버터")),
-    ("water", 236.6, ("water", "물")),
-    ("milk", 245.0, ("milk", "우유")),
-    ("rice", 185.0, ("rice", "uncooked rice", "쌀")),
-    ("oats", 90.0, ("oats", "rolled oats", "oatmeal", "귀리", "오트밀")),
-    ("honey", 340.0, ("honey", "꿀")),
-    ("salt", 288.0, ("salt", "table salt", "소금")),
-    ("cocoa", 85.0, ("cocoa", "cocoa powder", "코코아", "코코아가루", "코코아 파우더")),
-    ("oil", 218.0, ("oil", "vegetable oil", "olive oil", "canola oil", "식용유", "기름", "올리브유")),
-    ("yogurt", 245.0, ("yogurt", "yoghurt", "요거트", "요구르트")),
-    ("grated cheese", 100.0, ("grated cheese", "cheese", "parmesan", "shredded cheese", "치즈")),
-    ("heavy cream", 238.0, ("heavy cream", "cream", "whipping cream", "생크림")),
-    ("cornstarch", 128.0, ("cornstarch", "corn starch", "cornflour", "전분", "옥수수전분")),
-    ("soy sauce", 255.0, ("soy sauce", "간장")),
-    ("vinegar", 239.0, ("vinegar", "식초")),
-    ("sesame oil", 218.0, ("sesame oil", "참기름")),
-    ("maple syrup", 315.0, ("maple syrup", "메이플시럽")),
+# Grams per US cup.  Each entry: canonical English name, Korean name, density, aliases (English and Korean).
+_INGREDIENTS: tuple[tuple[str, str, float, tuple[str, ...]], ...] = (
+    ("flour", "밀가루", 120.0, ("flour", "all-purpose flour", "all purpose flour", "plain flour", "밀가루", "중력분", "박력분")),
+    ("bread flour", "강력분", 127.0, ("bread flour", "strong flour", "강력분")),
+    ("sugar", "설탕", 200.0, ("sugar", "white sugar", "granulated sugar", "caster sugar", "설탕", "백설탕")),
+    ("brown sugar", "흑설탕", 220.0, ("brown sugar", "흑설탕", "황설탕")),
+    ("powdered sugar", "슈가파우더", 120.0, ("powdered sugar", "icing sugar", "confectioners sugar", "confectioners' sugar", "슈가파우더", "슈거파우더", "분당")),
+    ("butter", "버터", 227.0, ("butter", "버터")),
+    ("water", "물", 236.6, ("water", "물")),
+    ("milk", "우유", 245.0, ("milk", "우유")),
+    ("rice", "쌀", 185.0, ("rice", "uncooked rice", "쌀")),
+    ("oats", "오트밀", 90.0, ("oats", "rolled oats", "oatmeal", "귀리", "오트밀")),
+    ("honey", "꿀", 340.0, ("honey", "꿀")),
+    ("salt", "소금", 288.0, ("salt", "table salt", "소금")),
+    ("cocoa", "코코아 가루", 85.0, ("cocoa", "cocoa powder", "코코아", "코코아가루", "코코아 파우더")),
+    ("oil", "식용유", 218.0, ("oil", "vegetable oil", "olive oil", "canola oil", "식용유", "기름", "올리브유")),
+    ("yogurt", "요거트", 245.0, ("yogurt", "yoghurt", "요거트", "요구르트")),
+    ("grated cheese", "간 치즈", 100.0, ("grated cheese", "cheese", "parmesan", "shredded cheese", "치즈")),
+    ("heavy cream", "생크림", 238.0, ("heavy cream", "cream", "whipping cream", "생크림")),
+    ("cornstarch", "옥수수 전분", 128.0, ("cornstarch", "corn starch", "cornflour", "전분", "옥수수전분")),
+    ("soy sauce", "간장", 255.0, ("soy sauce", "간장")),
+    ("vinegar", "식초", 239.0, ("vinegar", "식초")),
+    ("sesame oil", "참기름", 218.0, ("sesame oil", "참기름")),
+    ("maple syrup", "메이플 시럽", 315.0, ("maple syrup", "메이플시럽", "메이플 시럽")),
 )
-INGREDIENT_G_PER_CUP: dict[str, float] = {name: grams for name, grams, _ in _INGREDIENTS}
-_INGREDIENT_ALIASES: dict[str, str] = {alias: name for name, _, aliases in _INGREDIENTS for alias in aliases}
+INGREDIENT_G_PER_CUP: dict[str, float] = {name: grams for name, _, grams, _ in _INGREDIENTS}
+KOREAN_INGREDIENT: dict[str, str] = {name: korean for name, korean, _, _ in _INGREDIENTS}
+_INGREDIENT_ALIASES: dict[str, str] = {alias: name for name, _, _, aliases in _INGREDIENTS for alias in aliases}
 # Longest alias first, so "brown sugar" wins over "sugar" and "흑설탕" over "설탕".
 _ALIASES_BY_LENGTH = sorted(_INGREDIENT_ALIASES, key=len, reverse=True)
 
@@ -104,16 +116,30 @@ _SPOKEN_UNIT: dict[str, tuple[str, str]] = {
 # Units people measure in halves and quarters rather than decimals.
 _FRACTIONAL_UNITS = {"cup", "tbsp", "tsp", "oz", "lb", "fl_oz", "l", "kg"}
 
+_KO_UNIT: dict[str, str] = {
+    "g": "그램", "kg": "킬로그램", "oz": "온스", "lb": "파운드", "ml": "밀리리터", "l": "리터", "tsp": "작은술",
+    "tbsp": "큰술", "cup": "컵", "fl_oz": "액량 온스",
+}
+# Cups and spoons are counted in native Korean numbers ("한 컵", "두 큰술", "반 컵"); the rest are
+# read from digits ("120그램", "1.5리터"), which the Korean voice reads the Sino-Korean way.
+_KO_COUNTED = {"cup", "tbsp", "tsp"}
+_KO_NATIVE = ("", "한", "두", "세", "네", "다섯", "여섯", "일곱", "여덟", "아홉", "열")
 
-def normalize_unit(unit: str) -> str:
-    """The canonical unit for a spoken or written unit name; ConversionError if unknown."""
+
+def normalize_unit(unit: str, language: Language = "en") -> str:
+    """The canonical unit for a spoken or written unit name; ConversionError (in ``language``) if unknown."""
     key = " ".join(unit.strip().lower().replace(".", " ").split())
     if key in UNIT_ALIASES:
         return UNIT_ALIASES[key]
     if key.replace(" ", "") in UNIT_ALIASES:
         return UNIT_ALIASES[key.replace(" ", "")]
     known = "g, kg, oz, lb, ml, l, tsp, tbsp, cup, fl_oz, C, F, K, gas_mark"
-    raise ConversionError(f"unknown unit {unit!r}; use one of: {known}")
+    raise _error(
+        language,
+        "unknown_unit",
+        f"unknown unit {unit!r}; use one of: {known}",
+        f"{topic(unit.strip())} 모르는 단위예요. 쓸 수 있는 단위: {known}.",
+    )
 
 
 def normalize_ingredient(ingredient: str) -> str | None:
@@ -130,32 +156,51 @@ def normalize_ingredient(ingredient: str) -> str | None:
     return None
 
 
-def convert(value: float, from_unit: str, to_unit: str, ingredient: str | None = None) -> tuple[float, str, str]:
-    """Convert exactly; returns (result, canonical from unit, canonical to unit)."""
+def convert(
+    value: float, from_unit: str, to_unit: str, ingredient: str | None = None, language: Language = "en"
+) -> tuple[float, str, str]:
+    """Convert exactly; returns (result, canonical from unit, canonical to unit).
+
+    ``language`` is that of the ConversionError's message.
+    """
     if not math.isfinite(value):
-        raise ConversionError("the amount must be a finite number")
-    src, dst = normalize_unit(from_unit), normalize_unit(to_unit)
+        raise _error(language, "not_finite", "the amount must be a finite number", "양은 숫자로 말해 주세요.")
+    src, dst = normalize_unit(from_unit, language), normalize_unit(to_unit, language)
     thermal = set(TEMPERATURE) | {GAS_MARK}
     if src in thermal or dst in thermal:
         if not (src in thermal and dst in thermal):
-            raise ConversionError(f"cannot convert between a temperature and {_kind(dst if src in thermal else src)}")
-        return _convert_temperature(value, src, dst), src, dst
+            other = dst if src in thermal else src
+            raise _error(
+                language,
+                "not_temperature",
+                f"cannot convert between a temperature and {_kind(other)}",
+                f"온도와 {'무게' if other in MASS_G else '부피'}는 서로 바꿀 수 없어요.",
+            )
+        return _convert_temperature(value, src, dst, language), src, dst
     if value < 0:
-        raise ConversionError("an amount cannot be negative")
+        raise _error(language, "negative", "an amount cannot be negative", "양은 0보다 작을 수 없어요.")
     if src in MASS_G and dst in MASS_G:
         return value * MASS_G[src] / MASS_G[dst], src, dst
     if src in VOLUME_ML and dst in VOLUME_ML:
         return value * VOLUME_ML[src] / VOLUME_ML[dst], src, dst
     # Volume ↔ mass: only through the ingredient's density.
     if not ingredient or not ingredient.strip():
-        raise ConversionError(
+        raise _error(
+            language,
+            "needs_ingredient",
             f"converting {_SPOKEN_UNIT[src][1]} to {_SPOKEN_UNIT[dst][1]} depends on the ingredient; "
-            "ask which ingredient (for example flour, sugar or butter)"
+            "ask which ingredient (for example flour, sugar or butter)",
+            f"{_with(_KO_UNIT[src])} {_KO_UNIT[dst]} 사이는 재료마다 달라요. "
+            "밀가루, 설탕, 버터처럼 어떤 재료인지 알려 주세요.",
         )
     name = normalize_ingredient(ingredient)
     if name is None:
-        raise ConversionError(
-            f"no density known for {ingredient!r}; known ingredients: {', '.join(INGREDIENT_G_PER_CUP)}"
+        known_ko = join_words(list(KOREAN_INGREDIENT.values()), "ko")
+        raise _error(
+            language,
+            "unknown_ingredient",
+            f"no density known for {ingredient!r}; known ingredients: {', '.join(INGREDIENT_G_PER_CUP)}",
+            f"{ingredient.strip()} 한 컵이 몇 그램인지 몰라요. 아는 재료는 {_copula(known_ko)}.",
         )
     grams_per_ml = INGREDIENT_G_PER_CUP[name] / VOLUME_ML["cup"]
     if src in VOLUME_ML:
@@ -167,43 +212,49 @@ def _kind(unit: str) -> str:
     return "a weight" if unit in MASS_G else "a volume"
 
 
-def _to_celsius(value: float, unit: str) -> float:
+def _to_celsius(value: float, unit: str, language: Language = "en") -> float:
     if unit == "C":
         return value
     if unit == "F":
         return (value - 32) * 5 / 9
     if unit == "K":
         return value - 273.15
-    return _gas_mark_to_celsius(value)
+    return _gas_mark_to_celsius(value, language)
 
 
-def _convert_temperature(value: float, src: str, dst: str) -> float:
-    celsius = _to_celsius(value, src)
+def _convert_temperature(value: float, src: str, dst: str, language: Language = "en") -> float:
+    celsius = _to_celsius(value, src, language)
     if celsius < -273.15:
-        raise ConversionError("that is below absolute zero")
+        raise _error(language, "below_absolute_zero", "that is below absolute zero", "절대 영도보다 낮은 온도예요.")
     if dst == "C":
         return celsius
     if dst == "F":
         return celsius * 9 / 5 + 32
     if dst == "K":
         return celsius + 273.15
-    return _celsius_to_gas_mark(celsius)
+    return _celsius_to_gas_mark(celsius, language)
 
 
-def _gas_mark_to_celsius(mark: float) -> float:
+def _gas_mark_to_celsius(mark: float, language: Language = "en") -> float:
     marks = GAS_MARK_C
     if not marks[0][0] <= mark <= marks[-1][0]:
-        raise ConversionError("gas marks go from 1/4 to 9")
+        raise _error(language, "gas_mark_range", "gas marks go from 1/4 to 9", "가스 마크는 4분의 1부터 9까지 있어요.")
     for (m0, c0), (m1, c1) in zip(marks, marks[1:]):
         if m0 <= mark <= m1:
             return c0 + (c1 - c0) * (mark - m0) / (m1 - m0)
     return marks[-1][1]
 
 
-def _celsius_to_gas_mark(celsius: float) -> float:
+def _celsius_to_gas_mark(celsius: float, language: Language = "en") -> float:
     # Ovens with gas marks only have the marks, so the answer is the nearest one.
     if not 100 <= celsius <= 250:
-        raise ConversionError(f"{round(celsius)} °C is outside the gas mark range (about 110 to 240 °C)")
+        raise _error(
+            language,
+            "gas_mark_range",
+            f"{round(celsius)} °C is outside the gas mark range (about 110 to 240 °C)",
+            f"{topic(_ko_temperature(round(celsius), 'C'))} 가스 마크 범위 밖이에요. "
+            "가스 마크는 섭씨 약 110도에서 240도까지예요.",
+        )
     return float(min(GAS_MARK_C, key=lambda mc: abs(mc[1] - celsius))[0])
 
 
@@ -256,8 +307,46 @@ def _amount(value: float, unit: str) -> str:
     return f"{words} {_unit_word(value, unit)}"
 
 
-async def _convert_units(args: ConvertArgs) -> ToolOutput:
-    result, src, dst = convert(args.value, args.from_unit, args.to_unit, args.ingredient)
+def _with(word: str) -> str:
+    return f"{word}{'과' if has_final_consonant(word) else '와'}"
+
+
+def _copula(word: str) -> str:
+    return f"{word}{'이에요' if has_final_consonant(word) else '예요'}"
+
+
+def _ko_number(value: float) -> str:
+    return f"{value:g}" if abs(value) < 1e6 else f"{value:,.0f}"
+
+
+def _ko_temperature(value: float, unit: str) -> str:
+    """"섭씨 180도", "화씨 영하 40도", "273.15켈빈"."""
+    if unit == "K":
+        return f"{_ko_number(value)}켈빈"
+    scale = "섭씨" if unit == "C" else "화씨"
+    return f"{scale} 영하 {_ko_number(-value)}도" if value < 0 else f"{scale} {_ko_number(value)}도"
+
+
+def _ko_amount(value: float, unit: str) -> str:
+    """An amount said in Korean: "한 컵", "한 컵 반", "4분의 1컵", "1과 4분의 1컵", "241그램", "가스 마크 4"."""
+    if unit in TEMPERATURE:
+        return _ko_temperature(value, unit)
+    if unit == GAS_MARK:
+        return f"가스 마크 {({0.25: '4분의 1', 0.5: '2분의 1'}).get(value, f'{value:g}')}"
+    word = _KO_UNIT[unit]
+    if unit in _KO_COUNTED and (value * 4).is_integer() and 0 < value < len(_KO_NATIVE):
+        whole, quarters = int(value), round((value - int(value)) * 4)
+        if quarters == 0:
+            return f"{_KO_NATIVE[whole]} {word}"
+        if quarters == 2:
+            return f"{_KO_NATIVE[whole]} {word} 반" if whole else f"반 {word}"
+        fraction = f"4분의 {quarters}{word}"
+        return f"{_with(str(whole))} {fraction}" if whole else fraction
+    return f"{_ko_number(value)}{word}"
+
+
+async def _convert_units(args: ConvertArgs, language: Language = "en") -> ToolOutput:
+    result, src, dst = convert(args.value, args.from_unit, args.to_unit, args.ingredient, language)
     rounded, words = speakable(result, dst)
     approximate = not math.isclose(rounded, result, rel_tol=1e-9, abs_tol=1e-9)
     if dst == GAS_MARK:
@@ -270,8 +359,13 @@ async def _convert_units(args: ConvertArgs) -> ToolOutput:
         answer = f"gas mark {words}"
     else:
         answer = f"{words} {_unit_word(rounded, dst)}"
-    what = f" of {ingredient}" if uses_density and ingredient else ""
-    text = f"{_amount(args.value, src)}{what} is {'about ' if approximate else ''}{answer}."
+    if language == "ko":
+        what = f"{KOREAN_INGREDIENT[ingredient]} " if uses_density and ingredient else ""
+        about = "약 " if approximate else ""
+        text = f"{what}{topic(_ko_amount(args.value, src))} {about}{_copula(_ko_amount(rounded, dst))}."
+    else:
+        what = f" of {ingredient}" if uses_density and ingredient else ""
+        text = f"{_amount(args.value, src)}{what} is {'about ' if approximate else ''}{answer}."
     data = {
         "value": args.value,
         "from_unit": src,
@@ -286,8 +380,17 @@ async def _convert_units(args: ConvertArgs) -> ToolOutput:
     return ToolOutput(text=text[0].upper() + text[1:], data=data)
 
 
-def convert_tools() -> list[ToolSpec[ConvertArgs]]:
-    """The conversion tool (it needs no store)."""
+def convert_tools(language: str = "en") -> list[ToolSpec[ConvertArgs]]:
+    """The conversion tool (it needs no store), answering in ``language``."""
+    lang = check_language(language)
+
+    async def convert_units(args: ConvertArgs) -> ToolOutput:
+        try:
+            return await _convert_units(args, lang)
+        except ConversionError as exc:
+            # The user asked for something that cannot be converted: say why, in their language.
+            return ToolOutput(str(exc), {"error": exc.code})
+
     return [
         ToolSpec(
             name="convert_units",
@@ -296,7 +399,7 @@ def convert_tools() -> list[ToolSpec[ConvertArgs]]:
                 "°C/°F, gas marks); give the ingredient when converting between volume and weight."
             ),
             args=ConvertArgs,
-            run=_convert_units,
+            run=convert_units,
             side_effects="read",
             expected_s=0.01,
             timeout_s=1.0,

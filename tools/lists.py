@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tools.db import connect
 from tools.spec import NoArgs, ToolOutput, ToolSpec
+from tools.spoken import Language, check_language, has_final_consonant, join_words, topic
 
 log = logging.getLogger(__name__)
 
@@ -169,26 +170,47 @@ class NoteAddArgs(BaseModel):
     text: str = Field(min_length=1, description="The note, as the user said it.")
 
 
-def _spoken_item(entry: ShoppingItem) -> str:
+def _spoken_item(entry: ShoppingItem, language: Language = "en") -> str:
+    # Korean counts after the noun: "우유 2리터", not "2리터 우유".
+    if language == "ko":
+        return f"{entry.item} {entry.quantity}" if entry.quantity else entry.item
     return f"{entry.quantity} {entry.item}" if entry.quantity else entry.item
 
 
-def _join(words: list[str]) -> str:
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
+def _object(word: str) -> str:
+    return f"{word}{'을' if has_final_consonant(word) else '를'}"
+
+
+def _toward(word: str) -> str:
+    """``word`` with 으로/로: 로 after a vowel or ㄹ ("2리터로", "1로", "3봉지로"), else 으로 ("3병으로")."""
+    last = word.strip()[-1:]
+    if "가" <= last <= "힣":
+        final = (ord(last) - ord("가")) % 28
+        return f"{word}{'로' if final in (0, 8) else '으로'}"
+    # 1, 7 and 8 are read 일, 칠, 팔: they end in ㄹ.
+    return f"{word}{'로' if last in '178Ll' or not has_final_consonant(word) else '으로'}"
 
 
 def _item_data(entry: ShoppingItem) -> dict[str, object]:
     return {"item": entry.item, "quantity": entry.quantity}
 
 
-def list_tools(store: ListStore) -> list[ToolSpec]:
-    """The shopping-list and note tools, bound to ``store`` (which must be open)."""
+def list_tools(store: ListStore, language: str = "en") -> list[ToolSpec]:
+    """The shopping-list and note tools, bound to ``store`` (which must be open), answering in ``language``."""
+    lang = check_language(language)
+    ko = lang == "ko"
 
     async def shopping_add(args: ShoppingAddArgs) -> ToolOutput:
         entry, added = store.add(args.item, args.quantity)
         data = {**_item_data(entry), "added": added}
+        if ko:
+            if added:
+                return ToolOutput(f"장보기 목록에 {_object(_spoken_item(entry, lang))} 추가했어요.", data)
+            if args.quantity is not None:
+                return ToolOutput(
+                    f"{topic(entry.item)} 이미 목록에 있어요. 수량을 {_toward(str(entry.quantity))} 바꿨어요.", data
+                )
+            return ToolOutput(f"{topic(entry.item)} 이미 장보기 목록에 있어요.", data)
         if added:
             return ToolOutput(f"Added {_spoken_item(entry)} to the shopping list.", data)
         if args.quantity is not None:
@@ -200,24 +222,26 @@ def list_tools(store: ListStore) -> list[ToolSpec]:
             entry = store.complete(args.item)
         except UnknownItem as exc:
             data = {"error": "not_found", "item": args.item, "nearest": exc.nearest}
-            if exc.nearest:
-                return ToolOutput(f"{args.item} isn't on the list. Did you mean {_join(exc.nearest)}?", data)
-            if not store.items():
-                return ToolOutput(f"{args.item} isn't on the list; the shopping list is empty.", data)
-            return ToolOutput(f"{args.item} isn't on the shopping list.", data)
-        return ToolOutput(f"Ticked {entry.item} off the list.", {**_item_data(entry), "remaining": len(store.items())})
+            return ToolOutput(_not_on_list(args.item, exc.nearest, not store.items(), lang), data)
+        data = {**_item_data(entry), "remaining": len(store.items())}
+        if ko:
+            return ToolOutput(f"장보기 목록에서 {_object(entry.item)} 지웠어요.", data)
+        return ToolOutput(f"Ticked {entry.item} off the list.", data)
 
     async def shopping_list(args: NoArgs) -> ToolOutput:
         entries = store.items()
         data = {"items": [_item_data(e) for e in entries]}
         if not entries:
-            return ToolOutput("The shopping list is empty.", data)
+            return ToolOutput("장보기 목록이 비어 있어요." if ko else "The shopping list is empty.", data)
+        spoken = join_words([_spoken_item(e, lang) for e in entries], lang)
+        if ko:
+            return ToolOutput(f"장보기 목록에 {len(entries)}개가 있어요: {spoken}.", data)
         count = "1 item" if len(entries) == 1 else f"{len(entries)} items"
-        return ToolOutput(f"{count} on the list: {_join([_spoken_item(e) for e in entries])}.", data)
+        return ToolOutput(f"{count} on the list: {spoken}.", data)
 
     async def note_add(args: NoteAddArgs) -> ToolOutput:
         note = store.add_note(args.text)
-        return ToolOutput("Noted.", {"id": note.id, "text": note.text})
+        return ToolOutput("메모했어요." if ko else "Noted.", {"id": note.id, "text": note.text})
 
     return [
         ToolSpec("shopping_add", "Add an item to the shopping list, or change its quantity.", ShoppingAddArgs, shopping_add, "act"),
@@ -225,3 +249,17 @@ def list_tools(store: ListStore) -> list[ToolSpec]:
         ToolSpec("shopping_list", "Read out the shopping list.", NoArgs, shopping_list, "read"),
         ToolSpec("note_add", "Write down a note the user dictates.", NoteAddArgs, note_add, "act"),
     ]
+
+
+def _not_on_list(item: str, nearest: list[str], list_empty: bool, language: Language) -> str:
+    if language == "ko":
+        if nearest:
+            return f"{topic(item)} 목록에 없어요. 혹시 {join_words(nearest, language)} 말씀이세요?"
+        if list_empty:
+            return f"{topic(item)} 목록에 없어요. 장보기 목록이 비어 있어요."
+        return f"{topic(item)} 장보기 목록에 없어요."
+    if nearest:
+        return f"{item} isn't on the list. Did you mean {join_words(nearest, language)}?"
+    if list_empty:
+        return f"{item} isn't on the list; the shopping list is empty."
+    return f"{item} isn't on the shopping list."

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tools.db import connect
 from tools.spec import ToolOutput, ToolSpec
+from tools.spoken import Language, check_language, has_final_consonant, join_words, topic
 
 log = logging.getLogger(__name__)
 
@@ -76,32 +77,54 @@ class Timer:
     @property
     def name(self) -> str:
         """How the timer is spoken of: "pasta timer", or "5 minute timer" when unnamed."""
+        return self.spoken_name("en")
+
+    def spoken_name(self, language: Language) -> str:
+        """``name`` in ``language``: "파스타 타이머", or "5분 타이머" when unnamed."""
+        word = "타이머" if language == "ko" else "timer"
         if self.label:
-            return f"{self.label} timer"
-        return f"{say_duration(self.duration_s, unit_form='adjective')} timer"
+            return f"{self.label} {word}"
+        return f"{say_duration(self.duration_s, unit_form='adjective', language=language)} {word}"
 
 
 class TimerError(Exception):
     """A timer request that cannot be carried out; the message is spoken."""
 
-    def __init__(self, message: str, code: str, labels: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        code: str,
+        labels: list[str] | None = None,
+        timers: list[Timer] | None = None,
+        key: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         """Short machine-readable reason: no_timers, not_found, ambiguous, exists, not_paused, not_running."""
         self.labels = labels or []
         """The timers the user could have meant, as spoken names."""
+        self.timers = timers or []
+        """Those timers themselves, so the reason can be said again in another language."""
+        self.key = key
+        """The label asked for (normalised), for not_found and exists."""
 
 
-def say_duration(seconds: float, unit_form: Literal["plural", "adjective"] = "plural") -> str:
-    """A duration for speech: 4500 → "1 hour 15 minutes", 90 → "1 minute 30 seconds".
+def say_duration(
+    seconds: float, unit_form: Literal["plural", "adjective"] = "plural", language: Language = "en"
+) -> str:
+    """A duration for speech: 4500 → "1 hour 15 minutes", 90 → "1 minute 30 seconds" / "1분 30초".
 
-    ``unit_form="adjective"`` gives "5 minute" for "a 5 minute timer".
+    ``unit_form="adjective"`` gives "5 minute" for "a 5 minute timer"; Korean has one form.
     """
     total = max(0, int(math.ceil(seconds - 1e-9)))
-    if total == 0:
-        return "0 seconds"
     hours, rest = divmod(total, 3600)
     minutes, secs = divmod(rest, 60)
+    if language == "ko":
+        if total == 0:
+            return "0초"
+        return " ".join(f"{amount}{unit}" for amount, unit in ((hours, "시간"), (minutes, "분"), (secs, "초")) if amount)
+    if total == 0:
+        return "0 seconds"
     parts = []
     for amount, unit in ((hours, "hour"), (minutes, "minute"), (secs, "second")):
         if amount:
@@ -191,11 +214,19 @@ class TimerStore:
         if key is None:
             if len(timers) == 1:
                 return timers[0]
-            raise TimerError(f"You have {len(timers)} timers: {_join(names)}. Which one?", "ambiguous", names)
+            raise TimerError(
+                f"You have {len(timers)} timers: {join_words(names, 'en')}. Which one?", "ambiguous", names, timers
+            )
         for timer in timers:
             if timer.label == key:
                 return timer
-        raise TimerError(f"There's no {key} timer. You have {_join(['the ' + n for n in names])}.", "not_found", names)
+        raise TimerError(
+            f"There's no {key} timer. You have {join_words(['the ' + n for n in names], 'en')}.",
+            "not_found",
+            names,
+            timers,
+            key,
+        )
 
     # -- changes ---------------------------------------------------------------
 
@@ -204,7 +235,7 @@ class TimerStore:
             raise ValueError(f"duration_s out of range: {duration_s}")
         key = _norm_label(label)
         if key is not None and any(t.label == key for t in self.active()):
-            raise TimerError(f"There's already a {key} timer.", "exists", [f"{key} timer"])
+            raise TimerError(f"There's already a {key} timer.", "exists", [f"{key} timer"], key=key)
         now = self.clock()
         cur = self.conn.execute(
             "INSERT INTO timers (label, duration_s, started_at, ends_at, state) VALUES (?, ?, ?, ?, 'running')",
@@ -249,7 +280,7 @@ class TimerStore:
     def pause(self, label: str | None = None) -> Timer:
         timer = self.resolve(label)
         if timer.state == "paused":
-            raise TimerError(f"The {timer.name} is already paused.", "not_running", [timer.name])
+            raise TimerError(f"The {timer.name} is already paused.", "not_running", [timer.name], [timer])
         left = timer.remaining_s(self.clock())
         self.conn.execute(
             "UPDATE timers SET state = 'paused', paused_remaining_s = ? WHERE id = ?", (left, timer.id)
@@ -268,7 +299,7 @@ class TimerStore:
         else:
             timer = self.resolve(label)
         if timer.state != "paused":
-            raise TimerError(f"The {timer.name} isn't paused.", "not_paused", [timer.name])
+            raise TimerError(f"The {timer.name} isn't paused.", "not_paused", [timer.name], [timer])
         ends_at = self.clock() + (timer.paused_remaining_s or 0.0)
         self.conn.execute(
             "UPDATE timers SET state = 'running', ends_at = ?, paused_remaining_s = NULL WHERE id = ?",
@@ -295,21 +326,28 @@ def _row_to_timer(row: sqlite3.Row) -> Timer:
     )
 
 
-def _join(words: list[str]) -> str:
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
+def _subject(word: str) -> str:
+    return f"{word}{'이' if has_final_consonant(word) else '가'}"
 
 
-def done_message(timer: Timer, now: float) -> str:
-    """What to say when a timer rings."""
-    name = timer.name[0].upper() + timer.name[1:]
+def _object(word: str) -> str:
+    return f"{word}{'을' if has_final_consonant(word) else '를'}"
+
+
+def done_message(timer: Timer, now: float, language: str = "en") -> str:
+    """What to say when a timer rings, in ``language``."""
+    lang = check_language(language)
+    name = timer.spoken_name(lang)
     if timer.ended_while_off:
         late = max(1.0, now - timer.ends_at)
         # Seconds are noise once it is minutes late: "9 minutes ago", not "9 minutes 12 seconds ago".
-        ago = say_duration(late if late < 60 else round(late / 60) * 60)
-        return f"{name} finished while I was off, {ago} ago."
-    return f"{name} is done."
+        ago = say_duration(late if late < 60 else round(late / 60) * 60, language=lang)
+        if lang == "ko":
+            return f"꺼져 있는 동안 {_subject(name)} 끝났어요. {ago} 전이에요."
+        return f"{_cap(name)} finished while I was off, {ago} ago."
+    if lang == "ko":
+        return f"{_subject(name)} 끝났어요."
+    return f"{_cap(name)} is done."
 
 
 class TimerWatcher:
@@ -423,79 +461,121 @@ def _timer_data(timer: Timer, now: float) -> dict[str, object]:
     }
 
 
-def _error(exc: TimerError) -> ToolOutput:
-    return ToolOutput(exc.args[0], {"error": exc.code, "timers": exc.labels})
+def _error(exc: TimerError, language: Language) -> ToolOutput:
+    text = _korean_error(exc) if language == "ko" else exc.args[0]
+    return ToolOutput(text, {"error": exc.code, "timers": exc.labels})
 
 
-def _left_sentence(timer: Timer, now: float) -> str:
-    left = say_duration(timer.remaining_s(now))
+def _korean_error(exc: TimerError) -> str:
+    """The store's (English) reason said again in Korean, from its code and the timers involved."""
+    names = [t.spoken_name("ko") for t in exc.timers]
+    if exc.code == "ambiguous":
+        return f"타이머가 {len(names)}개 있어요: {join_words(names, 'ko')}. 어느 타이머 말씀이세요?"
+    if exc.code == "not_found":
+        return f"{exc.key} 타이머는 없어요. 지금 있는 타이머는 {join_words(names, 'ko')}예요."
+    if exc.code == "exists":
+        return f"{exc.key} 타이머가 이미 있어요."
+    if exc.code == "not_running" and names:
+        return f"{topic(names[0])} 이미 멈춰 있어요."
+    if exc.code == "not_paused" and names:
+        return f"{topic(names[0])} 멈춰 있지 않아요."
+    return "지금 맞춰 둔 타이머가 없어요."
+
+
+def _left_sentence(timer: Timer, now: float, language: Language) -> str:
+    left = say_duration(timer.remaining_s(now), language=language)
+    if language == "ko":
+        paused = "멈춰 있고 " if timer.state == "paused" else ""
+        return f"{topic(timer.spoken_name(language))} {paused}{left} 남았어요."
     if timer.state == "paused":
         return f"The {timer.name} is paused with {left} left."
     return f"The {timer.name} has {left} left."
 
 
-def timer_tools(store: TimerStore) -> list[ToolSpec]:
-    """The timer tools, bound to ``store`` (which must be open)."""
+def timer_tools(store: TimerStore, language: str = "en") -> list[ToolSpec]:
+    """The timer tools, bound to ``store`` (which must be open), answering in ``language``."""
+    lang = check_language(language)
+    ko = lang == "ko"
+
+    def duration(seconds: float) -> str:
+        return say_duration(seconds, language=lang)
 
     async def start(args: TimerStartArgs) -> ToolOutput:
         try:
             timer = store.start(args.duration_s, args.label)
         except TimerError as exc:
-            return _error(exc)
+            return _error(exc, lang)
+        data = _timer_data(timer, store.clock())
+        if ko:
+            if timer.label:
+                return ToolOutput(f"{timer.label} 타이머를 {duration(timer.duration_s)}에 맞췄어요.", data)
+            return ToolOutput(f"{duration(timer.duration_s)} 타이머를 맞췄어요.", data)
         prefix = _cap(f"{timer.label} timer") if timer.label else "Timer"
-        return ToolOutput(f"{prefix} set for {say_duration(timer.duration_s)}.", _timer_data(timer, store.clock()))
+        return ToolOutput(f"{prefix} set for {duration(timer.duration_s)}.", data)
 
     async def cancel(args: TimerCancelArgs) -> ToolOutput:
         try:
             timers = store.cancel(args.label, all=args.all)
         except TimerError as exc:
-            return _error(exc)
+            return _error(exc, lang)
         now = store.clock()
         data = {"cancelled": [_timer_data(t, now) for t in timers]}
         if len(timers) == 1:
-            return ToolOutput(f"{_cap(timers[0].name)} cancelled.", data)
-        return ToolOutput(f"All {len(timers)} timers cancelled.", data)
+            text = f"{_object(timers[0].spoken_name(lang))} 취소했어요." if ko else f"{_cap(timers[0].name)} cancelled."
+            return ToolOutput(text, data)
+        text = f"타이머 {len(timers)}개를 모두 취소했어요." if ko else f"All {len(timers)} timers cancelled."
+        return ToolOutput(text, data)
 
     async def status(args: TimerLabelArgs) -> ToolOutput:
         try:
             timers = store.status(args.label)
         except TimerError as exc:
-            return _error(exc)
+            return _error(exc, lang)
         now = store.clock()
         data = {"timers": [_timer_data(t, now) for t in timers]}
         if not timers:
-            return ToolOutput("No timers are running.", data)
-        sentences = [_left_sentence(t, now) for t in timers]
+            return ToolOutput("지금 맞춰 둔 타이머가 없어요." if ko else "No timers are running.", data)
+        sentences = [_left_sentence(t, now, lang) for t in timers]
         if len(timers) > 1:
-            sentences.insert(0, f"You have {len(timers)} timers.")
+            sentences.insert(0, f"타이머가 {len(timers)}개 있어요." if ko else f"You have {len(timers)} timers.")
         return ToolOutput(" ".join(sentences), data)
 
     async def adjust(args: TimerAdjustArgs) -> ToolOutput:
         try:
             timer = store.adjust(args.label, args.delta_s)
         except TimerError as exc:
-            return _error(exc)
+            return _error(exc, lang)
         now = store.clock()
-        amount = say_duration(abs(args.delta_s))
+        amount = duration(abs(args.delta_s))
+        left = duration(timer.remaining_s(now))
+        if ko:
+            name = timer.spoken_name(lang)
+            change = f"{name}에 {_object(amount)} 더했어요" if args.delta_s >= 0 else f"{name}에서 {_object(amount)} 뺐어요"
+            return ToolOutput(f"{change}. {left} 남았어요.", _timer_data(timer, now))
         change = f"Added {amount} to" if args.delta_s >= 0 else f"Took {amount} off"
-        text = f"{change} the {timer.name}; {say_duration(timer.remaining_s(now))} left."
-        return ToolOutput(text, _timer_data(timer, now))
+        return ToolOutput(f"{change} the {timer.name}; {left} left.", _timer_data(timer, now))
 
     async def pause(args: TimerLabelArgs) -> ToolOutput:
         try:
             timer = store.pause(args.label)
         except TimerError as exc:
-            return _error(exc)
+            return _error(exc, lang)
         now = store.clock()
-        return ToolOutput(f"{_cap(timer.name)} paused with {say_duration(timer.remaining_s(now))} left.", _timer_data(timer, now))
+        left = duration(timer.remaining_s(now))
+        if ko:
+            return ToolOutput(f"{_object(timer.spoken_name(lang))} 멈췄어요. {left} 남았어요.", _timer_data(timer, now))
+        return ToolOutput(f"{_cap(timer.name)} paused with {left} left.", _timer_data(timer, now))
 
     async def resume(args: TimerLabelArgs) -> ToolOutput:
         try:
             timer = store.resume(args.label)
         except TimerError as exc:
-            return _error(exc)
+            return _error(exc, lang)
         now = store.clock()
-        return ToolOutput(f"{_cap(timer.name)} resumed; {say_duration(timer.remaining_s(now))} left.", _timer_data(timer, now))
+        left = duration(timer.remaining_s(now))
+        if ko:
+            return ToolOutput(f"{_object(timer.spoken_name(lang))} 다시 시작했어요. {left} 남았어요.", _timer_data(timer, now))
+        return ToolOutput(f"{_cap(timer.name)} resumed; {left} left.", _timer_data(timer, now))
 
     return [
         ToolSpec("timer_start", "Start a kitchen timer, optionally named.", TimerStartArgs, start, "act"),
