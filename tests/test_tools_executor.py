@@ -112,10 +112,10 @@ async def test_tool_raises(setup) -> None:
     assert model == {"error": "failed", "tool": "recipe_search", "message": "the recipe index is missing"}
 
 
-async def test_conversion_error_reaches_model(setup) -> None:
+async def test_conversion_error_is_a_spoken_answer(setup) -> None:
     _, executor = setup
     result = await executor.call("convert_units", {"value": 1, "from_unit": "cup", "to_unit": "g"})
-    assert result.error.kind == "failed" and "ingredient" in result.error.message
+    assert result.ok and "ingredient" in result.output.text and result.output.data["error"]
     ok = await executor.call("convert_units", {"value": 1, "from_unit": "cup", "to_unit": "g", "ingredient": "flour"})
     assert ok.ok and ok.output.data["result"] == pytest.approx(120)
 
