@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Literal
+
+log = logging.getLogger(__name__)
 
 Language = Literal["en", "ko"]
 LANGUAGES: tuple[Language, ...] = ("en", "ko")
