@@ -34,8 +34,9 @@ class Assistant:
         self._announce_lock = asyncio.Lock()
 
     async def warm(self) -> None:
-        """Evaluate the system prompt once, before the first press."""
-        await self.deps.chat.warm(self.deps.system_prompt)
+        """Evaluate the fixed head of the prompt once, before the first press."""
+        tools = self.deps.tools
+        await self.deps.chat.warm(tools.planner.system_message() if tools is not None else self.deps.system_prompt)
 
     def interrupt(self) -> None:
         """Stop the turn in progress, if any; its speaker goes silent at once."""

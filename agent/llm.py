@@ -22,6 +22,31 @@ log = logging.getLogger(__name__)
 
 Role = Literal["system", "user", "assistant"]
 
+GEMMA_TEMPLATE = (
+    "{{ bos_token }}{% set system = namespace(text='') %}"
+    "{% for m in messages %}{% if m['role'] == 'system' %}{% set system.text = m['content'] + '\n\n' %}"
+    "{% else %}<start_of_turn>{{ 'model' if m['role'] == 'assistant' else 'user' }}\n"
+    "{% if m['role'] == 'user' %}{{ system.text }}{% set system.text = '' %}{% endif %}"
+    "{{ m['content'] | trim }}<end_of_turn>\n{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}"
+)
+"""Gemma's turn format, the system prompt folded into the first user turn, for Gemma GGUFs without a template."""
+
+_GRAMMAR_CACHE = 64
+"""Compiled grammars kept, oldest dropped first."""
+
+# llama-cpp-python's JSON-schema converter lets raw control characters into strings; a small model
+# then writes a line break inside "say", and the reply no longer parses as JSON.
+_LOOSE_CHAR = 'char ::= [^"\\\\] |'
+_JSON_CHAR = 'char ::= [^"\\\\\\x7F\\x00-\\x1F] |'
+
+
+def json_gbnf(json_schema: dict[str, Any]) -> str:
+    """The GBNF grammar of a JSON schema, with strings that stay valid JSON (no raw control characters)."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    return json_schema_to_gbnf(json.dumps(json_schema)).replace(_LOOSE_CHAR, _JSON_CHAR)
+
 
 @dataclass(frozen=True)
 class ChatMessage:
@@ -62,12 +87,19 @@ class LlamaSettings:
     """Longest reply, in tokens: a spoken answer should be short."""
     temperature: float = 0.3
     """Sampling temperature; low keeps small models on topic."""
+    json_temperature: float = 0.0
+    """Temperature of grammar-constrained replies (tool decisions): greedy, so the same words get the same call."""
     top_p: float = 0.9
     """Nucleus sampling cut-off."""
     repeat_penalty: float = 1.15
     """Discourages the loops small models fall into."""
     seed: int = 7
     """Sampling seed, so that runs can be compared."""
+    chat_template: str | None = None
+    """A Jinja chat template to use instead of the GGUF's own (a base model has none, see :data:`GEMMA_TEMPLATE`)."""
+    top_token_first: bool = True
+    """Under a grammar, check the model's own choice against it before masking the whole vocabulary
+    (:mod:`agent.grammar_sampling`): several times faster, and identical output when greedy."""
 
 
 class LlamaChatModel:
@@ -84,13 +116,14 @@ class LlamaChatModel:
     # -- loading -------------------------------------------------------------------------
     def load(self) -> None:
         """Load the weights (blocking; call from a worker thread at start-up)."""
-        import llama_cpp
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        from agent.grammar_sampling import llama_class
 
         s = self.settings
         t0 = time.monotonic()
         try:
-            llama = llama_cpp.Llama(
+            llama = llama_class()(
                 model_path=str(s.model_path),
                 n_ctx=s.n_ctx,
                 n_threads=s.n_threads,
@@ -101,7 +134,8 @@ class LlamaChatModel:
             )
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelLoadError(f"cannot load LLM {s.model_path}: {exc}") from exc
-        template = llama.metadata.get("tokenizer.chat_template")
+        llama.top_token_first = s.top_token_first
+        template = s.chat_template or llama.metadata.get("tokenizer.chat_template")
         if not template:
             raise ModelLoadError(
                 f"{s.model_path} has no chat template; hearth needs an instruct model with one"
@@ -112,6 +146,11 @@ class LlamaChatModel:
         self._bos_text = bos
         self._llama = llama
         log.info("loaded %s in %.2f s", s.model_path.name, time.monotonic() - t0)
+
+    def grammar_stats(self) -> tuple[int, int] | None:
+        """(tokens, full-vocabulary grammar passes) of the last top-token-first call, or None."""
+        sampler = getattr(self._llama, "last_sampler", None)
+        return None if sampler is None else (sampler.tokens, sampler.fallbacks)
 
     def _require(self) -> Any:
         if self._llama is None:
@@ -169,7 +208,9 @@ class LlamaChatModel:
 
         key = json.dumps(json_schema, sort_keys=True)
         if key not in self._grammars:  # compiling a grammar costs tens of milliseconds
-            self._grammars[key] = LlamaGrammar.from_json_schema(json.dumps(json_schema), verbose=False)
+            if len(self._grammars) >= _GRAMMAR_CACHE:  # narrowed schemas vary per request
+                self._grammars.pop(next(iter(self._grammars)))
+            self._grammars[key] = LlamaGrammar.from_string(json_gbnf(json_schema), verbose=False)
         return self._grammars[key]
 
     def _generate(
@@ -194,7 +235,7 @@ class LlamaChatModel:
             stream = llama.create_completion(
                 prompt=self._tokenize(prompt),
                 max_tokens=max_tokens,
-                temperature=s.temperature,
+                temperature=s.temperature if grammar is None else s.json_temperature,
                 top_p=s.top_p,
                 repeat_penalty=s.repeat_penalty,
                 stop=stops,

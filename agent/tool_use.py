@@ -12,11 +12,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from agent.tool_calls import ToolCallPlanner
 from tools.executor import ToolExecutor, ToolResult
 from tools.registry import ToolRegistry
+
+class ToolHome(Protocol):
+    async def close(self) -> None: ...
+
 
 Grounding = Callable[[str, dict[str, Any], str], bool]
 """``(tool, args, user_text) -> bool``: whether an acting call is supported by the user's words."""
@@ -40,6 +44,12 @@ class ToolUse:
     """After the tool: speak its own text (small models), or let the model phrase an answer from it."""
     answer_max_tokens: int = 80
     """Length cap of a model-phrased answer."""
+    home: ToolHome | None = None
+    """What the tools stand on (their stores, the executor), closed by :meth:`close`."""
+
+    async def close(self) -> None:
+        if self.home is not None:
+            await self.home.close()
 
     def speaks_first(self, tool: str) -> bool:
         """Whether this tool gets a line before it runs."""
@@ -112,11 +122,23 @@ def tool_error_line(kind: str, language: str) -> str:
     return lines.get(kind, lines[""])
 
 
+MAX_SPOKEN_CHARS = 400
+"""A spoken answer longer than this is cut at a sentence end: nobody listens to a page."""
+_SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
+
+
 def spoken_result(result: ToolResult, language: str) -> str:
     """What the listener hears after a call: the tool's text, or a plain apology for what failed."""
     if result.ok and result.output is not None and result.output.text.strip():
-        return result.output.text
+        return _first_sentences(result.output.text.strip(), MAX_SPOKEN_CHARS)
     return tool_error_line(result.error.kind if result.error else "", language)
+
+
+def _first_sentences(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, limit + 1)]
+    return text[: ends[-1]] if ends else text[:limit].rsplit(" ", 1)[0] + " …"
 
 
 def answer_prompt(tool: str, result: ToolResult) -> str:

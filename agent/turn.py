@@ -359,6 +359,7 @@ class _ReplyText:
         self.parts: list[str] = []
         self.kind = "answer"
         self.queued: list[int] = []
+        self._after_boundary = False
 
     def feed(self, piece: str) -> None:
         self._pass_on(self.filters.feed(piece))
@@ -367,9 +368,13 @@ class _ReplyText:
         self._pass_on(self.filters.flush())
         for unit in self.splitter.flush():
             self._queue(unit)
+        self._after_boundary = True
 
     def _pass_on(self, text: str) -> None:
         if text:
+            if self._after_boundary and self.parts and not self.parts[-1][-1:].isspace() and not text[:1].isspace():
+                text = " " + text  # the line before a tool was flushed: what follows is a new sentence
+            self._after_boundary = False
             self.parts.append(text)
             self.turn.emit(ReplyTextAppended(text))
             for unit in self.splitter.feed(text):

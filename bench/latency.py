@@ -29,7 +29,7 @@ from bench.runner import git_commit
 from bench.scoring import word_error_rate
 from firmware_py.config import HearthConfig, load_config
 from firmware_py.demo import play_request
-from firmware_py.wiring import build_turn_deps
+from firmware_py.wiring import build_turn_deps, close_turn_deps
 
 REQUESTS = Path(__file__).parent / "requests"
 log = logging.getLogger(__name__)
@@ -72,6 +72,7 @@ async def run(config: HearthConfig, rounds: int, mode: str) -> dict[str, Any]:
                 f"WER {row['wer']:.2f}, {row['transcript']!r}",
                 flush=True,
             )
+    await close_turn_deps(deps)
     keys = [
         "speech_end_to_first_audio_s",
         "speech_end_to_final_transcript_s",

@@ -16,6 +16,7 @@ import json
 import logging
 import platform
 import resource
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from audio.wav import WavFileSpeaker, read_wav
 from bench.metrics import LATENCY_KEYS, QUALITY_KEYS, aggregate, asr_rtf, pretool_figures, ratio, share, turn_figures
 from firmware_py.config import HearthConfig
 from firmware_py.demo import play_request
-from firmware_py.wiring import build_turn_deps
+from firmware_py.wiring import build_turn_deps, close_turn_deps
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,8 @@ class BenchSettings:
     """Features to switch off, one variant each (names as in ``agent.features.FEATURES``)."""
     limit: int | None = None
     """Run only the first N scenarios."""
+    categories: tuple[str, ...] = ()
+    """Run only scenarios of these categories (``recipe``, ``weather``, …); empty runs all."""
     rounds: int = 1
     """How many times to play each scenario."""
     pictures: bool = True
@@ -109,8 +112,12 @@ class SuiteRun:
 
         s = self.settings
         suite = load_suite(s.suite)
-        config = self.config.model_copy(update={"language": suite.language})
-        scenarios = suite.scenarios[: s.limit] if s.limit else suite.scenarios
+        # Timers and lists the scenarios make go to a scratch folder, never the user's own.
+        shutil.rmtree(s.out / "tool-data", ignore_errors=True)
+        tools = self.config.tools.model_copy(update={"data_dir": s.out / "tool-data"})
+        config = self.config.model_copy(update={"language": suite.language, "tools": tools})
+        scenarios = [sc for sc in suite.scenarios if not s.categories or sc.category in s.categories]
+        scenarios = scenarios[: s.limit] if s.limit else scenarios
         (s.out / "timelines").mkdir(parents=True, exist_ok=True)
         speaker = WavFileSpeaker(config.audio.output_rate)
         started = time.monotonic()
@@ -133,6 +140,7 @@ class SuiteRun:
                     await self._run_scenario(assistant, scenario, audio, suite.language, variant, round_index)
                     bar.update(1)
         bar.close()
+        await close_turn_deps(deps)
         report = self._summarize(suite, config, startup_s)
         self._write(report)
         return report
@@ -157,6 +165,9 @@ class SuiteRun:
         self, assistant: Assistant, scenario: Any, audio: dict[str, Path | Exception], language: str, variant: str, round_index: int
     ) -> None:
         assistant.history.clear()
+        # Every variant starts from the same model state (the warm prompt head), so the one that
+        # happens to run first does not pay alone for evaluating the scenario's prompt.
+        await assistant.warm()
         turns = [(scenario.id, scenario.text, scenario.expect)]
         turns += [(f"{scenario.id}#{n + 1}", f.text, f.expect) for n, f in enumerate(scenario.followups or [])]
         for turn_index, (key, text, expected) in enumerate(turns):

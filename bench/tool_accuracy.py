@@ -1,26 +1,36 @@
 """Tool-call accuracy of the model alone, on a suite's request texts (no audio, no speech).
 
     python -m bench.tool_accuracy --suite en-kitchen --out out/tool-accuracy-en.json
+    python -m bench.tool_accuracy --suite ha-ko            # Home Assistant's Korean sentences
 
-Each request (follow-ups too, with the earlier turns as history) goes to the
-grammar-constrained planner with hearth's installed tools; the decision is
-scored like the full benchmark scores it.  Separates "the model chose wrong"
-from "the ear misheard" when reading ``hearth bench`` figures.
+Each request (follow-ups too, with the earlier turns as history) goes to the planner
+the live turn uses (:func:`agent.tool_examples.default_planner`) with hearth's tools;
+the decision is scored like the full benchmark scores it.  Separates "the model chose
+wrong" from "the ear misheard" when reading ``hearth bench`` figures.  Switches turn
+single steps off (``--fixed-examples``, ``--no-repair``, ``--narrow off``) to measure
+what each one is worth.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
+import logging
 import tempfile
 import time
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from agent.llm import ChatMessage, LlamaChatModel, LlamaSettings
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.arguments import repair_arguments
+from agent.llm import GEMMA_TEMPLATE, ChatMessage, LlamaChatModel, LlamaSettings
 from agent.phrases import system_prompt
 from agent.tool_calls import ToolCallPlanner
+from agent.tool_examples import default_planner
 from bench.scenarios import load_suite
 from bench.scoring import ToolCall, score_calls
 from firmware_py.config import load_config
@@ -29,60 +39,180 @@ from tools.clock import clock_tools
 from tools.convert import convert_tools
 from tools.lists import ListStore, list_tools
 from tools.registry import ToolRegistry
+from tools.spec import ToolOutput, ToolSpec
 from tools.timers import TimerStore, timer_tools
 
-# Given as chat turns; deliberately not taken from any suite.
-EXAMPLES: list[tuple[str, dict[str, Any]]] = [
+log = logging.getLogger(__name__)
+
+FIXED_EXAMPLES: list[tuple[str, dict[str, Any]]] = [
     ("put a timer on for twelve minutes", {"say": "Twelve minutes, starting now.", "tool": "timer_start", "args": {"duration_s": 720}}),
     ("what's the time", {"say": "Let me see.", "tool": "time_now", "args": {}}),
     ("add butter to the shopping list", {"say": "Adding butter.", "tool": "shopping_add", "args": {"item": "butter"}}),
     ("thanks a lot", {"say": "You're welcome!", "tool": "none"}),
 ]
+"""The four examples every request got before examples were picked per request (``--fixed-examples``)."""
 
 
-async def measure(suite_name: str, config_path: Path | None) -> dict[str, Any]:
-    config = load_config(config_path)
-    suite = load_suite(suite_name)
-    folder = Path(tempfile.mkdtemp(prefix="hearth-tools-"))
+# -- stand-ins for tools still being written ------------------------------------------------------
+# Same names and argument models as the vocabulary (bench/scenarios/README.md); the model only sees
+# the schema and the description, so the figures carry over once the real tools exist.
+
+
+class _RecipeArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    query: str = Field(min_length=1, description="The dish or ingredient to find recipes for.")
+
+
+class _WeatherArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    location: str | None = Field(default=None, description="Place; leave out for here.")
+    when: str | None = Field(default=None, description="Day or time, e.g. tomorrow; leave out for now.")
+
+
+class _AirArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    location: str | None = Field(default=None, description="Place; leave out for here.")
+
+
+async def _unavailable(args: BaseModel) -> ToolOutput:
+    return ToolOutput("Not available in this benchmark.")
+
+
+def stand_in_tools() -> list[ToolSpec[Any]]:
+    return [
+        ToolSpec("recipe_search", "Find recipes for a dish or ingredient.", _RecipeArgs, _unavailable, "read", 1.5),
+        ToolSpec("weather", "Weather now or forecast, here or for a named place.", _WeatherArgs, _unavailable, "read", 1.0),
+        ToolSpec("air_quality", "Air quality and fine dust, here or for a named place.", _AirArgs, _unavailable, "read", 1.0),
+    ]
+
+
+def online_tools(folder: Path, language: str) -> tuple[list[ToolSpec[Any]], str]:
+    """recipe_search, weather and air_quality: the real ones when they can be built, else stand-ins.
+
+    Only their names, descriptions and argument schemas reach the model, so the real ones are
+    built over an empty recipe folder and no weather source.
+    """
+    try:
+        from tools.recipes import RecipeBook, recipe_tools
+        from tools.weather import WeatherSettings, weather_tools
+
+        book = RecipeBook(folder / "recipes", folder / "recipes.db")
+        settings = WeatherSettings(forecast_path=folder / "forecast.json", home="home", language=language)
+        return [*recipe_tools(book, language), *weather_tools(settings, providers=[])], "real"
+    except (ImportError, TypeError, ValueError) as exc:
+        log.warning("using stand-ins for recipe_search, weather and air_quality: %s", exc)
+        return stand_in_tools(), "stand-in"
+
+
+def build_registry(folder: Path, language: str = "en") -> tuple[ToolRegistry, str]:
     timers, lists = TimerStore(folder / "hearth.db"), ListStore(folder / "hearth.db")
     timers.open()
     lists.open()
-    registry = ToolRegistry([*timer_tools(timers), *list_tools(lists), *clock_tools(), *convert_tools()])
-    chat = LlamaChatModel(LlamaSettings(model_store(config).path(config.llm.model) / "model.gguf", n_threads=config.llm.n_threads))
-    chat.load()
-    planner = ToolCallPlanner(chat, registry.specs, registry.tool_call_schema(), system_prompt(suite.language), EXAMPLES)
-    rows = []
-    for scenario in suite.scenarios:
+    online, kind = online_tools(folder, language)
+    return ToolRegistry([*timer_tools(timers), *list_tools(lists), *clock_tools(), *convert_tools(), *online]), kind
+
+
+def _share(rows: list[dict[str, Any]], key: str) -> float:
+    return round(sum(r[key] for r in rows) / len(rows), 4) if rows else 0.0
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Overall and per-category shares of right tools and right tools with arguments."""
+    by_category: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_category[row["category"]].append(row)
+    return {
+        "turns": len(rows),
+        "tool_accuracy": _share(rows, "right_tool"),
+        "tool_args_accuracy": _share(rows, "right_args"),
+        "mean_seconds": round(sum(r["seconds"] for r in rows) / max(1, len(rows)), 3),
+        "categories": {
+            name: {"turns": len(group), "tool_accuracy": _share(group, "right_tool"), "tool_args_accuracy": _share(group, "right_args")}
+            for name, group in sorted(by_category.items())
+        },
+    }
+
+
+async def run_suite(planner: ToolCallPlanner, suite_name: str, limit: int | None = None) -> list[dict[str, Any]]:
+    suite = load_suite(suite_name)
+    rows: list[dict[str, Any]] = []
+    for scenario in suite.scenarios[:limit]:
         history: list[ChatMessage] = []
-        for turn, (text, expected) in enumerate([(scenario.text, scenario.expect), *((f.text, f.expect) for f in scenario.followups or [])]):
+        turns = [(scenario.text, scenario.expect), *((f.text, f.expect) for f in scenario.followups or [])]
+        for turn, (text, expected) in enumerate(turns):
             started = time.perf_counter()
             plan = await planner.plan(text, history)
             actual = [ToolCall(plan.tool, plan.args)] if plan.tool else []
             score = score_calls(list(expected), actual)
             rows.append({
                 "scenario": scenario.id, "turn": turn, "category": scenario.category, "text": text,
-                "decision": plan.raw, "right_tool": score.right_tool, "right_args": score.right_args,
-                "detail": score.detail, "seconds": round(time.perf_counter() - started, 3),
+                "decision": plan.raw, "tool": plan.tool, "args": plan.args, "right_tool": score.right_tool,
+                "right_args": score.right_args, "detail": score.detail, "seconds": round(time.perf_counter() - started, 3),
             })
             history += [ChatMessage("user", text), ChatMessage("assistant", plan.say)]
-    share = lambda key: round(sum(r[key] for r in rows) / len(rows), 4)  # noqa: E731
+    return rows
+
+
+def make_planner(chat: Any, registry: ToolRegistry, language: str, options: argparse.Namespace) -> ToolCallPlanner:
+    if options.fixed_examples:
+        return ToolCallPlanner(chat, registry.specs, registry.tool_call_schema(), system_prompt(language), FIXED_EXAMPLES,
+                               repair=None if options.no_repair else repair_arguments)
+    narrow: int | str | None = None if options.narrow == "off" else options.narrow if options.narrow == "auto" else int(options.narrow)
+    return default_planner(chat, registry, language, k=options.k, narrow=narrow, none_within=options.none_within or None,
+                           repair=not options.no_repair, max_chars=options.max_chars or None)
+
+
+async def measure(options: argparse.Namespace) -> dict[str, Any]:
+    config = load_config(options.config)
+    suite = load_suite(options.suite)
+    registry, tools_kind = build_registry(Path(tempfile.mkdtemp(prefix="hearth-tools-")), suite.language)
+    model_path = options.model_path or model_store(config).path(config.llm.model) / "model.gguf"
+    settings = LlamaSettings(model_path, n_threads=config.llm.n_threads)
+    if options.temperature is not None:
+        settings = dataclasses.replace(settings, json_temperature=options.temperature)
+    if options.chat_template == "gemma":
+        settings = dataclasses.replace(settings, chat_template=GEMMA_TEMPLATE)
+    chat = LlamaChatModel(settings)
+    chat.load()
+    planner = make_planner(chat, registry, suite.language, options)
+    started = time.perf_counter()
+    rows = await run_suite(planner, options.suite, options.limit)
     return {
-        "suite": suite.suite, "model": config.llm.model, "tools": registry.names, "turns": len(rows),
-        "tool_accuracy": share("right_tool"), "tool_args_accuracy": share("right_args"), "rows": rows,
+        "suite": suite.suite, "model": str(model_path), "tools": registry.names, "online_tools": tools_kind,
+        "settings": {"fixed_examples": options.fixed_examples, "k": options.k, "narrow": options.narrow,
+                     "none_within": options.none_within, "max_chars": options.max_chars,
+                     "repair": not options.no_repair, "temperature": settings.json_temperature},
+        **summarise(rows), "wall_seconds": round(time.perf_counter() - started, 1), "rows": rows,
     }
 
 
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--suite", default="en-kitchen", help="en-kitchen, ko-kitchen, ha-en, ha-ko or a YAML file")
+    p.add_argument("--config", type=Path)
+    p.add_argument("--model-path", type=Path, help="a GGUF other than the configured model")
+    p.add_argument("--out", type=Path, default=Path("out/tool-accuracy.json"))
+    p.add_argument("--k", type=int, default=6, help="examples picked per request")
+    p.add_argument("--narrow", default="auto", help="'auto' (by language), 'off', 0 (tools of the picked examples) or N nearest")
+    p.add_argument("--none-within", type=int, default=3, help="offer 'no tool' only if a no-tool example is among this many nearest (0: always)")
+    p.add_argument("--no-repair", action="store_true", help="keep the model's arguments as written")
+    p.add_argument("--max-chars", type=int, default=60, help="cap on the spoken line and string arguments (0: none)")
+    p.add_argument("--fixed-examples", action="store_true", help="the same four examples for every request")
+    p.add_argument("--limit", type=int, help="only the first N scenarios")
+    p.add_argument("--temperature", type=float, help="sampling temperature of the decision (default: greedy)")
+    p.add_argument("--chat-template", choices=["gguf", "gemma"], default="gguf", help="the GGUF's own template, or Gemma's turns")
+    return p
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--suite", default="en-kitchen")
-    parser.add_argument("--config", type=Path)
-    parser.add_argument("--out", type=Path, default=Path("out/tool-accuracy.json"))
-    args = parser.parse_args()
-    report = asyncio.run(measure(args.suite, args.config))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    options = parser().parse_args()
+    report = asyncio.run(measure(options))
+    options.out.parent.mkdir(parents=True, exist_ok=True)
+    options.out.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     print(f"{report['suite']}: {report['turns']} turns; right tool {report['tool_accuracy']:.1%}, "
-          f"right tool and arguments {report['tool_args_accuracy']:.1%}; written to {args.out}")
+          f"right tool and arguments {report['tool_args_accuracy']:.1%}; {report['mean_seconds']:.2f} s a turn; written to {options.out}")
+    for name, figures in report["categories"].items():
+        print(f"  {name:<11} {figures['turns']:>4}  tool {figures['tool_accuracy']:.0%}  args {figures['tool_args_accuracy']:.0%}")
 
 
 if __name__ == "__main__":

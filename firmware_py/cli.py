@@ -42,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--ablate", nargs="*", default=[], metavar="FEATURE", help="switch a feature off in a paired variant")
     bench.add_argument("--out", type=Path, required=True, help="output directory")
     bench.add_argument("--limit", type=int, help="only the first N scenarios")
+    bench.add_argument("--category", nargs="*", default=[], help="only scenarios of these categories (e.g. recipe weather air)")
     bench.add_argument("--rounds", type=int, default=1, help="play every scenario this many times")
     bench.add_argument("--no-pictures", action="store_true", help="skip the PNG/HTML timelines")
 
@@ -127,6 +128,7 @@ async def _run_bench(config, args: argparse.Namespace) -> int:
         out=args.out,
         ablate=tuple(args.ablate),
         limit=args.limit,
+        categories=tuple(args.category),
         rounds=args.rounds,
         pictures=not args.no_pictures,
     )
@@ -134,7 +136,8 @@ async def _run_bench(config, args: argparse.Namespace) -> int:
     base = report["variants"]["baseline"]
     print(f"{report['suite']}: {base['turns']} turns ({report['audio']}); "
           f"first audio median {base['first_audio_s']['median']} s; "
-          f"right tool {base['tool_accuracy']['share']}; written to {args.out}")
+          f"right tool {base['tool_accuracy']['share']}, with arguments {base['tool_args_accuracy']['share']}; "
+          f"pre-tool line in time {base['pretool_coverage']['share']}; written to {args.out}")
     return 0
 
 

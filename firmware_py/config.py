@@ -105,13 +105,17 @@ class ToolsConfig(Section):
     enabled: bool = True
     """Let the model call the local tools (timers, lists, conversions, recipes, weather)."""
     data_dir: Path | None = None
-    """Where timers, lists and the recipe index are kept; unset means ~/.local/share/hearth/data."""
+    """Where timers, lists and the recipe index are kept; unset means $HEARTH_DATA_DIR or ~/.local/share/hearth/data."""
     recipes_dir: Path | None = None
     """A folder of recipes (Markdown or JSON); unset means the sample collection shipped with hearth."""
     forecast_file: Path | None = None
     """The cached forecast the sync job writes; unset means <data_dir>/forecast.json."""
     home: str = "home"
-    """The place weather questions are about when none is named (a name in the forecast file)."""
+    """The place weather questions are about when none is named (a name or alias in the forecast file)."""
+    sensor: Literal["none", "bme280"] = "none"
+    """A local temperature/humidity sensor on I2C (``pip install hearth[sensors]``)."""
+    sensor_outdoor: bool = False
+    """Whether the sensor hangs outside; otherwise its readings are reported as indoor."""
     pretool_threshold_s: float = Field(0.3, ge=0.0, le=10.0)
     """Tools expected to take longer than this get a short line spoken before they run (0: all)."""
     answer: Literal["tool_text", "model"] = "tool_text"

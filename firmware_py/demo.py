@@ -18,7 +18,7 @@ from agent.turn import Press, TurnResult
 from audio.protocols import AudioChunk
 from audio.wav import AudioFileError, WavFileMicrophone, WavFileSpeaker, read_wav
 from firmware_py.config import HearthConfig
-from firmware_py.wiring import build_turn_deps
+from firmware_py.wiring import build_turn_deps, close_turn_deps
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,10 @@ async def run_demo(
     assistant = Assistant(deps, config.history_turns)
     await assistant.warm()
     print(f"request: {path}", flush=True)
-    result = await play_request(assistant, audio, hold=hold)
+    try:
+        result = await play_request(assistant, audio, hold=hold)
+    finally:
+        await close_turn_deps(deps)
     out_wav.parent.mkdir(parents=True, exist_ok=True)
     speaker.save(out_wav)
     print(f"heard:   {result.transcript!r}")

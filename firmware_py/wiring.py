@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -11,11 +12,14 @@ from typing import Any
 from agent.assistant import Assistant
 from agent.llm import LlamaChatModel, LlamaSettings, ModelLoadError
 from agent.phrases import system_prompt
+from agent.tool_use import ToolUse
 from agent.turn import ListenSettings, TurnDeps
+from audio.chime import chime
 from audio.protocols import Recognizer, Speaker, Synthesizer
 from firmware_py.config import HearthConfig
 from firmware_py.gpio import GpioButton, KeyboardButton, NoLight, PushToTalk, RgbStatusLight, StatusLight
 from models.store import ModelError, ModelStore, default_models_dir
+from tools.timers import Timer, TimerWatcher, done_message
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +126,7 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
         raise StartupError(f"a model failed to load: {exc}; run `hearth models verify`") from None
     log.info("models loaded and warm in %.1f s", time.monotonic() - t0)
     return TurnDeps(
+        tools=await _tool_use(config, chat) if config.tools.enabled else None,
         vad=vad,
         recognizer=recognizer,
         chat=chat,
@@ -139,6 +144,32 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
     )
 
 
+async def _tool_use(config: HearthConfig, chat: LlamaChatModel) -> ToolUse:
+    from agent.arguments import grounded
+    from agent.tool_examples import default_planner
+    from firmware_py.home_tools import open_home_tools
+
+    try:
+        home = await open_home_tools(config)
+    except (OSError, sqlite3.Error) as exc:
+        raise StartupError(f"the tools' data could not be opened: {exc}; check tools.data_dir") from None
+    return ToolUse(
+        planner=default_planner(chat, home.registry, config.language),
+        executor=home.executor,
+        registry=home.registry,
+        pretool_threshold_s=config.tools.pretool_threshold_s,
+        grounded=grounded,
+        answer=config.tools.answer,
+        home=home,
+    )
+
+
+async def close_turn_deps(deps: TurnDeps) -> None:
+    """Release what the components hold open beyond the models (the tools' stores and worker)."""
+    if deps.tools is not None:
+        await deps.tools.close()
+
+
 @dataclass
 class DeviceParts:
     assistant: Assistant
@@ -146,8 +177,12 @@ class DeviceParts:
     speaker: Any
     button: PushToTalk
     light: StatusLight
+    watcher: TimerWatcher | None = None
 
     async def close(self) -> None:
+        if self.watcher is not None:
+            await self.watcher.stop()
+        await close_turn_deps(self.assistant.deps)
         await self.microphone.close()
         await self.speaker.close()
 
@@ -166,8 +201,26 @@ async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) ->
         raise StartupError(str(exc)) from None
     assistant = Assistant(deps, config.history_turns)
     await assistant.warm()
+    watcher = _timer_announcements(config, deps, assistant)
     light: StatusLight = RgbStatusLight(config.button.led_pins) if config.button.led == "rgb" else NoLight()
     button: PushToTalk = (
         KeyboardButton(loop) if config.button.kind == "keyboard" else GpioButton(config.button.pin, config.button.bounce_s, loop)
     )
-    return DeviceParts(assistant, microphone, speaker, button, light)
+    return DeviceParts(assistant, microphone, speaker, button, light, watcher)
+
+
+def _timer_announcements(config: HearthConfig, deps: TurnDeps, assistant: Assistant) -> TimerWatcher | None:
+    """Ring finished timers aloud: a chime and a line, between turns (timers survive a restart)."""
+    from firmware_py.home_tools import HomeTools
+
+    home = deps.tools.home if deps.tools is not None else None
+    if not isinstance(home, HomeTools):
+        return None
+    sound = chime(config.audio.output_rate)
+
+    async def ring(timer: Timer) -> None:
+        await assistant.announce(done_message(timer, home.timers.clock(), config.language), sound)
+
+    watcher = TimerWatcher(home.timers, ring)
+    watcher.start()
+    return watcher

@@ -45,3 +45,11 @@ def model_path(models_dir: Path):
 
 # The PulseAudio null-sink fixture, for every test that plays or records through PortAudio.
 from tests.pulse import pulse_null_sink  # noqa: E402,F401
+
+
+@pytest.fixture(autouse=True)
+def _scratch_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Timers, lists and indexes a test makes never land in the user's own data folder."""
+    folder = tmp_path_factory.mktemp("hearth-data")
+    monkeypatch.setenv("HEARTH_DATA_DIR", str(folder))
+    return folder

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from tools.convert import convert_tools
 from tools.registry import NO_TOOL, ToolRegistry
@@ -105,3 +105,24 @@ def test_schema_narrowed_to_named_tools_keeps_registry_order_and_none() -> None:
     assert reg.tool_call_schema(names=reg.names) == reg.tool_call_schema()
     with pytest.raises(ValueError, match="unknown"):
         reg.tool_call_schema(names=["weather"])
+    forced = reg.tool_call_schema(names=["date_today"], allow_none=False)
+    assert [b["properties"]["tool"]["const"] for b in forced["anyOf"]] == ["date_today"]
+    # with nothing named, answering without a tool stays possible
+    assert reg.tool_call_schema(names=[], allow_none=False) == reg.tool_call_schema(names=[])
+
+
+def test_max_chars_caps_say_and_uncapped_string_arguments() -> None:
+    class Args(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        item: str
+        note: str | None = None
+        code: str = Field(max_length=5)
+
+    reg = ToolRegistry([_spec("shopping_add", Args)])
+    branch, none = reg.tool_call_schema(max_chars=40)["anyOf"]
+    assert branch["properties"]["say"] == {"type": "string", "maxLength": 40} == none["properties"]["say"]
+    props = branch["properties"]["args"]["properties"]
+    assert props["item"]["maxLength"] == 40 and props["code"]["maxLength"] == 5
+    assert {"type": "string", "maxLength": 40} in props["note"]["anyOf"]
+    uncapped = reg.tool_call_schema()["anyOf"][0]["properties"]
+    assert uncapped["say"] == {"type": "string"} and "maxLength" not in uncapped["args"]["properties"]["item"]

@@ -54,35 +54,66 @@ class ToolRegistry:
         spec = self._specs.get(name)
         return spec is not None and spec.expected_s > threshold_s
 
-    def tool_call_schema(self) -> dict[str, Any]:
+    def tool_call_schema(
+        self,
+        names: Iterable[str] | None = None,
+        allow_none: bool = True,
+        max_chars: int | None = None,
+    ) -> dict[str, Any]:
         """JSON schema of one model reply: ``{"say": ..., "tool": ..., "args": {...}}``.
 
         "say" comes first in every branch because grammar-constrained decoding generates keys in
         schema order, and the spoken line must be ready before the (possibly slow) arguments.
+        ``names`` narrows the reply to those tools (in registry order), for when the request has
+        already ruled the others out; unknown names are an error.  ``allow_none=False`` leaves out
+        the reply without a tool (only with at least one tool named).  ``max_chars`` caps "say" and
+        every string argument without a cap of its own: a small model that starts rambling
+        otherwise runs out of tokens before the JSON closes, and the whole decision is lost.
         """
+        specs = list(self._specs.values())
+        if names is not None:
+            wanted = set(names)
+            unknown = wanted - set(self._specs) - {NO_TOOL}
+            if unknown:
+                raise ValueError(f"unknown tools {sorted(unknown)}")
+            specs = [spec for spec in specs if spec.name in wanted]
+        say: dict[str, Any] = {"type": "string"} if max_chars is None else {"type": "string", "maxLength": max_chars}
         branches: list[dict[str, Any]] = []
-        for spec in self._specs.values():
+        for spec in specs:
+            args = _inline_refs(spec.schema())
             branches.append(
                 {
                     "type": "object",
                     "properties": {
-                        "say": {"type": "string"},
+                        "say": dict(say),
                         "tool": {"const": spec.name},
-                        "args": _inline_refs(spec.schema()),
+                        "args": args if max_chars is None else _cap_strings(args, max_chars),
                     },
                     "required": ["say", "tool", "args"],
                     "additionalProperties": False,
                 }
             )
-        branches.append(
-            {
-                "type": "object",
-                "properties": {"say": {"type": "string"}, "tool": {"const": NO_TOOL}},
-                "required": ["say", "tool"],
-                "additionalProperties": False,
-            }
-        )
+        if allow_none or not branches:
+            branches.append(
+                {
+                    "type": "object",
+                    "properties": {"say": dict(say), "tool": {"const": NO_TOOL}},
+                    "required": ["say", "tool"],
+                    "additionalProperties": False,
+                }
+            )
         return {"anyOf": branches}
+
+
+def _cap_strings(node: Any, max_chars: int) -> Any:
+    if isinstance(node, dict):
+        capped = {key: _cap_strings(value, max_chars) for key, value in node.items()}
+        if capped.get("type") == "string" and "maxLength" not in capped:
+            capped["maxLength"] = max_chars
+        return capped
+    if isinstance(node, list):
+        return [_cap_strings(value, max_chars) for value in node]
+    return node
 
 
 def _inline_refs(schema: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,276 @@
+"""Tool arguments checked against what the user actually said: repaired before a call, and grounded or not.
+
+A small model picks the right tool far more often than it writes the right arguments: it
+turns "ten minutes" into 150, copies "noodles" from an example, swaps the two units.  The
+request usually states the value outright, so :func:`repair_arguments` reads it from the
+words (:mod:`agent.extract`, :mod:`agent.extract_units`, :mod:`agent.extract_lookup`) and puts
+it in; an optional value the words do not support is dropped.  It never puts in a value the
+user did not say.
+
+:func:`grounded` is the gate in front of acting tools (a timer started, an item added, a
+note written): true only when the call's content is in the user's words.  A call whose
+content came from elsewhere, such as "add 50 eggs" inside a recipe the tool read out, is
+asked back instead of made.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from collections.abc import Callable, Collection
+from typing import Any
+
+from agent.extract import (
+    HANGUL,
+    adjustment_sign,
+    could_be_label,
+    mentions_all,
+    note_text,
+    shopping_item,
+    strip_korean_particle,
+    timer_durations,
+    timer_label,
+)
+from agent.extract_lookup import place, recipe_query, when
+from agent.extract_units import conversion
+from agent.spoken_numbers import numbers, prepare
+from tools.convert import ConversionError, normalize_unit
+
+log = logging.getLogger(__name__)
+
+READ_ONLY = {"timer_status", "time_now", "date_today", "shopping_list", "convert_units", "recipe_search", "weather", "air_quality"}
+"""Tools that only look things up; everything else is checked by :func:`grounded`."""
+
+_ARTICLES = re.compile(r"^(?:the|a|an|my|some|our)\s+")
+
+
+def _words(text: str) -> list[str]:
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return re.findall(r"[\w']+", text)
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ies", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def supported(value: Any, user_text: str) -> bool:
+    """Whether the user's words contain ``value`` (plurals and, in Korean, spacing and particles aside)."""
+    if value is None or isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return any(abs(found.value - value) < 1e-6 for found in numbers(user_text))
+    text = str(value).strip()
+    if not text:
+        return False
+    if HANGUL.search(text) or HANGUL.search(user_text):
+        return _korean_supported(text, user_text)
+    said = {_stem(w) for w in _words(user_text)}
+    wanted = [_stem(w) for w in _words(_ARTICLES.sub("", text.casefold()))]
+    return bool(wanted) and all(w in said for w in wanted)
+
+
+def _korean_supported(value: str, user_text: str) -> bool:
+    # Whole words, each possibly followed by a particle: 라면 is in "라면을", 타이 is not in "타이머".
+    said = [w for w in re.split(r"[\s,.!?]+", prepare(user_text)) if w]
+    wanted = [w for w in re.split(r"[\s,.!?]+", prepare(value)) if w]
+    if not wanted:
+        return False
+    for start in range(len(said) - len(wanted) + 1):
+        window = said[start : start + len(wanted)]
+        if all(s == w or strip_korean_particle(s) == w or (s.startswith(w) and s[len(w):] in _KO_TAILS)
+               for s, w in zip(window, wanted)):
+            return True
+    return False
+
+
+_KO_TAILS = {"이", "가", "을", "를", "은", "는", "도", "의", "에", "에서", "랑", "이랑", "하고", "로", "으로", "만", "요", "이요"}
+
+
+def _set_or_drop(args: dict[str, Any], key: str, found: Any, user_text: str, keep_unsupported: bool = False) -> None:
+    """Put in what the words state; otherwise keep the model's value only if the words support it."""
+    if found is not None:
+        args[key] = found
+    elif key in args and args[key] is not None and not keep_unsupported and not supported(args[key], user_text):
+        del args[key]
+
+
+def _timer_start(args: dict[str, Any], text: str, copied: Collection[str]) -> dict[str, Any]:
+    said = set(timer_durations(text, naming=True))
+    if len(said) == 1:
+        args["duration_s"] = said.pop()
+    _label(args, text)
+    return args
+
+
+def _label(args: dict[str, Any], text: str) -> None:
+    _set_or_drop(args, "label", timer_label(text), text)
+    if isinstance(args.get("label"), str) and not could_be_label(args["label"]):
+        del args["label"]
+
+
+def _timer_named(args: dict[str, Any], text: str, copied: Collection[str]) -> dict[str, Any]:
+    _label(args, text)
+    return args
+
+
+def _timer_cancel(args: dict[str, Any], text: str, copied: Collection[str]) -> dict[str, Any]:
+    args["all"] = mentions_all(text)
+    if args["all"]:
+        args.pop("label", None)
+        return args
+    return _timer_named(args, text, copied)
+
+
+def _timer_adjust(args: dict[str, Any], text: str, copied: Collection[str]) -> dict[str, Any]:
+    said = set(timer_durations(text, naming=False))
+    magnitude = said.pop() if len(said) == 1 else None
+    sign = adjustment_sign(text)
+    current = args.get("delta_s")
+    if magnitude is None and isinstance(current, (int, float)) and not isinstance(current, bool):
+        magnitude = abs(int(current))
+    if magnitude is not None:
+        if sign is None:
+            sign = -1 if isinstance(current, (int, float)) and current < 0 else 1
+        args["delta_s"] = sign * magnitude
+    return _timer_named(args, text, copied)
+
+
+def _shopping(complete: bool) -> Callable[[dict[str, Any], str, Collection[str]], dict[str, Any]]:
+    def fix(args: dict[str, Any], text: str, copied: Collection[str]) -> dict[str, Any]:
+        found = shopping_item(text, complete=complete)
+        if found is not None:
+            args["item"] = found[0]
+            if not complete:
+                _set_or_drop(args, "quantity", found[1], text)
+        elif not complete and args.get("quantity") is not None and not _quantity_said(args["quantity"], text):
+            del args["quantity"]
+        return args
+
+    return fix
+
+
+def _quantity_said(quantity: Any, text: str) -> bool:
+    stated = [found.value for found in numbers(text)]
+    amounts = [f.value for f in numbers(str(quantity))]
+    return bool(amounts) and all(any(abs(a - s) < 1e-6 for s in stated) for a in amounts)
+
+
+def _note(args: dict[str, Any], text: str, copied: Collection[str]) -> dict[str, Any]:
+    found = note_text(text)
+    if found is not None:
+        args["text"] = found
+    return args
+
+
+def _unit(value: Any) -> Any:
+    try:
+        return normalize_unit(str(value))
+    except ConversionError:
+        return value
+
+
+def _convert(args: dict[str, Any], text: str, copied: Collection[str]) -> dict[str, Any]:
+    for key in ("from_unit", "to_unit"):
+        if isinstance(args.get(key), str):
+            args[key] = _unit(args[key])
+    said = conversion(text)
+    if said.value is not None:
+        args["value"] = int(said.value) if said.value == int(said.value) else said.value
+    for key, value in (("from_unit", said.from_unit), ("to_unit", said.to_unit)):
+        if value is not None:
+            args[key] = value
+    _set_or_drop(args, "ingredient", said.ingredient, text)
+    return args
+
+
+def _recipe(args: dict[str, Any], text: str, copied: Collection[str]) -> dict[str, Any]:
+    query = recipe_query(text)
+    if query:
+        args["query"] = query
+    return args
+
+
+def _place_and_day(args: dict[str, Any], text: str, copied: Collection[str], *, has_when: bool) -> dict[str, Any]:
+    # A follow-up ("and tomorrow?") leaves the place to the conversation, so a place the words do
+    # not name is kept, unless it is one of the examples' places, which the model copies.
+    for key, found in (("location", place(text)), ("when", when(text) if has_when else None)):
+        if found is not None:
+            args[key] = found
+        elif args.get(key) is not None and not supported(args[key], text) and str(args[key]).casefold() in copied:
+            del args[key]
+    return args
+
+
+_FIXERS: dict[str, Callable[[dict[str, Any], str, Collection[str]], dict[str, Any]]] = {
+    "timer_start": _timer_start,
+    "timer_cancel": _timer_cancel,
+    "timer_status": _timer_named,
+    "timer_pause": _timer_named,
+    "timer_resume": _timer_named,
+    "timer_adjust": _timer_adjust,
+    "shopping_add": _shopping(complete=False),
+    "shopping_complete": _shopping(complete=True),
+    "note_add": _note,
+    "convert_units": _convert,
+    "recipe_search": _recipe,
+    "weather": lambda a, t, c: _place_and_day(a, t, c, has_when=True),
+    "air_quality": lambda a, t, c: _place_and_day(a, t, c, has_when=False),
+}
+
+
+def repair_arguments(tool: str, args: dict[str, Any], user_text: str, *, copied: Collection[str] = ()) -> dict[str, Any]:
+    """The model's arguments with every value the user's words state put in, and unsupported extras dropped.
+
+    ``copied``: values (case-folded) that appear in the examples the model was shown, so a
+    place the words do not name is dropped as a copy rather than kept as conversation context.
+    """
+    fix = _FIXERS.get(tool)
+    if fix is None:
+        return dict(args)
+    try:
+        return fix(dict(args), user_text, {str(c).casefold() for c in copied})
+    except Exception:  # a repair bug must not cost the turn: the model's own arguments still stand
+        log.exception("argument repair failed for %s %r on %r", tool, args, user_text)
+        return dict(args)
+
+
+def _note_supported(note: str, text: str) -> bool:
+    if HANGUL.search(note) or HANGUL.search(text):
+        pairs = lambda s: {s[i : i + 2] for i in range(len(s) - 1)}  # noqa: E731
+        squeeze = lambda s: re.sub(r"[\s\W_]", "", prepare(s))  # noqa: E731
+        wanted = pairs(squeeze(note))
+        return bool(wanted) and len(wanted & pairs(squeeze(text))) / len(wanted) >= 0.6
+    wanted = [_stem(w) for w in _words(note)]
+    said = {_stem(w) for w in _words(text)}
+    return bool(wanted) and sum(w in said for w in wanted) / len(wanted) >= 0.75
+
+
+def grounded(tool: str, args: dict[str, Any], user_text: str) -> bool:
+    """Whether an acting call's content is in the user's words (read-only tools always are).
+
+    Timer selectors (which timer to pause or cancel) may come from the conversation; what a
+    call creates or changes (a duration, an item and its quantity, a note, "all") must be said.
+    """
+    if tool in READ_ONLY:
+        return True
+    if tool == "timer_start":
+        said = timer_durations(user_text, naming=True)
+        label = args.get("label")
+        return args.get("duration_s") in said and (label is None or supported(label, user_text))
+    if tool == "timer_adjust":
+        delta = args.get("delta_s")
+        return isinstance(delta, int) and abs(delta) in timer_durations(user_text, naming=False)
+    if tool == "timer_cancel":
+        return not args.get("all") or mentions_all(user_text)
+    if tool in ("timer_pause", "timer_resume"):
+        return True
+    if tool in ("shopping_add", "shopping_complete"):
+        quantity = args.get("quantity")
+        return supported(args.get("item"), user_text) and (quantity is None or _quantity_said(quantity, user_text))
+    if tool == "note_add":
+        return _note_supported(str(args.get("text") or ""), user_text)
+    return all(supported(value, user_text) for value in args.values() if value is not None and not isinstance(value, bool))

@@ -1,0 +1,304 @@
+"""Argument values read straight from a request's words: timer labels, list items, notes, units, dishes, places.
+
+Each function returns what the user said, or None when the words do not state it
+unambiguously; none of them makes a value up.  English is matched on the lower-cased
+text and values come back as said (original casing where it survives); Korean values lose
+their trailing particle (우유를 → 우유) only when the word stays at least two syllables.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+
+from agent.spoken_numbers import (
+    EN_DURATION_UNITS,
+    EN_FRACTIONS,
+    EN_ONES,
+    EN_TENS,
+    KO_COUNTERS,
+    KO_NUMBER,
+    durations,
+    english_tokens,
+    korean_number,
+    prepare,
+    read_amount,
+)
+
+log = logging.getLogger(__name__)
+
+HANGUL = re.compile(r"[가-힣]")
+
+_EN_NOT_LABELS = {
+    "the", "a", "an", "my", "your", "our", "this", "that", "these", "those", "all", "every", "each", "any", "other",
+    "another", "one", "ones", "kitchen", "new", "current", "running", "main", "first", "last", "next", "same", "timer",
+    "timers", "it", "them", "me", "you", "us", "please", "now", "up", "off", "on", "out", "in", "for", "to", "of", "and",
+    "so", "just", "only", "more", "minute", "hour", "second", "paused", "active", "old", "is", "are", "left", "how",
+    "what", "much", "long", "time", "a", "with", "by", "from", "status", "named", "called",
+    # verbs that come right before "timer" ("decrease timer for pizza")
+    "set", "start", "stop", "cancel", "pause", "resume", "continue", "unpause", "restart", "increase", "decrease",
+    "reduce", "extend", "shorten", "remove", "take", "add", "check", "kill", "reset", "delete", "clear", "end", "create",
+    "make", "give", "put", "knock", "freeze", "hold", "run", "running", "finish", "turn", "get", "do",
+    *EN_ONES, *EN_TENS, *EN_DURATION_UNITS, *EN_FRACTIONS, "hundred",
+}
+_KO_NOT_LABELS = {
+    "이", "그", "저", "모든", "전부", "다", "내", "우리", "부엌", "주방", "새", "이번", "지금", "방금", "아까", "멈춘", "남은", "켜진",
+    "맞춘", "설정한", "돌아가는", "진행중인", "진행", "중인", "그거", "저거", "이거", "타이머", "좀", "거", "것",
+}
+_KO_PARTICLES = ("에서", "에게", "한테", "이랑", "으로", "을", "를", "은", "는", "도", "의", "랑", "로", "에")
+
+
+def original(text: str, prepared: str, start: int, end: int) -> str:
+    """The user's own spelling of ``prepared[start:end]`` when the offsets still line up."""
+    source = unicodedata.normalize("NFKC", text)
+    piece = source[start:end] if len(source) == len(prepared) else prepared[start:end]
+    return piece.strip(" ,.!?;:'\"")
+
+
+def strip_korean_particle(word: str) -> str:
+    for particle in _KO_PARTICLES:
+        if word.endswith(particle) and len(word) - len(particle) >= 2:
+            return word[: -len(particle)]
+    return word
+
+
+def _words_until_stop(words: list[str], limit: int = 3) -> list[str]:
+    out: list[str] = []
+    for word in words:
+        if word in _EN_NOT_LABELS or not re.fullmatch(r"[a-z][a-z']*", word) or len(out) == limit:
+            break
+        out.append(word)
+    return out
+
+
+# -- timers ----------------------------------------------------------------------------------------
+
+
+def could_be_label(value: str) -> bool:
+    """Whether a label written by the model can name a timer at all ("hour", "timer" and "the" cannot)."""
+    words = prepare(value).split()
+    if not words:
+        return False
+    if HANGUL.search(value):
+        return not any(w in _KO_NOT_LABELS or re.search(r"(?:분|초|시간)$", w) or korean_number(w) is not None for w in words)
+    return not all(w in _EN_NOT_LABELS or re.fullmatch(r"[\d.,]+", w) for w in words)
+
+
+def timer_label(text: str) -> str | None:
+    """The timer's name when the words give one: "pasta timer", "timer called tea", "for the bread", "라면 타이머"."""
+    if HANGUL.search(text):
+        return _korean_label(text)
+    prepared = prepare(text)
+    words = [t.text for t in english_tokens(text)]
+    # "named pizza", "called the stew"
+    for match in re.finditer(r"\b(?:named|called|labell?ed)\s+(?:the\s+)?", prepared):
+        found = _words_until_stop(prepared[match.end():].split())
+        if found:
+            return " ".join(found).strip("'")
+    # "the chicken timer", "my pizza timers"
+    for i, word in enumerate(words):
+        if word in ("timer", "timers") and i > 0 and words[i - 1] not in _EN_NOT_LABELS and re.fullmatch(r"[a-z]+", words[i - 1]):
+            before = words[max(0, i - 2) : i]
+            if len(before) == 2 and before[0] not in _EN_NOT_LABELS and re.fullmatch(r"[a-z]+", before[0]):
+                return " ".join(before)  # "banana bread timer"
+            return words[i - 1]
+    # "timer for pizza", "for the bread", "time the eggs for"
+    for pattern in (r"\btimers?\s+for\s+(?:the\s+|my\s+)?", r"\b(?:another one|one)\s+for\s+(?:the\s+|my\s+)?",
+                    r"\bfor\s+(?:the|my|our)\s+", r"\btime\s+(?:the|my|our)\s+"):
+        for match in re.finditer(pattern, prepared):
+            found = _words_until_stop(re.findall(r"[a-z']+|\S", prepared[match.end():]), limit=2)
+            if found:
+                return " ".join(found)
+    return None
+
+
+def _korean_label(text: str) -> str | None:
+    prepared = prepare(text)
+    for match in re.finditer(r"([가-힣A-Za-z]+)\s*타이머", prepared):
+        word = strip_korean_particle(match.group(1))
+        if word in _KO_NOT_LABELS or re.search(r"(?:분|초|시간)$", word) or korean_number(word) is not None:
+            continue
+        return word
+    return None
+
+
+def mentions_all(text: str) -> bool:
+    """Whether the request is about every timer ("all", "every", "전부", "모든", "다")."""
+    prepared = prepare(text)
+    return bool(re.search(r"\b(?:all|every|each)\b|전부|모든|모두|(?:^|\s)다(?:\s|$)", prepared))
+
+
+_EN_LESS = r"\b(?:remove|off|decrease|subtract|reduce|shorten|less|minus|cut|knock|lower|fewer|take away)\b|\btake\b.*\bfrom\b"
+_EN_MORE = r"\b(?:add|increase|more|extend|another|plus|longer|lengthen|give)\b"
+
+
+def adjustment_sign(text: str) -> int | None:
+    """-1 when the words take time away, +1 when they add it, None when they say neither."""
+    prepared = prepare(text)
+    if re.search(_EN_LESS, prepared) or re.search(r"줄여|줄이|빼|감소|덜|단축", prepared):
+        return -1
+    if re.search(_EN_MORE, prepared) or re.search(r"더|추가|늘려|늘리|연장", prepared):
+        return 1
+    return None
+
+
+def timer_durations(text: str, naming: bool) -> list[int]:
+    """Durations said, in whole seconds; with ``naming=False`` those that name a timer are left out.
+
+    "remove 5 minutes from the 1 hour timer": the hour names the timer, the 5 minutes is the change.
+    """
+    prepared = prepare(text)
+    out = []
+    for found in durations(text):
+        after = prepared[found.end :].lstrip()
+        before = prepared[: found.start].rstrip()
+        names_timer = bool(re.match(r"(?:timers?\b|타이머)", after)) or bool(re.search(r"\btimers?\s+for$", before))
+        if naming or not names_timer:
+            out.append(int(round(found.value)))
+    return out
+
+
+# -- shopping list ---------------------------------------------------------------------------------
+
+_LIST = r"(?:the\s+|my\s+|our\s+)?(?:shopping\s+|grocery\s+|groceries\s+)?list\b"
+_EN_ADD = (
+    rf"\b(?:add|put|stick|throw|include|write)\s+(?P<x>.+?)\s+(?:to|on|onto|in|into)\s+{_LIST}",
+    r"\b(?:shopping|grocery)\s+list\s*[:,]\s*(?P<x>.+?)\s*[.!?]*$",
+    r"\b(?:add|put)\s+(?P<x>.+?)(?:\s+(?:too|as well|also|please))?\s*[.!?]*$",
+    r"\b(?:i'm|i am|we're|we are)\s+out\s+of\s+(?P<x>.+?)\s*(?:[,.!?]|$)",
+    r"\bforget\s+to\s+(?:buy|get|pick up)\s+(?P<x>.+?)\s*[.!?]*$",
+    r"\b(?:need\s+to|have\s+to|must)\s+(?:buy|get|pick up)\s+(?P<x>.+?)\s*[.!?]*$",
+)
+_EN_COMPLETE = (
+    rf"\b(?:tick|check|cross|strike|take|scratch|mark)\s+(?P<x>.+?)\s+off\s+(?:of\s+|from\s+)?{_LIST}",
+    rf"\b(?:remove|delete|complete|strike|cross off|check off|tick off|mark off|take off)\s+(?P<x>.+?)\s+(?:from|on|in|off|of)\s+{_LIST}",
+    r"\b(?:check|tick|cross|mark|strike)\s+off\s+(?P<x>.+?)\s*[.!?]*$",
+    r"\bmark\s+(?P<x>.+?)\s+as\s+(?:bought|done|got|gotten)\b",
+    r"\bi\s+(?:bought|got|picked up)\s+(?P<x>.+?)\s*(?:[,.!?]|$)",
+)
+_KO_LIST = r"(?:쇼핑\s*리스트|장보기\s*목록|장보기\s*리스트|장보기|목록|리스트|장\s*볼\s*거)"
+_KO_ADD = (
+    rf"{_KO_LIST}(?:에다가|에다|에)\s+(?P<x>.+?)\s*(?:추가|넣어|넣|담아|담|적어|올려)",
+    r"^(?P<x>[^,.!?]+?)\s*(?:추가|넣어|담아)",
+    r"^(?P<x>[^,.!?]+?)\s+사야\s*(?:돼|해|함|겠)",
+)
+_KO_COMPLETE = (
+    rf"{_KO_LIST}에서\s+(?P<x>.+?)\s*(?:빼|지워|지우|삭제|체크|없애)",
+    r"^(?P<x>[^,.!?]+?)\s+(?:샀어|샀다|샀음|샀으니)",
+    r"^(?P<x>[^,.!?]+?)\s+(?:체크|지워|빼)",
+)
+_EN_ITEM_LEAD = re.compile(r"^(?:the|a|an|some|my|our|more|some more|any)\s+")
+_EN_ITEM_LEAD_KEEPING_A = re.compile(r"^(?:the|some|my|our|more|some more|any)\s+")
+_SHOPPING_UNITS = {
+    **dict.fromkeys(("l", "liter", "liters", "litre", "litres"), "l"),
+    **dict.fromkeys(("ml", "milliliter", "milliliters", "millilitre", "millilitres"), "ml"),
+    **dict.fromkeys(("kg", "kilo", "kilos", "kilogram", "kilograms"), "kg"),
+    **dict.fromkeys(("g", "gram", "grams"), "g"),
+    **dict.fromkeys(("lb", "lbs", "pound", "pounds"), "lb"),
+    **dict.fromkeys(("oz", "ounce", "ounces"), "oz"),
+}
+_CONTAINERS = ("bottle", "carton", "can", "pack", "packet", "bag", "box", "bunch", "loaf", "loaves", "jar", "tin", "tub",
+               "dozen", "head", "heads", "cup", "cups")
+
+
+def _number_text(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def _split_english_quantity(phrase: str) -> tuple[str, str | None]:
+    words = phrase.split()
+    amount = read_amount(words, 0)
+    if amount is None:
+        return phrase, None
+    value, j, article_only = amount
+    unit = ""
+    if j < len(words):
+        word = words[j]
+        if word in _SHOPPING_UNITS:
+            unit, j = _SHOPPING_UNITS[word], j + 1
+        elif word.rstrip("s").rstrip("e") in _CONTAINERS or word in _CONTAINERS:
+            unit, j = word, j + 1
+    if article_only and not unit:
+        return " ".join(words[1:]) or phrase, None
+    if j < len(words) and words[j] == "of":
+        j += 1
+    item = " ".join(words[j:])
+    if not item:
+        return phrase, None
+    return item, f"{_number_text(value)} {unit}".strip()
+
+
+def _clean_item(phrase: str, keep_a: bool = False) -> str:
+    # "a" stays before the quantity is read: "a bag of flour" is one bag.
+    lead = _EN_ITEM_LEAD_KEEPING_A if keep_a else _EN_ITEM_LEAD
+    phrase = phrase.strip(" ,.!?;:'\"")
+    previous = None
+    while previous != phrase:
+        previous, phrase = phrase, lead.sub("", phrase)
+    return phrase
+
+
+def shopping_item(text: str, complete: bool = False) -> tuple[str, str | None] | None:
+    """(item, quantity or None) named in a request to add to (or tick off) the shopping list."""
+    prepared = prepare(text)
+    korean = bool(HANGUL.search(text))
+    patterns = (_KO_COMPLETE if complete else _KO_ADD) if korean else (_EN_COMPLETE if complete else _EN_ADD)
+    for pattern in patterns:
+        match = re.search(pattern, prepared)
+        if match is None:
+            continue
+        phrase = original(text, prepared, match.start("x"), match.end("x"))
+        if korean:
+            item, quantity = _split_korean_quantity(phrase)
+            item = " ".join(strip_korean_particle(w) for w in item.split())
+        else:
+            item, quantity = _split_english_quantity(_clean_item(phrase.lower(), keep_a=True))
+            item = _restore_case(item, phrase)
+            item = _clean_item(item)
+        if item and item.lower() not in ("it", "them", "that", "this", "those", "these", "everything", "something"):
+            return item, (None if complete else quantity)
+    return None
+
+
+def _restore_case(lowered: str, phrase: str) -> str:
+    at = phrase.lower().find(lowered)
+    return phrase[at : at + len(lowered)] if at >= 0 else lowered
+
+
+def _split_korean_quantity(phrase: str) -> tuple[str, str | None]:
+    counters = "|".join(sorted(KO_COUNTERS, key=len, reverse=True))
+    match = re.match(rf"^(?P<item>.+?)\s*(?P<num>{KO_NUMBER})\s*(?P<counter>{counters})$", phrase.strip())
+    if match is None:
+        return phrase.strip(), None
+    value = korean_number(match["num"])
+    if value is None:
+        return phrase.strip(), None
+    return match["item"].strip(), f"{_number_text(value)}{match['counter']}"
+
+
+# -- notes -----------------------------------------------------------------------------------------
+
+_EN_NOTE = (
+    r"\b(?:make|take|add|leave|write|jot|put)(?:\s+down)?\s+(?:a\s+)?note\s*(?:that|saying|to say|:|,|-)?\s*(?P<x>.+)$",
+    r"^(?:please\s+|hey\s+)?note\s*(?:that|:|,|-|down)\s*(?P<x>.+)$",
+    r"\b(?:remember|write down|jot down)\s*(?:that|:|,)?\s*(?P<x>.+)$",
+)
+_KO_NOTE = (
+    r"메모\s*(?:좀\s*)?(?:해|남겨|적어)[^.,!?:]*[.,!?:]\s*(?P<x>.+)$",
+    r"메모\s*[:：]\s*(?P<x>.+)$",
+    r"^(?P<x>.+?)(?:이?라고|고)\s*(?:메모|적어)",
+    r"^(?P<x>.+?)\s*(?:적어|메모해)\s*(?:둬|줘|놔|두|주)",
+)
+
+
+def note_text(text: str) -> str | None:
+    """What to write down: "make a note that X" → X, "X라고 메모해 줘" → X."""
+    prepared = prepare(text)
+    for pattern in _KO_NOTE if HANGUL.search(text) else _EN_NOTE:
+        match = re.search(pattern, prepared)
+        if match:
+            note = original(text, prepared, match.start("x"), match.end("x"))
+            if note:
+                return note
+    return None

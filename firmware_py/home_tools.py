@@ -1,0 +1,97 @@
+"""The local tools of one hearth device, built from the configuration: stores opened, executor running."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from firmware_py.config import HearthConfig
+from tools.clock import clock_tools
+from tools.convert import convert_tools
+from tools.executor import ToolExecutor
+from tools.lists import ListStore, list_tools
+from tools.recipes import RecipeBook, recipe_tools
+from tools.registry import ToolRegistry
+from tools.sensors import Bme280Sensor, Sensor, SensorError
+from tools.timers import TimerStore, timer_tools
+from tools.weather import WeatherSettings, weather_tools
+
+log = logging.getLogger(__name__)
+
+SAMPLE_RECIPES = Path(__file__).resolve().parent.parent / "recipes"
+"""The small recipe collection that ships with hearth."""
+
+
+def default_data_dir() -> Path:
+    """$HEARTH_DATA_DIR, or ~/.local/share/hearth/data."""
+    env = os.environ.get("HEARTH_DATA_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".local" / "share" / "hearth" / "data"
+
+
+def data_dir(config: HearthConfig) -> Path:
+    return config.tools.data_dir.expanduser() if config.tools.data_dir else default_data_dir()
+
+
+@dataclass
+class HomeTools:
+    """The stores behind the tools, the registry the model sees, and the executor that runs calls."""
+
+    registry: ToolRegistry
+    executor: ToolExecutor
+    timers: TimerStore
+    lists: ListStore
+    recipes: RecipeBook
+    closers: list[Any] = field(default_factory=list)
+
+    async def close(self) -> None:
+        await self.executor.close()
+        for store in (self.recipes, self.lists, self.timers, *self.closers):
+            store.close()
+
+
+async def open_home_tools(config: HearthConfig) -> HomeTools:
+    """Open the stores (indexing the recipe folder if it changed) and start the executor."""
+    folder = data_dir(config)
+    folder.mkdir(parents=True, exist_ok=True)
+    language = config.language
+    timers = TimerStore(folder / "hearth.db")
+    lists = ListStore(folder / "hearth.db")
+    recipes = RecipeBook(config.tools.recipes_dir.expanduser() if config.tools.recipes_dir else SAMPLE_RECIPES, folder / "recipes.db")
+    t0 = time.monotonic()
+    timers.open()
+    lists.open()
+    stats = await asyncio.to_thread(recipes.open)
+    closers: list[Any] = []
+    sensor: Sensor | None = None
+    if config.tools.sensor == "bme280":
+        bme = Bme280Sensor()
+        try:
+            bme.open()
+            sensor = bme
+            closers.append(bme)
+        except SensorError as exc:
+            # A missing sensor must not keep the speaker from starting: the forecast still answers.
+            log.error("no BME280 sensor: %s; weather comes from the forecast file", exc)
+    weather = WeatherSettings(
+        forecast_path=config.tools.forecast_file.expanduser() if config.tools.forecast_file else folder / "forecast.json",
+        home=config.tools.home,
+        language=language,
+        sensor_outdoor=config.tools.sensor_outdoor,
+    )
+    log.info("tools ready in %.2f s (recipes: %s)", time.monotonic() - t0, stats)
+    registry = ToolRegistry([
+        *timer_tools(timers, language),
+        *list_tools(lists, language),
+        *clock_tools(language=language),
+        *convert_tools(language=language),
+        *recipe_tools(recipes, language),
+        *weather_tools(weather, sensor),
+    ])
+    executor = ToolExecutor(registry)
+    executor.start()
+    return HomeTools(registry, executor, timers, lists, recipes, closers)

@@ -1,0 +1,260 @@
+"""Arguments read from the user's words: numbers and durations, values by tool, repair and grounding."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.arguments import grounded, repair_arguments, supported
+from agent.extract import mentions_all, note_text, shopping_item, timer_durations, timer_label, adjustment_sign
+from agent.extract_lookup import place, recipe_query, when
+from agent.extract_units import Conversion, conversion
+from agent.spoken_numbers import durations, numbers
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("put the kettle timer on for twelve minutes", [720]),
+        ("an hour and a half for the ham", [5400]),
+        ("give it a minute and a quarter", [75]),
+        ("three and a half hours", [12600]),
+        ("sixty-five seconds", [65]),
+        ("2 hours, 10 minutes and 5 seconds", [7805]),
+        ("1h20m", [4800]),
+        ("quarter of an hour", [900]),
+        ("half a minute please", [30]),
+        ("take 4 minutes off the 2 hour timer", [240, 7200]),
+        ("add three more minutes", [180]),
+        ("a hundred and twenty seconds", [120]),
+        ("no numbers here at all", []),
+        ("2분 10초 타이머", [130]),
+        ("십 분", [600]),
+        ("삼십초만", [30]),
+        ("한 시간 사십 분", [6000]),
+        ("세 시간 반", [12600]),
+        ("반 시간", [1800]),
+        ("열두 시간", [43200]),
+        ("5분 반", [330]),
+        ("계란이 분명해", []),
+    ],
+)
+def test_durations_said_in_either_language(text: str, seconds: list[int]) -> None:
+    assert [round(found.value) for found in durations(text)] == seconds
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("four hundred twenty five degrees", [425]),
+        ("a dozen rolls and two bagels", [12, 2]),
+        ("three quarters of a cup", [0.75]),
+        ("a cup of rice", []),  # an article is not a number on its own
+        ("버터 두 덩이랑 우유 1리터", [2, 1]),
+        ("세제 사야 돼", []),  # 세 inside a word is not three
+        ("계란 두 판", [2]),
+        ("삼십오 개", [35]),
+        ("스물다섯 개", [25]),
+        ("오이 하나", [1]),
+    ],
+)
+def test_numbers_said_in_either_language(text: str, values: list[float]) -> None:
+    assert [found.value for found in numbers(text)] == values
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("start the lentil timer for 20 minutes", "lentil"),
+        ("a timer called flan for an hour", "flan"),
+        ("twenty minutes for the meatballs", "meatballs"),
+        ("pause timer for quiche", "quiche"),
+        ("time the rice for 12 minutes", "rice"),
+        ("how long on the banana bread timer", "banana bread"),
+        ("cancel the 10 minute timer", None),
+        ("stop the kitchen timer", None),
+        ("increase timer for 1 hour by 5 minutes", None),
+        ("decrease soup timer by a minute", "soup"),
+        ("set a timer for 5 minutes", None),
+        ("떡 타이머 10분", "떡"),
+        ("잡채 타이머를 꺼 줘", "잡채"),
+        ("10분 타이머 켜 줘", None),
+        ("멈춘 타이머 다시", None),
+    ],
+)
+def test_timer_labels(text: str, label: str | None) -> None:
+    assert timer_label(text) == label
+
+
+def test_timer_durations_leave_out_the_one_naming_the_timer_when_asked() -> None:
+    assert timer_durations("take 4 minutes off the 2 hour timer", naming=False) == [240]
+    assert timer_durations("add 30 seconds to the timer for 1 hour", naming=False) == [30]
+    assert timer_durations("start a 2 hour timer", naming=True) == [7200]
+
+
+@pytest.mark.parametrize(
+    ("text", "sign"),
+    [("take a minute off", -1), ("take 30 seconds from the timer", -1), ("shorten it by 2 minutes", -1),
+     ("give it five more minutes", 1), ("타이머 3분 줄여", -1), ("타이머 1분 더", 1), ("the timer, 5 minutes", None)],
+)
+def test_adjustment_sign(text: str, sign: int | None) -> None:
+    assert adjustment_sign(text) == sign
+
+
+def test_mentions_all() -> None:
+    assert mentions_all("stop every timer") and mentions_all("타이머 모두 꺼") and mentions_all("타이머 다 꺼")
+    assert not mentions_all("타이머 다시 켜") and not mentions_all("stop the timer")
+
+
+@pytest.mark.parametrize(
+    ("text", "complete", "expected"),
+    [
+        ("Add Parmesan to my shopping list.", False, ("Parmesan", None)),
+        ("put five limes on the list", False, ("limes", "5")),
+        ("add 3 litres of oat milk to the list", False, ("oat milk", "3 l")),
+        ("add a bag of flour to the grocery list", False, ("flour", "1 bag")),
+        ("add ginger as well", False, ("ginger", None)),
+        ("we're out of honey", False, ("honey", None)),
+        ("cross the honey off my shopping list", True, ("honey", None)),
+        ("remove ginger from the list", True, ("ginger", None)),
+        ("check off limes", True, ("limes", None)),
+        ("장보기 목록에 깻잎 추가해 줘", False, ("깻잎", None)),
+        ("쇼핑 리스트에 두부 세 모 말고 두 개 넣어 줘", False, ("두부 세 모 말고", "2개")),
+        ("리스트에 콩나물 담아", False, ("콩나물", None)),
+        ("감자도 추가해", False, ("감자", None)),
+        ("목록에서 깻잎 빼 줘", True, ("깻잎", None)),
+        ("what is on the list", False, None),
+    ],
+)
+def test_shopping_items(text: str, complete: bool, expected: tuple[str, str | None] | None) -> None:
+    assert shopping_item(text, complete=complete) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "note"),
+    [
+        ("make a note that the cake tin is in the garage", "the cake tin is in the garage"),
+        ("Note: buy candles for Saturday.", "buy candles for Saturday"),
+        ("remember that Tom hates coriander", "Tom hates coriander"),
+        ("메모 좀 해 줘. 토요일에 손님 와", "토요일에 손님 와"),
+        ("가스비 내야 된다고 메모해 줘", "가스비 내야 된다"),
+        ("what's the weather", None),
+    ],
+)
+def test_note_text(text: str, note: str | None) -> None:
+    assert note_text(text) == note
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("how many grams are in three cups of sugar", Conversion(3, "cup", "g", "sugar")),
+        ("what's 425 fahrenheit in celsius", Conversion(425, "F", "C", None)),
+        ("gas mark seven in fahrenheit", Conversion(7, "gas_mark", "F", None)),
+        ("which gas mark is 160 degrees celsius", Conversion(160, "C", "gas_mark", None)),
+        ("how many teaspoons in a third of a cup", Conversion(1 / 3, "cup", "tsp", None)),
+        ("how many tablespoons of oil is 30 millilitres", Conversion(30, "ml", "tbsp", "oil")),
+        ("설탕 세 컵은 몇 그램이야?", Conversion(3, "cup", "g", "설탕")),
+        ("오븐 200도는 화씨로 몇 도야", Conversion(200, "C", "F", None)),
+        ("화씨 400도는 섭씨로?", Conversion(400, "F", "C", None)),
+        ("두 큰술은 몇 작은술이야", Conversion(2, "tbsp", "tsp", None)),
+        ("convert grams to cups", Conversion()),
+    ],
+)
+def test_conversions(text: str, expected: Conversion) -> None:
+    assert conversion(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "query"),
+    [
+        ("find me a recipe for lemon drizzle cake", "lemon drizzle cake"),
+        ("how do I make hummus", "hummus"),
+        ("look up a nice mushroom risotto recipe", "mushroom risotto"),
+        ("recipes with spinach please", "spinach"),
+        ("비빔밥 레시피 찾아 줘", "비빔밥"),
+        ("갈비탕 어떻게 끓여?", "갈비탕"),
+        ("떡국 만드는 법 알려 줘", "떡국"),
+        ("what time is it", None),
+    ],
+)
+def test_recipe_queries(text: str, query: str | None) -> None:
+    assert recipe_query(text) == query
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "day"),
+    [
+        ("what's the weather in Buenos Aires tomorrow", "Buenos Aires", "tomorrow"),
+        ("will it rain on Sunday", None, "Sunday"),
+        ("is the air ok in Lyon right now", "Lyon", None),
+        ("how's the weather here today", None, "today"),
+        ("내일 대전에 눈 와?", "대전", "내일"),
+        ("전주 날씨 알려 줘", "전주", None),
+        ("오늘 밤 날씨 어때", None, "오늘 밤"),
+        ("밖에 미세먼지 심해?", None, None),
+    ],
+)
+def test_places_and_days(text: str, where: str | None, day: str | None) -> None:
+    assert (place(text), when(text)) == (where, day)
+
+
+def test_repair_puts_in_what_was_said_and_drops_what_was_not() -> None:
+    fixed = repair_arguments("timer_start", {"duration_s": 150, "label": "noodles"}, "set a timer for ten minutes")
+    assert fixed == {"duration_s": 600}
+    fixed = repair_arguments("timer_adjust", {"delta_s": 120}, "take two minutes off the soup timer")
+    assert fixed == {"delta_s": -120, "label": "soup"}
+    assert repair_arguments("timer_cancel", {"label": "tea"}, "cancel all the timers") == {"all": True}
+    # a word of the request that cannot name a timer is not kept as its label
+    assert repair_arguments("timer_status", {"label": "hour"}, "how long on the timer for 1 hour") == {}
+    assert repair_arguments("timer_status", {"label": "10분"}, "10분 타이머 얼마 남았어") == {}
+    fixed = repair_arguments("convert_units", {"value": 2, "from_unit": "grams", "to_unit": "Cups", "ingredient": "sugar"},
+                             "how many grams is two cups of flour")
+    assert fixed == {"value": 2, "from_unit": "cup", "to_unit": "g", "ingredient": "flour"}
+    fixed = repair_arguments("shopping_add", {"item": "lemonade", "quantity": "12"}, "put three lemons on the list")
+    assert fixed == {"item": "lemons", "quantity": "3"}
+
+
+def test_repair_never_invents_a_value() -> None:
+    # No duration in the words: the model's value stands (grounding will ask back), none is made up.
+    assert repair_arguments("timer_start", {"duration_s": 300}, "start a timer") == {"duration_s": 300}
+    assert repair_arguments("weather", {}, "what's the weather like") == {}
+    assert repair_arguments("recipe_search", {"query": "soup"}, "I'm hungry") == {"query": "soup"}
+    assert repair_arguments("unknown_tool", {"x": 1}, "anything") == {"x": 1}
+
+
+def test_a_place_from_the_conversation_is_kept_but_a_copied_one_is_not() -> None:
+    assert repair_arguments("weather", {"location": "Oslo"}, "and tomorrow?", copied={"madrid"}) == {"location": "Oslo", "when": "tomorrow"}
+    assert repair_arguments("weather", {"location": "Madrid"}, "what's it like outside", copied={"madrid"}) == {}
+
+
+def test_supported_words() -> None:
+    assert supported("tomatoes", "add a tomato") and supported("the milk", "Add milk please")
+    assert supported("라면", "라면을 추가해") and not supported("타이", "타이머 꺼 줘")
+    assert supported(3, "three eggs") and not supported(4, "three eggs")
+    assert not supported("", "anything") and not supported(None, "anything")
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "text", "ok"),
+    [
+        ("timer_start", {"duration_s": 600}, "set a timer for ten minutes", True),
+        ("timer_start", {"duration_s": 600}, "set a timer", False),
+        ("timer_start", {"duration_s": 600, "label": "cake"}, "ten minute timer", False),
+        ("timer_adjust", {"delta_s": -60}, "take a minute off", True),
+        ("timer_adjust", {"delta_s": 300}, "add a bit more", False),
+        ("timer_cancel", {"all": True}, "cancel the timer", False),
+        ("timer_cancel", {"label": "rice"}, "cancel it", True),  # which timer may come from the conversation
+        ("shopping_add", {"item": "eggs"}, "add eggs to the list", True),
+        ("shopping_add", {"item": "eggs", "quantity": "50"}, "read me the pancake recipe", False),
+        ("shopping_add", {"item": "eggs", "quantity": "50"}, "add eggs", False),
+        ("shopping_add", {"item": "eggs", "quantity": "6"}, "add six eggs", True),
+        ("shopping_complete", {"item": "butter"}, "tick off the milk", False),
+        ("note_add", {"text": "the oven runs hot"}, "note that the oven runs hot", True),
+        ("note_add", {"text": "buy fifty eggs"}, "what does the recipe say", False),
+        ("note_add", {"text": "금요일 택배"}, "금요일에 택배 온다고 메모해 줘", True),
+        ("time_now", {}, "what time is it", True),
+        ("door_lock", {"door": "front"}, "lock the back door", False),
+    ],
+)
+def test_grounded(tool: str, args: dict, text: str, ok: bool) -> None:
+    assert grounded(tool, args, text) is ok

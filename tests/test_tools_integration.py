@@ -1,0 +1,48 @@
+"""Tool calls on the real models, end to end: spoken request in, tool run, answer heard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.assistant import Assistant
+from agent.turn import Outcome
+from audio.wav import WavFileSpeaker, read_wav
+from bench.audio import scenario_audio
+from firmware_py.config import parse_config
+from firmware_py.demo import play_request
+from firmware_py.home_tools import HomeTools
+from firmware_py.wiring import build_turn_deps, close_turn_deps
+
+pytestmark = pytest.mark.integration
+
+
+async def test_spoken_requests_run_their_tools_and_the_slow_ones_are_announced_first(models_dir: Path):
+    config = parse_config({"models_dir": str(models_dir)})
+    speaker = WavFileSpeaker(config.audio.output_rate)
+    deps = await build_turn_deps(config, speaker)
+    assistant = Assistant(deps, history_turns=0)
+    await assistant.warm()
+    home = deps.tools.home
+    assert isinstance(home, HomeTools)
+    try:
+        timer = await play_request(assistant, read_wav(scenario_audio("Set a timer for ten minutes.", "en"), 16000))
+        recipe = await play_request(assistant, read_wav(scenario_audio("Find me a recipe for pancakes.", "en"), 16000))
+        running = [t.duration_s for t in home.timers.active()]
+    finally:
+        await close_turn_deps(deps)
+
+    # The timer really runs, in the store, for the time the user said.
+    assert timer.outcome == Outcome.ANSWERED
+    assert [(c.name, c.args.get("duration_s")) for c in timer.tool_calls] == [("timer_start", 600)]
+    assert running == [600]
+    assert "10 minutes" in timer.reply or "ten minutes" in timer.reply.lower()
+
+    # The recipe search is slow: its line is heard before the search has finished.
+    assert [c.name for c in recipe.tool_calls] == ["recipe_search"]
+    tl = recipe.timeline
+    kinds = {m.detail["unit"]: m.detail["kind"] for m in tl.all("tts_start")}
+    line_heard = next(m.t for m in tl.all("unit_audio_out") if kinds[m.detail["unit"]] == "pretool")
+    assert line_heard < tl.first("tool_end").t
+    assert "pancake" in recipe.reply.lower()
