@@ -208,12 +208,13 @@ def example_values(bank: dict[str, list[Entry]] | None = None) -> frozenset[str]
     )
 
 
-NARROW: dict[str, int] = {"en": 2, "ko": 1}
-"""How many nearest examples' tools the grammar keeps, by language.
+NARROW = 1
+"""How many nearest examples' tools the grammar keeps by default.
 
-SmolLM2-135M reads English well enough to choose among two or three tools (en-fresh: 76 % right
-with two, 74 % with one), but in Korean its choice is close to chance, so there the nearest
-example's tool is the only one on offer besides "none" (ko-kitchen: 85 % with one, 70 % with two).
+With one, the nearest example's tool is the only tool on offer (besides "none", when a no-tool
+example is close): SmolLM2-135M picks wrongly among two far more often than the retrieval does
+(two against one, right tool: en-kitchen 90 % / 95 %, ha-en 82 % / 96 %, ko-kitchen 70 % / 85 %;
+on fresh English requests 76 % / 74 %).
 """
 
 
@@ -223,7 +224,7 @@ def default_planner(
     language: str,
     *,
     k: int = 6,
-    narrow: int | None | str = "auto",
+    narrow: int | None = NARROW,
     none_within: int | None = 3,
     repair: bool = True,
     max_chars: int | None = 60,
@@ -231,18 +232,15 @@ def default_planner(
 ) -> ToolCallPlanner:
     """The planner hearth decides tool calls with: picked examples, narrowed grammar, repaired arguments.
 
-    ``narrow``: "auto" takes :data:`NARROW` for the language; None keeps the full grammar; 0
-    narrows to the tools of the ``k`` picked examples; a positive number to those of that many
-    nearest examples.  ``none_within``: "none" stays on offer only when a no-tool example is
+    ``narrow``: None keeps the full grammar; 0 narrows to the tools of the ``k`` picked examples;
+    a positive number to those of that many nearest examples (:data:`NARROW`).  ``none_within``: "none" stays on offer only when a no-tool example is
     among that many nearest (None: always), since a small model otherwise declines clear requests.
     ``max_chars`` caps the spoken line and string arguments.
     """
-    if narrow == "auto":
-        narrow = NARROW.get(language, 2)
     picker = ExamplePicker(language, k)
     model: JsonChatModel = chat
     if narrow is not None:
-        model = NarrowedChat(chat, registry, picker, int(narrow) or None, none_within, max_chars)
+        model = NarrowedChat(chat, registry, picker, narrow or None, none_within, max_chars)
     return ToolCallPlanner(
         model,
         registry.specs,

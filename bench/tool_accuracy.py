@@ -157,7 +157,7 @@ def make_planner(chat: Any, registry: ToolRegistry, language: str, options: argp
     if options.fixed_examples:
         return ToolCallPlanner(chat, registry.specs, registry.tool_call_schema(), system_prompt(language), FIXED_EXAMPLES,
                                repair=None if options.no_repair else repair_arguments)
-    narrow: int | str | None = None if options.narrow == "off" else options.narrow if options.narrow == "auto" else int(options.narrow)
+    narrow = None if options.narrow == "off" else int(options.narrow)
     return default_planner(chat, registry, language, k=options.k, narrow=narrow, none_within=options.none_within or None,
                            repair=not options.no_repair, max_chars=options.max_chars or None)
 
@@ -193,7 +193,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--model-path", type=Path, help="a GGUF other than the configured model")
     p.add_argument("--out", type=Path, default=Path("out/tool-accuracy.json"))
     p.add_argument("--k", type=int, default=6, help="examples picked per request")
-    p.add_argument("--narrow", default="auto", help="'auto' (by language), 'off', 0 (tools of the picked examples) or N nearest")
+    p.add_argument("--narrow", default="1", help="'off', 0 (tools of the picked examples) or N nearest examples")
     p.add_argument("--none-within", type=int, default=3, help="offer 'no tool' only if a no-tool example is among this many nearest (0: always)")
     p.add_argument("--no-repair", action="store_true", help="keep the model's arguments as written")
     p.add_argument("--max-chars", type=int, default=60, help="cap on the spoken line and string arguments (0: none)")
