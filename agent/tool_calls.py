@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agent.llm import ChatMessage
+from tools.registry import NO_TOOL
 
 log = logging.getLogger(__name__)
-
-NO_TOOL = "none"
 
 
 @dataclass(frozen=True)
