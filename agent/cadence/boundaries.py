@@ -1,0 +1,252 @@
+"""Where a reply may be cut into spoken units, found on text that may still be growing.
+
+Three tiers, strongest first:
+
+* **paragraph**: a line break after some text;
+* **sentence**: ``. ! ? … 。`` (runs of them, closing quotes and brackets after) followed by a
+  space; Korean sentence-final endings written without punctuation (-요, -니다, -다, -죠, -음),
+  runs of ㅋㅋ/ㅎㅎ/ㅠㅠ, ^^, and a "~" after Hangul;
+* **clause**: a comma, semicolon, colon or spaced dash followed by a space; the twelve Korean
+  connective endings (:mod:`agent.cadence.korean`); and in English a space before "because",
+  "although", "unless", "whereas" or "until".
+
+Not boundaries: a full stop inside a number or a name (anything without a space after it),
+after an abbreviation (Dr., e.g., vs.; etc. and U.S. only before a lowercase word), after a
+one-letter initial, after a list number at the start of a line, between the parts of a date
+("2024. 5. 1."); and nothing inside a protected span (:mod:`agent.cadence.spans`).
+
+Every boundary is a pair of indices: ``mark``, just after the last character of the unit's
+words, and ``cut``, where the next unit starts (after the spaces that follow).  Cutting only at
+``cut`` keeps every character, so the units join back into the text exactly.
+
+:func:`scan` works on a prefix of a stream.  It reports a boundary only once nothing that may
+still arrive can change it, and says up to where its answer is complete (``settled``).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from enum import IntEnum
+
+from agent.cadence.korean import ends_sentence, ends_with_connective, hangul_tail
+from agent.cadence.spans import EMOJI, Span, open_constructs, protected_spans
+
+
+class Tier(IntEnum):
+    CLAUSE = 1
+    SENTENCE = 2
+    PARAGRAPH = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Boundary:
+    mark: int
+    """Just after the unit's last non-space character."""
+    cut: int
+    """Where the next unit begins (the spaces after ``mark`` stay with the unit before)."""
+    tier: Tier
+
+
+@dataclass(frozen=True, slots=True)
+class Scan:
+    boundaries: tuple[Boundary, ...]
+    """The boundaries that are certain, in order."""
+    settled: int
+    """Every boundary with ``mark < settled`` is in ``boundaries``; more text cannot add one there."""
+
+
+NEVER_ENDS = frozenset({"mr", "mrs", "ms", "dr", "prof", "vs", "e.g", "i.e", "cf", "approx"})
+"""Abbreviations that never end a sentence: a name or an example always follows."""
+MAY_END = frozenset(
+    {"etc", "st", "jr", "sr", "u.s", "u.k", "a.m", "p.m", "tbsp", "tsp", "oz", "lb", "lbs", "min", "hr", "hrs", "sec", "inc", "ltd", "co"}
+)
+"""Abbreviations that end a sentence only when the next word does not start in lowercase."""
+CLAUSE_WORDS = ("because", "although", "unless", "whereas", "until")
+"""English words that open a subordinate clause and are safe to cut before.  "so", "but" and
+"and" are not here: without a comma before them they join words as often as clauses."""
+
+_CLOSERS = "\"'”’)\\]}」』》〉"
+_SENTENCE = re.compile(rf"(?:[.!?…。！？‼⁇⁈⁉]+|~+)[{_CLOSERS}]*\s+(?=\S)")
+_NEWLINE = re.compile(r"(?<=\S)[ \t\r\f\v]*\n\s*(?=\S)")
+_CLAUSE_MARK = re.compile(r"(?:[,，、;；]|[:：](?=\s)|(?<=\s)[—–])\s+(?=\S)")
+_HANGUL_WORD = re.compile(rf"[가-힣]{{2,}}(?:\s+(?=\S)|(?=[ㄱ-ㅣ^]|{EMOJI}))")
+_LAUGHTER_WORD = re.compile(rf"(?:[ㄱ-ㅣ]{{2,}}|\^{{2,}}|;{{2,}})[{_CLOSERS}]*\s+(?=\S)")
+_TRAILER = re.compile(rf"(?:(?:{EMOJI})+|[ㄱ-ㅣ]{{2,}}|\^{{2,}}|\([^()\n]{{1,30}}\))[{_CLOSERS}]*")
+_MAY_BECOME_TRAILER = re.compile(r"[ㄱ-ㅣ]+|\^+|\([^()\n]{0,30}")
+_SPACES = re.compile(r"\s*")
+_CLAUSE_WORD = re.compile(r"(?<=\s)(?:" + "|".join(CLAUSE_WORDS) + r")(?=[^\w'’])", re.IGNORECASE)
+_WORD_BEFORE_DOT = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+_LIST_NUMBER = re.compile(r"(?:^|\n)[ \t]*\d{1,3}$")
+_DATE_BEFORE = re.compile(r"\d{4}\.\s?\d{1,2}\.\s?\d{1,2}$")
+_PENDING = -1
+
+
+def scan(text: str, start: int = 0, final: bool = False) -> Scan:
+    """The boundaries of ``text[start:]``; ``final``: no more text will come.
+
+    Nothing before ``start`` is looked at, so a unit is judged on its own text alone.
+    """
+    region = text[start:] if start else text
+    found, limit = _scan_region(region, final)
+    settled = sys.maxsize if final else min(_settled(region), limit) + start
+    return Scan(tuple(Boundary(b.mark + start, b.cut + start, b.tier) for b in found if b.mark + start < settled), settled)
+
+
+def sentence_ends(text: str) -> list[int]:
+    """The marks of the sentence and paragraph boundaries in a whole text (for evaluation)."""
+    return [b.mark for b in scan(text, 0, final=True).boundaries if b.tier >= Tier.SENTENCE]
+
+
+def _scan_region(text: str, final: bool) -> tuple[list[Boundary], int]:
+    """The boundaries of ``text``, and the mark from which they are not certain yet."""
+    spans = protected_spans(text)
+    content = len(text) - len(text.lstrip())
+    limit = sys.maxsize if final else _pending_span(text, spans)
+    found: dict[int, Boundary] = {}
+
+    def add(mark: int, cut: int, tier: Tier | None) -> None:
+        nonlocal limit
+        if tier is None or mark <= content or any(s.start < mark < s.end or s.start < cut < s.end for s in spans):
+            return
+        if tier >= Tier.SENTENCE:
+            absorbed = _absorb_trailer(text, mark, cut, final)
+            if absorbed == _PENDING:
+                limit = min(limit, mark)
+                return
+            if absorbed is None:  # only the trailer follows: it ends the text with its sentence
+                return
+            mark, cut = absorbed
+        old = found.get(cut)
+        if old is None or tier > old.tier:
+            found[cut] = Boundary(mark, cut, tier)
+
+    for m in _NEWLINE.finditer(text):
+        add(m.start(), m.end(), Tier.PARAGRAPH)
+    for m in _SENTENCE.finditer(text):
+        mark = m.start() + len(m.group().rstrip())
+        add(mark, m.end(), _sentence_tier(text, m.start(), mark, m.end()))
+    for m in _CLAUSE_MARK.finditer(text):
+        mark = m.start() + len(m.group().rstrip())
+        if not _after_abbreviation(text, m.start()):
+            add(mark, m.end(), Tier.CLAUSE)
+    for m in _HANGUL_WORD.finditer(text):
+        word = m.group().rstrip()
+        mark = m.start() + len(word)
+        if ends_sentence(word, text[m.end()] if m.end() < len(text) else ""):
+            add(mark, m.end(), Tier.SENTENCE)
+        elif mark < m.end() and ends_with_connective(word):
+            add(mark, m.end(), Tier.CLAUSE)
+    for m in _LAUGHTER_WORD.finditer(text):
+        add(m.start() + len(m.group().rstrip()), m.end(), Tier.SENTENCE)
+    for m in _CLAUSE_WORD.finditer(text):
+        mark = len(text[: m.start()].rstrip())
+        if mark > 0 and text[mark - 1].isalnum():
+            add(mark, m.start(), Tier.CLAUSE)
+    return sorted((b for b in found.values() if b.mark < limit), key=lambda b: b.mark), limit
+
+
+def _absorb_trailer(text: str, mark: int, cut: int, final: bool) -> tuple[int, int] | int | None:
+    """Laughter, emoji or a short aside right after a sentence belong to it: "맛있어요 ㅎㅎ".
+
+    Returns the boundary moved past them, ``_PENDING`` when what follows may still become one,
+    or None when they run to the end of a finished text.
+    """
+    while True:
+        rest = _MAY_BECOME_TRAILER.fullmatch(text, cut)
+        trailer = _TRAILER.match(text, cut)
+        if trailer is None:
+            if rest is not None and not final:
+                return _PENDING
+            return mark, cut
+        if trailer.group().startswith("(") and _is_sentence(trailer.group().rstrip(_CLOSERS)[1:-1]):
+            return mark, cut  # "(크림 소스면 … 아닙니다ㅋㅋ)" is a sentence of its own, not an aside
+        end = trailer.end()
+        after = _SPACES.match(text, end).end()
+        if after == len(text):
+            return _PENDING if not final else None
+        if after == end and not text[end].isalnum():
+            if not final:
+                return _PENDING  # "👩" + ZWJ: the sequence may still be growing
+        mark, cut = end, after
+
+
+def _pending_span(text: str, spans: list[Span]) -> int:
+    """Boundaries past the start of a span that may still form or grow are not certain yet."""
+    opened = open_constructs(text, 0, spans)
+    return sys.maxsize if opened is None else opened + 1
+
+
+def _settled(text: str) -> int:
+    """How far a growing text's boundaries are certain: up to its last complete word."""
+    words_end = len(text.rstrip())
+    if words_end < len(text):  # ends in spaces: the last word's boundary waits for what follows
+        return words_end
+    i = words_end
+    while i > 0 and not text[i - 1].isspace():
+        i -= 1
+    before_end = len(text[:i].rstrip())  # the word before the one still being written
+    if before_end > 0 and text[before_end - 1].isalnum() and _may_become_clause_word(text[i:]):
+        return before_end  # "... it be" may yet become "... it because"
+    return before_end + 1
+
+
+def _may_become_clause_word(partial: str) -> bool:
+    low = partial.lower()
+    return any(w.startswith(low) for w in CLAUSE_WORDS)
+
+
+def _is_sentence(text: str) -> bool:
+    text = text.rstrip()
+    return bool(text) and (text[-1] in ".!?…。！？" or "ㄱ" <= text[-1] <= "ㅣ" or ends_sentence(text))
+
+
+_PAUSING_SYLLABLES = frozenset("에이고데서만도는은을를가와과며면지")
+"""Particles and endings after which "..." trails off inside a sentence: "때문에...", "안고.."."""
+
+
+def _sentence_tier(text: str, at: int, mark: int, cut: int) -> Tier | None:
+    punct = text[at:mark].rstrip(_CLOSERS)
+    closers = text[at + len(punct) : mark]
+    if ")" in closers and "(" in text[max(0, at - 20) : at].rsplit(")", 1)[-1].rsplit("\n", 1)[-1]:
+        return None  # "(가능한!)", "(?)": an aside's own mark does not end the sentence around it
+    trailing_off = punct.startswith("~") or punct.startswith("…") or punct.startswith("..")
+    if trailing_off and at > 0 and ("가" <= text[at - 1] <= "힣" or "ㄱ" <= text[at - 1] <= "ㅣ"):
+        # After Korean, "~" and "..." end a sentence only after a sentence-final ending;
+        # after a connective ending or a particle they are a breath inside it.
+        word = hangul_tail(text[max(0, at - 12) : at])
+        if "ㄱ" <= text[at - 1] <= "ㅣ" or ends_sentence(word) or "?" in punct or "!" in punct:
+            return Tier.SENTENCE
+        if punct.startswith("~"):
+            return Tier.CLAUSE if ends_with_connective(word) else None
+        return Tier.CLAUSE if ends_with_connective(word) or word[-1:] in _PAUSING_SYLLABLES else Tier.SENTENCE
+    if punct.startswith("~"):
+        return None
+    if punct != ".":
+        return Tier.SENTENCE
+    return Tier.SENTENCE if _full_stop_ends_sentence(text, at, cut) else None
+
+
+def _full_stop_ends_sentence(text: str, at: int, cut: int) -> bool:
+    if text[at - 1 : at].isdigit():
+        # "2024. 5. 1." is a date, "1. Preheat" a list item: neither ends a sentence.
+        if text[cut].isdigit() or _DATE_BEFORE.search(text, max(0, at - 14), at):
+            return False
+        return not _LIST_NUMBER.search(text, max(0, at - 8), at)
+    word = _WORD_BEFORE_DOT.search(text, max(0, at - 16), at)
+    if word is None:
+        return True
+    name = word.group(1).lower().rstrip(".")
+    if name in NEVER_ENDS:
+        return False
+    if name in MAY_END:
+        return not (text[cut].islower() or text[cut].isdigit())
+    return not (len(name) == 1 and word.group(1).isupper() and name != "i")  # an initial: "J. Smith"
+
+
+def _after_abbreviation(text: str, at: int) -> bool:
+    if at == 0 or text[at - 1] != ".":
+        return False
+    word = _WORD_BEFORE_DOT.search(text, max(0, at - 16), at)
+    return word is not None and word.group(1).lower().rstrip(".") in NEVER_ENDS

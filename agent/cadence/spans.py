@@ -1,0 +1,110 @@
+"""Protected spans: stretches of a reply that are said as one piece and never split.
+
+URLs and e-mail addresses, code (fenced, to its end even when never closed, and inline), quoted
+titles, dates, times, numbers with decimals or thousands separators, numbers with their units,
+abbreviations and emoji.  Most of them hold no boundary anyway (a boundary needs a space after
+its mark); the ones that matter are those with spaces or punctuation inside: "2024. 5. 1.",
+"May 5, 2024", “Eat, Pray, Love”, code.
+
+The pattern set is compiled per kind of text (does it hold a backtick, an "@", a quote, a URL?),
+because the expensive alternatives would otherwise be tried at every word of every reply.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import NamedTuple
+
+QUOTE_MAX_CHARS = 60
+"""A quote longer than this is speech, not a title: its inside may be split."""
+
+QUOTE_PAIRS = {"“": "”", "‘": "’", "「": "」", "『": "』", "《": "》", "〈": "〉", "«": "»", '"': '"'}
+
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_NUMBER = r"[-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+)"
+_UNIT = (
+    r"(?:°\s?[CF]|℃|℉|%|(?:kg|g|mg|ml|mL|l|L|cm|mm|km|m|oz|lbs?|cups?|tbsp|tsp|kcal|cal|mins?|hrs?|h|sec|s)\b"
+    r"|인분|그램|킬로그램|킬로|리터|밀리리터|도|분|초|시간|개|컵|큰술|작은술|스푼)"
+)
+_ABBREVIATION = r"\b(?:e\.g|i\.e|etc|vs|Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|U\.S|U\.K|a\.m|p\.m|approx|tbsp|tsp|oz|lbs?|cf)\."
+_EMOJI_CHAR = r"[\u2600-\u27BF\u2B00-\u2BFF\U0001F300-\U0001FAFF]"
+_EMOJI_MOD = r"(?:\uFE0F|[\U0001F3FB-\U0001F3FF])?"
+EMOJI = (
+    rf"(?:[\U0001F1E6-\U0001F1FF]{{2}}|[#*0-9]\uFE0F?\u20E3"
+    rf"|{_EMOJI_CHAR}{_EMOJI_MOD}(?:\u200D{_EMOJI_CHAR}{_EMOJI_MOD})*)"
+)
+_DATE = (
+    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\.?"
+    r"|\d{4}\.\s\d{1,2}\.\s\d{1,2}\.?"
+    r"|\d{4}년\s?\d{1,2}월(?:\s?\d{1,2}일)?|\d{1,2}월\s?\d{1,2}일"
+    r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?"
+    rf"|{_MONTH}\s\d{{1,2}}(?:st|nd|rd|th)?(?:,\s\d{{4}})?"
+    rf"|\d{{1,2}}\s{_MONTH}\s\d{{4}}"
+)
+_TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?(?:[ap]\.m|[AP]\.M|[ap]m|[AP]M)\b)?"
+_FENCE = r"```[\s\S]*?(?:```|\Z)"
+_INLINE_CODE = r"`[^`\n]+`"
+_URL = r"(?:https?://|www\.)[^\s<>\"'“”‘’]*[^\s<>\"'“”‘’.,;:!?)\]}…。]"
+_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}"
+_QUOTE = "|".join(
+    rf"{re.escape(o)}[^{re.escape(c)}\n]{{1,{QUOTE_MAX_CHARS}}}{re.escape(c)}" for o, c in QUOTE_PAIRS.items()
+)
+
+
+class Span(NamedTuple):
+    start: int
+    end: int
+
+
+@lru_cache(maxsize=16)
+def _pattern(code: bool, email: bool, url: bool, quote: bool) -> re.Pattern[str]:
+    parts = []
+    if code:
+        parts += [_FENCE, _INLINE_CODE]
+    if url:
+        parts.append(_URL)
+    if email:
+        parts.append(_EMAIL)
+    if quote:
+        parts.append(_QUOTE)
+    parts += [_DATE, _TIME, rf"{_NUMBER}\s?{_UNIT}", _NUMBER, _ABBREVIATION, EMOJI]
+    return re.compile("|".join(f"(?:{p})" for p in parts))
+
+
+_QUOTE_OPENERS = frozenset(QUOTE_PAIRS)
+_OPENER = re.compile("[" + re.escape("".join(QUOTE_PAIRS)) + "`]")
+
+
+def protected_spans(text: str, start: int = 0) -> list[Span]:
+    """The protected spans of ``text[start:]``, in order, as absolute indices."""
+    region = text[start:] if start else text
+    pattern = _pattern(
+        "`" in region,
+        "@" in region,
+        "://" in region or "www." in region,
+        any(ch in _QUOTE_OPENERS for ch in region),
+    )
+    return [Span(start + m.start(), start + m.end()) for m in pattern.finditer(region)]
+
+
+def open_constructs(text: str, start: int, spans: list[Span]) -> int | None:
+    """Where something that may still become a protected span begins, if anything does.
+
+    On a stream, a boundary after that point is not certain yet: an opening quote may still be
+    closed within :data:`QUOTE_MAX_CHARS`, an inline code span by its backtick, and a span
+    running to the end of the text may still grow.
+    """
+    earliest: int | None = None
+    end = len(text)
+    for span in spans:
+        if span.end == end:
+            earliest = span.start
+            break
+    for match in _OPENER.finditer(text, start, earliest if earliest is not None else end):
+        i = match.start()
+        if any(s.start <= i < s.end for s in spans) or "\n" in text[i + 1 :]:
+            continue
+        if match.group() == "`" or end - i - 1 <= QUOTE_MAX_CHARS:
+            return i
+    return earliest
