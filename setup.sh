@@ -27,7 +27,14 @@ fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
 echo "== installing hearth (llama-cpp-python compiles from source the first time: several minutes)"
 # LLAVA is not needed and halves the build; the built wheel is cached by pip for next time.
-CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" "$VENV/bin/python" -m pip install -q -e ".[test,bench]"
+LLAMA_CMAKE="-DLLAVA_BUILD=OFF"
+if [ "$(uname -m)" = x86_64 ]; then
+  # llama.cpp's default -march=native also uses AMX and AVX-512 where the CPU lists them, and
+  # some virtual machines list AMX without letting a process use it: the first matrix product
+  # then crashes.  AVX2 with FMA is what every x86 machine hearth runs on has.
+  LLAMA_CMAKE="$LLAMA_CMAKE -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+fi
+CMAKE_ARGS="${CMAKE_ARGS:-$LLAMA_CMAKE}" "$VENV/bin/python" -m pip install -q -e ".[test,bench]"
 
 echo "== installing models"
 "$VENV/bin/hearth" models install
