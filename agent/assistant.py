@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable
 
 from agent.events import Event, State, StateChanged
 from agent.llm import ChatMessage
+from agent.record import ConversationRecord, RecordEntry
 from agent.timeline import Timeline
 from agent.turn import Outcome, Press, Turn, TurnDeps, TurnResult
 from audio.protocols import AudioChunk
@@ -16,17 +17,29 @@ log = logging.getLogger(__name__)
 
 
 class Assistant:
-    """Runs turns one after another; a new press cancels the turn in progress (barge-in)."""
+    """Runs turns one after another; a new press cancels the turn in progress (barge-in).
+
+    ``barge_in`` is what happens when the user speaks up while hearth is talking: "stop" cuts
+    the reply off (what was not heard is kept as unspoken), "rush" says the rest at once with no
+    pauses.  A press always stops the reply: the user is about to speak.  Every finished turn is
+    appended to ``record``, unit by unit, heard or not.
+    """
 
     def __init__(
         self,
         deps: TurnDeps,
         history_turns: int = 4,
         on_event: Callable[[Event], None] = lambda _e: None,
+        barge_in: str = "stop",
+        record: ConversationRecord | None = None,
     ) -> None:
+        if barge_in not in ("stop", "rush"):
+            raise ValueError(f"barge_in must be 'stop' or 'rush', not {barge_in!r}")
         self.deps = deps
         self.history_turns = history_turns
         self.on_event = on_event
+        self.barge_in = barge_in
+        self.record = record
         self.history: list[ChatMessage] = []
         self.current: Turn | None = None
         self.results: list[TurnResult] = []
@@ -42,6 +55,17 @@ class Assistant:
         """Stop the turn in progress, if any; its speaker goes silent at once."""
         if self.current is not None:
             self.current.cancel()
+
+    def user_spoke(self) -> None:
+        """The user started speaking while a reply plays: stop it, or rush through it."""
+        turn = self.current
+        if turn is None:
+            return
+        if self.barge_in == "rush":
+            turn.rush()
+        else:
+            turn.timeline.mark("barge_in", mode="stop")
+            turn.cancel()
 
     def start_turn(self, audio: AsyncIterator[AudioChunk], press: Press, timeline: Timeline | None = None) -> Turn:
         """Cancel whatever is going on and start listening to a new utterance."""
@@ -112,6 +136,7 @@ class Assistant:
             return
         result = task.result()
         self.results.append(result)
+        self._record(result)
         if result.transcript and result.outcome in (Outcome.ANSWERED, Outcome.INTERRUPTED):
             # Only what the listener heard goes into the history: the model must not
             # believe it said something that was cut off.
@@ -122,3 +147,15 @@ class Assistant:
             self.current = None
             self.on_event(StateChanged(State.IDLE))
         log.info("turn %s: %r -> %r", result.outcome.value, result.transcript, result.reply)
+
+    def _record(self, result: TurnResult) -> None:
+        if self.record is None or not (result.transcript or result.units):
+            return
+        turn = self.record.next_turn()
+        entries = [RecordEntry(turn, "user", result.transcript, "heard", data={"outcome": result.outcome.value})]
+        entries += [RecordEntry(turn, "tool", call.name, "called", call.name, data={"args": call.args}) for call in result.tool_calls]
+        entries += [RecordEntry(turn, "assistant", unit.text, unit.status, unit.kind) for unit in result.units]
+        try:
+            self.record.append(entries)
+        except Exception:  # noqa: BLE001 - a full disk must not take the conversation down
+            log.exception("could not append turn %d to the conversation record", turn)

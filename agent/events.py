@@ -18,6 +18,8 @@ class State(str, Enum):
     LISTENING = "listening"
     THINKING = "thinking"
     SPEAKING = "speaking"
+    PAUSING = "pausing"
+    """Between two units of one reply: still talking, drawing breath."""
 
 
 @dataclass(frozen=True)

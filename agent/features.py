@@ -18,8 +18,9 @@ class Features:
     """Start the final decode at the first pause, before the utterance is known to be over."""
     partial_as_final: bool = True
     """Use a partial transcript as the final when it already covered all the speech."""
-    first_unit_comma: bool = True
-    """Let the first spoken unit end at a comma once it is long enough, so it is heard sooner."""
+    cadence: bool = True
+    """Speak the reply in Cadence's units, with pauses, as the model writes it; off, the whole
+    reply is synthesised as one piece once the model has finished."""
     pretool_line: bool = True
     """Speak a short line before a slow tool runs, so the wait is not silence."""
     flush_at_tool: bool = True

@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
+import time
+from collections import defaultdict
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
+import numpy as np
 
+from agent.cadence import Cadence, CadenceRules, PaceSettings
 from agent.events import (
     Event,
     ReplyTextAppended,
@@ -30,15 +35,17 @@ from agent.filters import FilterChain, default_chain
 from agent.listen import ListenSettings, Press, UtteranceListener
 from agent.llm import ChatMessage, ChatModel
 from agent.phrases import Phrase, phrase
-from agent.sentences import SentenceSplitter
 from agent.timeline import Timeline
 from agent.tool_calls import NO_TOOL, SayDelta, ToolChosen, ToolPlan
 from agent.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, tool_error_line, usable_line
 from audio.protocols import AudioChunk, Recognizer, Speaker, Synthesizer, VoiceActivityDetector
 
-__all__ = ["ListenSettings", "Outcome", "Press", "Turn", "TurnDeps", "TurnResult"]
+__all__ = ["ListenSettings", "Outcome", "Press", "SpokenUnit", "Turn", "TurnDeps", "TurnResult"]
 
 log = logging.getLogger(__name__)
+
+_SILENCE_SLICE_S = 0.04
+"""Pauses are written to the speaker in slices this long, so that a barge-in can cut one short."""
 
 
 class Outcome(str, Enum):
@@ -58,6 +65,17 @@ class ToolCallRecord:
     args: dict[str, object]
 
 
+@dataclass(frozen=True)
+class SpokenUnit:
+    """One unit of what hearth had to say, and how much of it the listener heard."""
+
+    text: str
+    kind: str
+    """"answer", "pretool" (the line before a tool) or "phrase" (a fixed line)."""
+    status: str
+    """"spoken" (heard to its end), "cut" (cut off partway) or "unspoken" (never heard)."""
+
+
 @dataclass
 class TurnResult:
     outcome: Outcome
@@ -68,6 +86,8 @@ class TurnResult:
     unspoken: list[str] = field(default_factory=list)
     reply_audio_s: float = 0.0
     tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    units: list[SpokenUnit] = field(default_factory=list)
+    """Every unit in order, with its kind and whether it was heard."""
 
 
 @dataclass
@@ -88,6 +108,10 @@ class TurnDeps:
     """Tool calling; None answers with free text only."""
     filters: Callable[[], FilterChain] = default_chain
     """Builds the stream filters for one reply."""
+    cadence: CadenceRules = field(default_factory=CadenceRules)
+    """How a reply is cut into spoken units."""
+    pace: PaceSettings = field(default_factory=PaceSettings)
+    """The pauses between a reply's units."""
 
 
 class Turn:
@@ -114,7 +138,16 @@ class Turn:
         self._heard_units: set[int] = set()
         self._kinds: dict[int, str] = {}
         self._unit_written: dict[int, asyncio.Event] = {}
+        self._synthesized: set[int] = set()
+        self._unheard_chunks: defaultdict[int, int] = defaultdict(int)  # written, first sample not heard yet
+        self._unit_end: dict[int, float] = {}  # when the unit's last heard sample ends
+        self._heard_until = 0.0  # when everything heard so far has been played out
+        self._paced: dict[int, int] = {}  # unit index -> its place in the reply's Cadence
+        self._cadence: Cadence | None = None
+        self._rushing = False
+        self._pausing = False
         self._cancelled = False
+        self._stopped_at: float | None = None
 
     # -- control ---------------------------------------------------------------------------
     def start(self) -> asyncio.Task[TurnResult]:
@@ -128,9 +161,16 @@ class Turn:
     def cancel(self) -> None:
         """Stop listening, thinking and speaking now; the speaker goes silent at once."""
         self._cancelled = True
+        self._stopped_at = time.monotonic()
         self.deps.speaker.interrupt()
         if self._task is not None and not self._task.done():
             self._task.cancel()
+
+    def rush(self) -> None:
+        """The user spoke up: say the rest of the reply at once, with no more pauses."""
+        if not self._rushing:
+            self._rushing = True
+            self.timeline.mark("barge_in", mode="rush")
 
     async def run(self) -> TurnResult:
         try:
@@ -139,6 +179,7 @@ class Turn:
             if not self._cancelled:
                 # Cancelled from outside (shutdown): still nothing more may be heard. After
                 # cancel() this is skipped, since the next turn may own the speaker by now.
+                self._stopped_at = time.monotonic()
                 self.deps.speaker.interrupt()
             self.timeline.mark("interrupted")
             self.result.outcome = Outcome.INTERRUPTED
@@ -279,7 +320,7 @@ class Turn:
 
     async def _say_phrase(self, which: Phrase) -> None:
         units: asyncio.Queue[int | None] = asyncio.Queue()
-        units.put_nowait(self._add_unit(phrase(self.deps.language, which)))
+        units.put_nowait(self._add_unit(phrase(self.deps.language, which), "phrase"))
         units.put_nowait(None)
         try:
             await self._speak(units)
@@ -309,12 +350,15 @@ class Turn:
             while (item := await audio.get()) is not None:
                 index, chunk = item
                 if chunk is None:  # the unit's last sample is with the speaker
+                    self._synthesized.add(index)
                     self._written(index).set()
                     continue
-                self.result.reply_audio_s += chunk.duration
                 first_of_unit = index != last_index
+                if first_of_unit:
+                    await self._pause_before(index)
                 last_index = index
-                await d.speaker.write(chunk, self._on_heard(index) if first_of_unit else None)
+                self.result.reply_audio_s += chunk.duration
+                await self._write(index, chunk, first_of_unit)
             if last_index >= 0:
                 tl.mark("last_audio_out", await d.speaker.drain())
                 for i in range(last_index + 1):
@@ -325,28 +369,84 @@ class Turn:
             group.create_task(synthesize(), name="synthesize")
             group.create_task(play(), name="play")
 
+    async def _write(self, index: int, chunk: AudioChunk, first_of_unit: bool) -> None:
+        """Hand a chunk to the speaker; note when it is heard (the unit's first one on the timeline)."""
+        self._unheard_chunks[index] += 1
+
+        def heard(at: float) -> None:
+            self._unheard_chunks[index] -= 1
+            end = at + chunk.duration
+            self._unit_end[index] = max(self._unit_end.get(index, 0.0), end)
+            self._heard_until = max(self._heard_until, end)
+            if first_of_unit:
+                self._on_unit_heard(index, at)
+
+        await self.deps.speaker.write(chunk, heard)
+
+    async def _pause_before(self, index: int) -> None:
+        """Leave Cadence's pause before a reply's unit, counting any silence already heard.
+
+        The pause is written as silence, so that the speaker's clock, not the event loop's,
+        times it; it goes in short slices so that a barge-in collapses the rest of it.
+        """
+        place, cadence = self._paced.get(index), self._cadence
+        if place is None or place == 0 or cadence is None or not self.deps.features.cadence:
+            return
+        began = time.monotonic()
+        idle = max(0.0, began - self._heard_until) if sum(self._unheard_chunks.values()) == 0 else 0.0
+        rate = self.deps.speaker.sample_rate
+        step, written, target = round(_SILENCE_SLICE_S * rate), 0, 0.0
+        # Asked again before every slice: the later the pause is decided, the more of the reply
+        # is known, and the closer it is to the pause of the whole text.
+        while not self._rushing:
+            target = cadence.pause_before(place)
+            left = round((target - idle) * rate) - written
+            if left <= 0:
+                break
+            silence = AudioChunk(np.zeros(min(step, left), np.float32), rate)
+            await self.deps.speaker.write(silence, self._on_pause_heard if written == 0 else None)
+            written += len(silence.samples)
+        cadence.paused(place, min(idle, target) + written / rate)
+        self.timeline.mark(
+            "pause", began, unit=index, pause_s=round(target, 3), silence_s=round(written / rate, 3), already_s=round(idle, 3)
+        )
+
+    def _on_pause_heard(self, at: float) -> None:
+        self._pausing = True
+        self.emit(StateChanged(State.PAUSING))
+
     def _written(self, index: int) -> asyncio.Event:
         return self._unit_written.setdefault(index, asyncio.Event())
 
-    def _on_heard(self, index: int) -> Callable[[float], None]:
-        def heard(at: float) -> None:
-            self._heard_units.add(index)
-            self.timeline.mark("unit_audio_out", at, unit=index)
-            if self.timeline.mark_once("first_audio_out", at) is not None:
-                self.emit(StateChanged(State.SPEAKING))
-
-        return heard
+    def _on_unit_heard(self, index: int, at: float) -> None:
+        self._heard_units.add(index)
+        self.timeline.mark("unit_audio_out", at, unit=index)
+        first = self.timeline.mark_once("first_audio_out", at) is not None
+        if first or self._pausing:
+            self._pausing = False
+            self.emit(StateChanged(State.SPEAKING))
 
     def _finish_units(self) -> None:
-        self.result.spoken = [u.strip() for i, u in enumerate(self._units) if i in self._heard_units]
-        self.result.unspoken = [u.strip() for i, u in enumerate(self._units) if i not in self._heard_units]
+        stopped = self._stopped_at if self._stopped_at is not None else math.inf
+        units: list[SpokenUnit] = []
+        for i, text in enumerate(self._units):
+            if i not in self._heard_units:
+                status = "unspoken"
+            elif i in self._synthesized and self._unheard_chunks[i] == 0 and self._unit_end.get(i, 0.0) <= stopped:
+                status = "spoken"
+            else:
+                status = "cut"
+            units.append(SpokenUnit(text.strip(), self._kinds.get(i, "answer"), status))
+        self.result.units = units
+        self.result.spoken = [u.text for u in units if u.status != "unspoken"]
+        self.result.unspoken = [u.text for u in units if u.status == "unspoken"]
 
 
 class _ReplyText:
-    """The reply's text path: filters, then the sentence splitter, then the turn's units queue.
+    """The reply's text path: filters, then Cadence, then the turn's units queue.
 
     ``kind`` labels the units cut while it is set ("pretool" for the line before a tool).
-    ``flush()`` is the boundary: filters in order, then the splitter, so that every unit written
+    ``flush()`` is the boundary: filters in order, then Cadence, so that every unit written
     so far is complete.  ``written()`` waits until those units' audio is with the speaker.
     """
 
@@ -355,7 +455,9 @@ class _ReplyText:
         self.turn = turn
         self.units = units
         self.filters = d.filters()
-        self.splitter = SentenceSplitter() if d.features.first_unit_comma else SentenceSplitter(first_unit_comma_chars=None)
+        rules = d.cadence if d.features.cadence else replace(d.cadence, enabled=False)
+        self.cadence = Cadence(rules, d.pace)
+        turn._cadence = self.cadence
         self.parts: list[str] = []
         self.kind = "answer"
         self.queued: list[int] = []
@@ -366,7 +468,7 @@ class _ReplyText:
 
     def flush(self) -> None:
         self._pass_on(self.filters.flush())
-        for unit in self.splitter.flush():
+        for unit in self.cadence.flush():
             self._queue(unit)
         self._after_boundary = True
 
@@ -377,11 +479,12 @@ class _ReplyText:
             self._after_boundary = False
             self.parts.append(text)
             self.turn.emit(ReplyTextAppended(text))
-            for unit in self.splitter.feed(text):
+            for unit in self.cadence.feed(text):
                 self._queue(unit)
 
     def _queue(self, unit: str) -> None:
         index = self.turn._add_unit(unit, self.kind)
+        self.turn._paced[index] = len(self.cadence.units) - 1
         self.queued.append(index)
         self.units.put_nowait(index)
 
@@ -392,14 +495,17 @@ class _ReplyText:
     def end(self) -> None:
         """No more text: a reply with nothing to say gets the fallback line; the speaker may stop."""
         turn = self.turn
+        self.cadence.end()
         if not any(ch.isalpha() for ch in self.text):
             log.warning("the model gave no usable reply: %r", self.text[:200])
             turn.result.outcome = Outcome.NO_ANSWER
-            self._queue(phrase(turn.deps.language, Phrase.NO_ANSWER))
+            index = turn._add_unit(phrase(turn.deps.language, Phrase.NO_ANSWER), "phrase")
+            self.queued.append(index)
+            self.units.put_nowait(index)
         self.units.put_nowait(None)
 
     def close(self) -> None:
-        for unit in self.splitter.flush():
+        for unit in self.cadence.flush():
             self.turn._add_unit(unit, self.kind)
         self.turn.result.reply = self.text.strip()
 

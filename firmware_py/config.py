@@ -122,6 +122,34 @@ class ToolsConfig(Section):
     """After a tool: speak the tool's own answer, or let the model phrase it (bigger models)."""
 
 
+class CadenceConfig(Section):
+    enabled: bool = True
+    """Speak replies in natural units with short pauses; off: each reply is synthesised whole."""
+    weak_open_chars: int = Field(40, ge=10, le=400)
+    """A unit longer than this may end at a comma or a connective ending."""
+    max_units: int = Field(5, ge=1, le=50)
+    """Units per reply at most; the rest of a longer reply is said as one."""
+    chars_per_s: float = Field(9.0, gt=0.0, le=100.0)
+    """Base typing speed the pauses are derived from."""
+    closeness: float = Field(1.0, ge=0.1, le=10.0)
+    """Pause weight for closeness to the household: below 1 is quicker."""
+    busy: float = Field(1.0, ge=0.1, le=10.0)
+    """Pause weight for how busy hearth is: above 1 is slower."""
+    mood: float = Field(1.0, ge=0.1, le=10.0)
+    """Pause weight for mood: below 1 lively, above 1 calm."""
+    budget_s: float = Field(6.0, ge=0.0, le=60.0)
+    """Most the typed delays of one reply may add up to (scaled down in proportion beyond)."""
+    speech_ratio: float = Field(0.1, ge=0.0, le=1.0)
+    """Fraction of the typed delay that becomes silence between spoken units."""
+    min_pause_s: float = Field(0.12, ge=0.0, le=5.0)
+    """Shortest silence between two units."""
+    max_pause_s: float = Field(0.6, ge=0.0, le=5.0)
+    """Longest silence between two units."""
+    barge_in: Literal["stop", "rush"] = "stop"
+    """When the user speaks up during a reply: "stop" it (the rest is kept as unspoken), or
+    "rush" through the rest with no pauses.  A button press always stops it."""
+
+
 class HearthConfig(Section):
     language: Literal["en", "ko"] = "en"
     """Language hearth listens and speaks in."""
@@ -139,6 +167,7 @@ class HearthConfig(Section):
     listen: ListenConfig = ListenConfig()
     button: ButtonConfig = ButtonConfig()
     tools: ToolsConfig = ToolsConfig()
+    cadence: CadenceConfig = CadenceConfig()
 
 
 class ConfigError(ValueError):

@@ -23,6 +23,7 @@ STATE_COLOURS: dict[State, tuple[float, float, float]] = {
     State.LISTENING: (0.0, 0.0, 1.0),
     State.THINKING: (1.0, 0.6, 0.0),
     State.SPEAKING: (0.0, 1.0, 0.0),
+    State.PAUSING: (0.0, 0.3, 0.0),  # dim green: still talking
 }
 
 

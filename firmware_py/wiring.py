@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.assistant import Assistant
+from agent.cadence import CadenceRules, PaceSettings
+from agent.record import ConversationRecord
 from agent.llm import LlamaChatModel, LlamaSettings, ModelLoadError
 from agent.phrases import system_prompt
 from agent.tool_use import ToolUse
@@ -81,6 +83,25 @@ def _synthesizer(config: HearthConfig, store: ModelStore) -> Any:
     )
 
 
+def cadence_settings(config: HearthConfig, language: str | None = None) -> tuple[CadenceRules, PaceSettings]:
+    """The configured Cadence rules and pacing (for ``language``, or the configured one)."""
+    c = config.cadence
+    rules = CadenceRules(
+        enabled=c.enabled, weak_open_chars=c.weak_open_chars, max_units=c.max_units, language=language or config.language
+    )
+    pace = PaceSettings(
+        chars_per_s=c.chars_per_s,
+        closeness=c.closeness,
+        busy=c.busy,
+        mood=c.mood,
+        budget_s=c.budget_s,
+        speech_ratio=c.speech_ratio,
+        min_pause_s=c.min_pause_s,
+        max_pause_s=c.max_pause_s,
+    )
+    return rules, pace
+
+
 async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
     """Check the models, load them (in worker threads, side by side) and warm them up."""
     from audio.vad import SileroVad, VadSettings
@@ -125,6 +146,7 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
     except (RuntimeError, OSError, ValueError) as exc:
         raise StartupError(f"a model failed to load: {exc}; run `hearth models verify`") from None
     log.info("models loaded and warm in %.1f s", time.monotonic() - t0)
+    rules, pace = cadence_settings(config)
     return TurnDeps(
         tools=await _tool_use(config, chat) if config.tools.enabled else None,
         vad=vad,
@@ -141,6 +163,8 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
             max_utterance_s=config.listen.max_utterance_s,
         ),
         max_reply_tokens=config.llm.max_tokens,
+        cadence=rules,
+        pace=pace,
     )
 
 
@@ -183,6 +207,8 @@ class DeviceParts:
         if self.watcher is not None:
             await self.watcher.stop()
         await close_turn_deps(self.assistant.deps)
+        if self.assistant.record is not None:
+            self.assistant.record.close()
         await self.microphone.close()
         await self.speaker.close()
 
@@ -199,7 +225,13 @@ async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) ->
         await microphone.start()
     except Exception as exc:  # noqa: BLE001 - the device error already names the device
         raise StartupError(str(exc)) from None
-    assistant = Assistant(deps, config.history_turns)
+    from firmware_py.home_tools import data_dir
+
+    try:
+        record = ConversationRecord.open(data_dir(config) / "conversation.sqlite3")
+    except (OSError, sqlite3.Error) as exc:
+        raise StartupError(f"cannot open the conversation record in {data_dir(config)}: {exc}") from None
+    assistant = Assistant(deps, config.history_turns, barge_in=config.cadence.barge_in, record=record)
     await assistant.warm()
     watcher = _timer_announcements(config, deps, assistant)
     light: StatusLight = RgbStatusLight(config.button.led_pins) if config.button.led == "rgb" else NoLight()

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from agent.assistant import Assistant
+from agent.cadence import speech_pauses
 from agent.events import State, StateChanged, TurnInterrupted
 from agent.timeline import KEY_MARKS
 from agent.turn import ListenSettings, Outcome, Press, TurnDeps
@@ -52,9 +53,12 @@ async def test_tapped_turn_answers_and_records_every_key_mark_in_order():
     assert result.timeline.first("speech_start").t == pytest.approx(0.3, abs=0.07)
     assert result.timeline.first("speech_end").t == pytest.approx(1.3, abs=0.07)
     states = [e.state for e in events if isinstance(e, StateChanged)]
-    assert states == [State.LISTENING, State.THINKING, State.SPEAKING, State.IDLE]
-    # What the speaker played is the two units' audio, back to back.
-    assert deps.speaker.recording().duration == pytest.approx(result.reply_audio_s, abs=0.05)
+    # Between the two sentences the light shows "still talking" while Cadence pauses.
+    assert states == [State.LISTENING, State.THINKING, State.SPEAKING, State.PAUSING, State.SPEAKING, State.IDLE]
+    # What the speaker played is the two units' audio with Cadence's pause between them.
+    pause = speech_pauses(result.spoken)[1]
+    assert result.timeline.first("pause").detail["pause_s"] == pytest.approx(pause, abs=1e-3)
+    assert deps.speaker.recording().duration == pytest.approx(result.reply_audio_s + pause, abs=0.05)
 
 
 async def test_recognizer_gets_speech_with_preroll_and_tail_but_not_the_trailing_silence():
@@ -218,7 +222,7 @@ async def test_without_speculative_final_the_decode_starts_only_at_the_endpoint(
 def test_unknown_feature_names_are_refused_with_the_known_ones():
     from agent.features import Features
 
-    with pytest.raises(ValueError, match="known: first-unit-comma, flush-at-tool, partial-as-final, pretool-line, speculative-final"):
+    with pytest.raises(ValueError, match="known: cadence, flush-at-tool, partial-as-final, pretool-line, speculative-final"):
         Features().without("heartbeat")
 
 

@@ -50,15 +50,24 @@ class CharSynthesizer:
 
 
 class CharSink:
-    """A speaker that records what reached it, character by character, with the time."""
+    """A speaker that records what reached it, character by character, with the time.
+
+    Silence (Cadence's pauses between units) is counted apart, in seconds.
+    """
+
+    sample_rate = 16000
 
     def __init__(self) -> None:
         self.written: list[tuple[float, str]] = []
         self.interrupted = 0
+        self.silence_s = 0.0
 
     async def write(self, chunk: AudioChunk, on_heard=None) -> None:
         now = time.monotonic()
-        self.written.append((now, chr(round(float(chunk.samples[0]) * 65536))))
+        if not chunk.samples.any():
+            self.silence_s += chunk.duration
+        else:
+            self.written.append((now, chr(round(float(chunk.samples[0]) * 65536))))
         if on_heard is not None:
             on_heard(now)
 

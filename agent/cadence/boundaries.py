@@ -30,7 +30,7 @@ import sys
 from dataclasses import dataclass
 from enum import IntEnum
 
-from agent.cadence.korean import ends_sentence, ends_with_connective, hangul_tail
+from agent.cadence.korean import CONNECTIVE_ENDINGS, connective_tail, ends_sentence, ends_with_connective, final_tail, hangul_tail
 from agent.cadence.spans import EMOJI, Span, open_constructs, protected_spans
 
 
@@ -71,7 +71,12 @@ _CLOSERS = "\"'”’)\\]}」』》〉"
 _SENTENCE = re.compile(rf"(?:[.!?…。！？‼⁇⁈⁉]+|~+)[{_CLOSERS}]*\s+(?=\S)")
 _NEWLINE = re.compile(r"(?<=\S)[ \t\r\f\v]*\n\s*(?=\S)")
 _CLAUSE_MARK = re.compile(r"(?:[,，、;；]|[:：](?=\s)|(?<=\s)[—–])\s+(?=\S)")
-_HANGUL_WORD = re.compile(rf"[가-힣]{{2,}}(?:\s+(?=\S)|(?=[ㄱ-ㅣ^]|{EMOJI}))")
+# A Hangul word that may end a unit: only those ending as a sentence-final or a connective ending
+# can, and the pattern lets only them through (the Korean rules then decide in Python).
+_HANGUL_WORD = re.compile(
+    rf"([가-힣]{{2,}})(?:(?<=[요다죠임음당함줌짐감됨])|(?<={'|'.join(CONNECTIVE_ENDINGS)}))"
+    rf"(?:\s+(?=\S)|(?=[ㄱ-ㅣ^]|{EMOJI}))"
+)
 _LAUGHTER_WORD = re.compile(rf"(?:[ㄱ-ㅣ]{{2,}}|\^{{2,}}|;{{2,}})[{_CLOSERS}]*\s+(?=\S)")
 _TRAILER = re.compile(rf"(?:(?:{EMOJI})+|[ㄱ-ㅣ]{{2,}}|\^{{2,}}|\([^()\n]{{1,30}}\))[{_CLOSERS}]*")
 _MAY_BECOME_TRAILER = re.compile(r"[ㄱ-ㅣ]+|\^+|\([^()\n]{0,30}")
@@ -81,15 +86,29 @@ _WORD_BEFORE_DOT = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 _LIST_NUMBER = re.compile(r"(?:^|\n)[ \t]*\d{1,3}$")
 _DATE_BEFORE = re.compile(r"\d{4}\.\s?\d{1,2}\.\s?\d{1,2}$")
 _PENDING = -1
+_SENTENCE_MARKS = ".!?…。！？‼⁇⁈⁉~"
+_CLAUSE_MARKS = ",，、;；:：—–"
+_CLAUSE_WORD_CORES = ("ecause", "lthough", "nless", "hereas", "ntil", "ECAUSE", "LTHOUGH", "NLESS", "HEREAS", "NTIL")
+_HAS_HANGUL = re.compile("[가-힣]")
+_HAS_LAUGHTER = re.compile(r"[ㄱ-ㅣ^;]")
 
 
-def scan(text: str, start: int = 0, final: bool = False) -> Scan:
+_SENTENCE_MARK = re.compile("[" + re.escape(_SENTENCE_MARKS) + "]")
+_CLAUSE_MARK_CHAR = re.compile("[" + re.escape(_CLAUSE_MARKS) + "]")
+
+
+def _has_any(text: str, needles) -> bool:
+    return any(n in text for n in needles)
+
+
+def scan(text: str, start: int = 0, final: bool = False, language: str | None = None) -> Scan:
     """The boundaries of ``text[start:]``; ``final``: no more text will come.
 
+    ``language`` ("en" or "ko") leaves out the other language's word rules; None keeps both.
     Nothing before ``start`` is looked at, so a unit is judged on its own text alone.
     """
     region = text[start:] if start else text
-    found, limit = _scan_region(region, final)
+    found, limit = _scan_region(region, final, language)
     settled = sys.maxsize if final else min(_settled(region), limit) + start
     return Scan(tuple(Boundary(b.mark + start, b.cut + start, b.tier) for b in found if b.mark + start < settled), settled)
 
@@ -99,51 +118,58 @@ def sentence_ends(text: str) -> list[int]:
     return [b.mark for b in scan(text, 0, final=True).boundaries if b.tier >= Tier.SENTENCE]
 
 
-def _scan_region(text: str, final: bool) -> tuple[list[Boundary], int]:
+def _scan_region(text: str, final: bool, language: str | None) -> tuple[list[Boundary], int]:
     """The boundaries of ``text``, and the mark from which they are not certain yet."""
-    spans = protected_spans(text)
     content = len(text) - len(text.lstrip())
-    limit = sys.maxsize if final else _pending_span(text, spans)
-    found: dict[int, Boundary] = {}
+    raw: list[tuple[int, int, Tier]] = []
 
     def add(mark: int, cut: int, tier: Tier | None) -> None:
-        nonlocal limit
-        if tier is None or mark <= content or any(s.start < mark < s.end or s.start < cut < s.end for s in spans):
-            return
+        if tier is not None and mark > content:
+            raw.append((mark, cut, tier))
+
+    # Each pass runs only when its marks are in the text at all: a cheap test, on every token.
+    for m in _NEWLINE.finditer(text) if "\n" in text else ():
+        add(m.start(), m.end(), Tier.PARAGRAPH)
+    for m in _SENTENCE.finditer(text) if _SENTENCE_MARK.search(text) else ():
+        mark = m.start() + len(m.group().rstrip())
+        add(mark, m.end(), _sentence_tier(text, m.start(), mark, m.end()))
+    for m in _CLAUSE_MARK.finditer(text) if _CLAUSE_MARK_CHAR.search(text) else ():
+        mark = m.start() + len(m.group().rstrip())
+        if not _after_abbreviation(text, m.start()):
+            add(mark, m.end(), Tier.CLAUSE)
+    korean = language != "en" and _HAS_HANGUL.search(text) is not None
+    for m in _HANGUL_WORD.finditer(text) if korean else ():
+        word = m.group(1)
+        mark = m.start() + len(word)
+        if final_tail(word, text[m.end()] if m.end() < len(text) else ""):
+            add(mark, m.end(), Tier.SENTENCE)
+        elif mark < m.end() and connective_tail(word):
+            add(mark, m.end(), Tier.CLAUSE)
+    for m in _LAUGHTER_WORD.finditer(text) if _HAS_LAUGHTER.search(text) else ():
+        add(m.start() + len(m.group().rstrip()), m.end(), Tier.SENTENCE)
+    for m in _CLAUSE_WORD.finditer(text) if language != "ko" and _has_any(text, _CLAUSE_WORD_CORES) else ():
+        mark = len(text[: m.start()].rstrip())
+        if mark > 0 and text[mark - 1].isalnum():
+            add(mark, m.start(), Tier.CLAUSE)
+    if not raw:  # nothing to check against spans: they only ever rule boundaries out
+        return [], sys.maxsize if final else _pending_span(text, [])
+    spans = protected_spans(text)
+    limit = sys.maxsize if final else _pending_span(text, spans)
+    found: dict[int, Boundary] = {}
+    for mark, cut, tier in raw:
+        if any(s.start < mark < s.end or s.start < cut < s.end for s in spans):
+            continue
         if tier >= Tier.SENTENCE:
             absorbed = _absorb_trailer(text, mark, cut, final)
             if absorbed == _PENDING:
                 limit = min(limit, mark)
-                return
+                continue
             if absorbed is None:  # only the trailer follows: it ends the text with its sentence
-                return
+                continue
             mark, cut = absorbed
         old = found.get(cut)
         if old is None or tier > old.tier:
             found[cut] = Boundary(mark, cut, tier)
-
-    for m in _NEWLINE.finditer(text):
-        add(m.start(), m.end(), Tier.PARAGRAPH)
-    for m in _SENTENCE.finditer(text):
-        mark = m.start() + len(m.group().rstrip())
-        add(mark, m.end(), _sentence_tier(text, m.start(), mark, m.end()))
-    for m in _CLAUSE_MARK.finditer(text):
-        mark = m.start() + len(m.group().rstrip())
-        if not _after_abbreviation(text, m.start()):
-            add(mark, m.end(), Tier.CLAUSE)
-    for m in _HANGUL_WORD.finditer(text):
-        word = m.group().rstrip()
-        mark = m.start() + len(word)
-        if ends_sentence(word, text[m.end()] if m.end() < len(text) else ""):
-            add(mark, m.end(), Tier.SENTENCE)
-        elif mark < m.end() and ends_with_connective(word):
-            add(mark, m.end(), Tier.CLAUSE)
-    for m in _LAUGHTER_WORD.finditer(text):
-        add(m.start() + len(m.group().rstrip()), m.end(), Tier.SENTENCE)
-    for m in _CLAUSE_WORD.finditer(text):
-        mark = len(text[: m.start()].rstrip())
-        if mark > 0 and text[mark - 1].isalnum():
-            add(mark, m.start(), Tier.CLAUSE)
     return sorted((b for b in found.values() if b.mark < limit), key=lambda b: b.mark), limit
 
 
@@ -242,7 +268,9 @@ def _full_stop_ends_sentence(text: str, at: int, cut: int) -> bool:
         return False
     if name in MAY_END:
         return not (text[cut].islower() or text[cut].isdigit())
-    return not (len(name) == 1 and word.group(1).isupper() and name != "i")  # an initial: "J. Smith"
+    # An initial ("J. Smith") is a lone capital, not the end of "180°C." or "plan B2.".
+    standalone = word.start() == 0 or text[word.start() - 1] in " \t\n(\"'“‘"
+    return not (len(name) == 1 and word.group(1).isupper() and name != "i" and standalone)
 
 
 def _after_abbreviation(text: str, at: int) -> bool:

@@ -16,6 +16,8 @@ cuts a word off from its sentence.
 
 from __future__ import annotations
 
+import re
+
 CONNECTIVE_ENDINGS = ("니까", "는데", "은데", "어서", "아서", "여서", "지만", "거든", "잖아", "면서", "라서", "길래")
 """The seed's twelve: two syllables or more, and no common noun ends with them."""
 
@@ -44,6 +46,9 @@ _AUXILIARY_STARTS = "싶하보"
 """After "-다" these start the rest of the sentence: "했다 싶고", "있다 하겠음", "있다 보니"."""
 
 
+_TAIL = re.compile("[가-힣]*\\Z")
+
+
 def is_syllable(ch: str) -> bool:
     return "가" <= ch <= "힣"
 
@@ -55,18 +60,19 @@ def batchim(syllable: str) -> int:
 
 def hangul_tail(word: str) -> str:
     """The run of Hangul syllables the word ends with ("" when it ends with anything else)."""
-    i = len(word)
-    while i > 0 and is_syllable(word[i - 1]):
-        i -= 1
-    return word[i:]
+    match = _TAIL.search(word)
+    return match.group() if match else ""
 
 
 def ends_with_connective(word: str) -> bool:
     """True when ``word`` ends with one of the twelve connective endings, after a stem."""
-    tail = hangul_tail(word)
-    if tail in _CONJUNCTIONS:
-        return False
-    return any(tail.endswith(e) and len(tail) > len(e) for e in CONNECTIVE_ENDINGS)
+    return connective_tail(hangul_tail(word))
+
+
+def connective_tail(tail: str) -> bool:
+    """:func:`ends_with_connective` for a run of Hangul syllables."""
+    # Every ending is two syllables: a longer word has a stem before it.
+    return len(tail) > 2 and tail.endswith(CONNECTIVE_ENDINGS) and tail not in _CONJUNCTIONS
 
 
 def ends_sentence(word: str, next_char: str = "") -> bool:
@@ -74,7 +80,11 @@ def ends_sentence(word: str, next_char: str = "") -> bool:
 
     ``next_char``: the first character of the word after it, when there is one.
     """
-    tail = hangul_tail(word)
+    return final_tail(hangul_tail(word), next_char)
+
+
+def final_tail(tail: str, next_char: str = "") -> bool:
+    """:func:`ends_sentence` for a run of Hangul syllables."""
     if len(tail) < 2 or tail in _NOT_FINAL:
         return False
     last, before = tail[-1], tail[-2]

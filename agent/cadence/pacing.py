@@ -77,19 +77,23 @@ def _within(delays: list[float], budget: float) -> list[float]:
 class LivePacer:
     """Pauses for a reply whose units are still arriving.
 
-    When the reply is complete before its first pause, the pauses are exactly
-    :func:`speech_pauses` of its units.  Before that, a pause is worked out from the units known
-    so far, and no pause is more than what is left of the budget.
+    :meth:`pause_before` is the best answer now: :func:`speech_pauses` of the units known so far,
+    capped by what is left of the budget after the pauses already used.  It can only shrink as
+    more units arrive (the budget tightens), and once the reply is complete it is exactly
+    :func:`speech_pauses` of its units.  The speaker asks again for every slice of silence it
+    writes, so a pause is decided as late as it can be.
     """
 
     def __init__(self, pace: PaceSettings = PaceSettings()) -> None:
         self.pace = pace
         self.units: list[str] = []
         self.complete = False
-        self._spent = 0.0
+        self._used: dict[int, float] = {}
+        self._pauses: list[float] | None = None
 
     def add(self, unit: str) -> None:
         self.units.append(unit)
+        self._pauses = None
 
     def end(self) -> None:
         self.complete = True
@@ -98,6 +102,11 @@ class LivePacer:
         """The silence to leave before unit ``index`` (which must have been added)."""
         if index == 0:
             return 0.0
-        pause = min(speech_pauses(self.units, self.pace)[index], max(0.0, self.pace.budget_s - self._spent))
-        self._spent += pause
-        return pause
+        if self._pauses is None:
+            self._pauses = speech_pauses(self.units, self.pace)
+        spent = sum(s for i, s in self._used.items() if i < index)
+        return max(0.0, min(self._pauses[index], self.pace.budget_s - spent))
+
+    def used(self, index: int, seconds: float) -> None:
+        """The pause before unit ``index`` as it was heard."""
+        self._used[index] = seconds

@@ -22,27 +22,32 @@ QUOTE_MAX_CHARS = 60
 QUOTE_PAIRS = {"“": "”", "‘": "’", "「": "」", "『": "』", "《": "》", "〈": "〉", "«": "»", '"': '"'}
 
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
-_NUMBER = r"[-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+)"
+_NUMBER = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+)"
 _UNIT = (
     r"(?:°\s?[CF]|℃|℉|%|(?:kg|g|mg|ml|mL|l|L|cm|mm|km|m|oz|lbs?|cups?|tbsp|tsp|kcal|cal|mins?|hrs?|h|sec|s)\b"
     r"|인분|그램|킬로그램|킬로|리터|밀리리터|도|분|초|시간|개|컵|큰술|작은술|스푼)"
 )
-_ABBREVIATION = r"\b(?:e\.g|i\.e|etc|vs|Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|U\.S|U\.K|a\.m|p\.m|approx|tbsp|tsp|oz|lbs?|cf)\."
+# Every alternative sits behind a one-character look-ahead for how it can start, so that at most
+# positions the whole set is rejected at once (the look-ahead is the cost of a set lookup).
+_DIGIT_LED = (
+    r"(?=\d)(?:"
+    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\.?"  # 2024-05-01
+    r"|\d{4}\.\s\d{1,2}\.\s\d{1,2}\.?"  # 2024. 5. 1.
+    r"|\d{4}년\s?\d{1,2}월(?:\s?\d{1,2}일)?|\d{1,2}월\s?\d{1,2}일"
+    r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?"
+    rf"|\d{{1,2}}\s{_MONTH}\s\d{{4}}"
+    r"|\d{1,2}:\d{2}(?::\d{2})?(?:\s?(?:[ap]\.m|[AP]\.M|[ap]m|[AP]M)\b)?"  # 3:30 p.m
+    rf"|{_NUMBER}\s?{_UNIT}|{_NUMBER})"
+)
+_MONTH_LED = rf"(?=[JFMASOND]){_MONTH}\s\d{{1,2}}(?:st|nd|rd|th)?(?:,\s\d{{4}})?"
+_ABBREVIATION = r"(?=[A-Za-z])\b(?:e\.g|i\.e|etc|vs|Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|U\.S|U\.K|a\.m|p\.m|approx|tbsp|tsp|oz|lbs?|cf)\."
 _EMOJI_CHAR = r"[\u2600-\u27BF\u2B00-\u2BFF\U0001F300-\U0001FAFF]"
 _EMOJI_MOD = r"(?:\uFE0F|[\U0001F3FB-\U0001F3FF])?"
 EMOJI = (
     rf"(?:[\U0001F1E6-\U0001F1FF]{{2}}|[#*0-9]\uFE0F?\u20E3"
     rf"|{_EMOJI_CHAR}{_EMOJI_MOD}(?:\u200D{_EMOJI_CHAR}{_EMOJI_MOD})*)"
 )
-_DATE = (
-    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\.?"
-    r"|\d{4}\.\s\d{1,2}\.\s\d{1,2}\.?"
-    r"|\d{4}년\s?\d{1,2}월(?:\s?\d{1,2}일)?|\d{1,2}월\s?\d{1,2}일"
-    r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?"
-    rf"|{_MONTH}\s\d{{1,2}}(?:st|nd|rd|th)?(?:,\s\d{{4}})?"
-    rf"|\d{{1,2}}\s{_MONTH}\s\d{{4}}"
-)
-_TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?(?:[ap]\.m|[AP]\.M|[ap]m|[AP]M)\b)?"
+_EMOJI_LED = r"(?=[\u2600-\u27BF\u2B00-\u2BFF\U0001F1E6-\U0001FAFF#*0-9])" + EMOJI
 _FENCE = r"```[\s\S]*?(?:```|\Z)"
 _INLINE_CODE = r"`[^`\n]+`"
 _URL = r"(?:https?://|www\.)[^\s<>\"'“”‘’]*[^\s<>\"'“”‘’.,;:!?)\]}…。]"
@@ -50,6 +55,8 @@ _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}"
 _QUOTE = "|".join(
     rf"{re.escape(o)}[^{re.escape(c)}\n]{{1,{QUOTE_MAX_CHARS}}}{re.escape(c)}" for o, c in QUOTE_PAIRS.items()
 )
+_HAS_DIGIT = re.compile(r"\d")
+_HAS_EMOJI = re.compile(r"[\u2600-\u27BF\u2B00-\u2BFF\U0001F1E6-\U0001FAFF\u20E3]")
 
 
 class Span(NamedTuple):
@@ -57,8 +64,8 @@ class Span(NamedTuple):
     end: int
 
 
-@lru_cache(maxsize=16)
-def _pattern(code: bool, email: bool, url: bool, quote: bool) -> re.Pattern[str]:
+@lru_cache(maxsize=64)
+def _pattern(code: bool, email: bool, url: bool, quote: bool, digits: bool, emoji: bool) -> re.Pattern[str]:
     parts = []
     if code:
         parts += [_FENCE, _INLINE_CODE]
@@ -68,7 +75,11 @@ def _pattern(code: bool, email: bool, url: bool, quote: bool) -> re.Pattern[str]
         parts.append(_EMAIL)
     if quote:
         parts.append(_QUOTE)
-    parts += [_DATE, _TIME, rf"{_NUMBER}\s?{_UNIT}", _NUMBER, _ABBREVIATION, EMOJI]
+    if digits:
+        parts += [_DIGIT_LED, _MONTH_LED]
+    parts.append(_ABBREVIATION)
+    if emoji:
+        parts.append(_EMOJI_LED)
     return re.compile("|".join(f"(?:{p})" for p in parts))
 
 
@@ -83,7 +94,9 @@ def protected_spans(text: str, start: int = 0) -> list[Span]:
         "`" in region,
         "@" in region,
         "://" in region or "www." in region,
-        any(ch in _QUOTE_OPENERS for ch in region),
+        _OPENER.search(region) is not None,
+        _HAS_DIGIT.search(region) is not None,
+        _HAS_EMOJI.search(region) is not None,
     )
     return [Span(start + m.start(), start + m.end()) for m in pattern.finditer(region)]
 
