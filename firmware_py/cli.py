@@ -20,6 +20,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from firmware_py.cadence_cli import add_command as add_cadence_command
     from models.cli import add_commands as add_model_commands
 
     parser = argparse.ArgumentParser(prog="hearth", description="hearth: an offline voice assistant for the kitchen")
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--rounds", type=int, default=1, help="play every scenario this many times")
     bench.add_argument("--no-pictures", action="store_true", help="skip the PNG/HTML timelines")
 
+    add_cadence_command(sub)
     add_model_commands(sub)
     return parser
 
@@ -76,6 +78,11 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("faster_whisper").setLevel(logging.WARNING)
     if args.command == "models":
         return _run_models(args)
+    if args.command == "cadence":
+        # Its own config handling: the weights are overrides, and it needs no model.
+        from firmware_py.cadence_cli import run as run_cadence
+
+        return run_cadence(args)
 
     from firmware_py.config import ConfigError
     from firmware_py.wiring import StartupError
