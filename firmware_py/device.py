@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 
 from agent.assistant import Assistant
+from agent.barge_in import PauseListener
 from agent.events import Event, State, StateChanged, TranscriptFinal, TurnFailed
 from agent.turn import Press
 from audio.protocols import AudioChunk, Microphone
@@ -19,25 +22,43 @@ class MicrophoneTap:
     """Reads the microphone all the time and hands chunks to whoever is listening now.
 
     Keeping the stream open avoids the device's start-up delay on every press;
-    between presses the audio is dropped.
+    between presses the audio is dropped, except the last ``preroll_s``, which a turn started by
+    the user speaking up gets first (the words that made hearth stop are part of the request).
+    ``on_chunk`` sees every chunk (the barge-in listener).
     """
 
-    def __init__(self, microphone: Microphone, max_chunks: int = 1000) -> None:
+    def __init__(self, microphone: Microphone, max_chunks: int = 1000, preroll_s: float = 0.6) -> None:
         self.microphone = microphone
         self.max_chunks = max_chunks
+        self.preroll_s = preroll_s
+        self.on_chunk: Callable[[AudioChunk], None] = lambda _c: None
         self._queue: asyncio.Queue[AudioChunk | None] | None = None
+        self._recent: collections.deque[AudioChunk] = collections.deque()
 
     async def pump(self) -> None:
         async for chunk in self.microphone.chunks():
+            self._keep_recent(chunk)
+            self.on_chunk(chunk)
             queue = self._queue
             if queue is not None and queue.qsize() < self.max_chunks:
                 queue.put_nowait(chunk)
         self.stop_listening()
 
-    def listen(self) -> AsyncIterator[AudioChunk]:
-        """Start a new subscription (ending the previous one) and return its audio."""
+    def _keep_recent(self, chunk: AudioChunk) -> None:
+        self._recent.append(chunk)
+        while sum(c.duration for c in self._recent) - self._recent[0].duration >= self.preroll_s:
+            self._recent.popleft()
+
+    def listen(self, preroll: bool = False) -> AsyncIterator[AudioChunk]:
+        """Start a new subscription (ending the previous one) and return its audio.
+
+        ``preroll``: begin with the last ``preroll_s`` of audio already heard.
+        """
         self.stop_listening()
         queue: asyncio.Queue[AudioChunk | None] = asyncio.Queue()
+        if preroll:
+            for chunk in self._recent:
+                queue.put_nowait(chunk)
         self._queue = queue
 
         async def audio() -> AsyncIterator[AudioChunk]:
@@ -53,7 +74,12 @@ class MicrophoneTap:
 
 
 class DeviceLoop:
-    """Push-to-talk: press to speak (hold, or tap and talk); press again to interrupt."""
+    """Push-to-talk: press to speak (hold, or tap and talk); press again to interrupt.
+
+    Speaking up while hearth talks also interrupts it: it is heard in Cadence's pauses
+    (:class:`~agent.barge_in.PauseListener`).  With ``barge_in = "stop"`` hearth stops and
+    listens, as after a press; with "rush" it says the rest without pauses.
+    """
 
     def __init__(self, assistant: Assistant, microphone: Microphone, button: PushToTalk, light: StatusLight) -> None:
         self.assistant = assistant
@@ -61,11 +87,17 @@ class DeviceLoop:
         self.button = button
         self.light = light
         self._press: Press | None = None
+        self.speaking_up = PauseListener(assistant.deps.vad, self._on_speaking_up)
+        self.tap.on_chunk = self.speaking_up.accept
         assistant.on_event = self._on_event
 
     def _on_event(self, event: Event) -> None:
         if isinstance(event, StateChanged):
             self.light.show(event.state)
+            if event.state == State.PAUSING:
+                self.speaking_up.open()
+            else:
+                self.speaking_up.close()
             if event.state != State.LISTENING:
                 self.tap.stop_listening()
         elif isinstance(event, TranscriptFinal):
@@ -78,6 +110,15 @@ class DeviceLoop:
         self._press = Press(at)
         # Starting a turn cancels the one in progress: barge-in silences the speaker first.
         self.assistant.start_turn(self.tap.listen(), self._press)
+
+    def _on_speaking_up(self) -> None:
+        self.assistant.user_spoke()
+        if self.assistant.barge_in == "stop":
+            log.info("stopped by the user speaking up: listening")
+            now = time.monotonic()
+            self._press = Press(now)
+            self._press.release(now)  # a spoken start is a tap: the utterance ends at its silence
+            self.assistant.start_turn(self.tap.listen(preroll=True), self._press)
 
     def on_release(self, at: float) -> None:
         if self._press is not None:

@@ -133,6 +133,60 @@ async def test_pressing_while_it_speaks_interrupts_and_listens_again(mock_pins):
     await runner
 
 
+async def _ask_and_speak_up_in_the_first_pause(mock_pins, barge_in: str):
+    """Ask for a long reply, then talk when hearth draws its first breath."""
+    loop = asyncio.get_running_loop()
+    long_reply = "One two three four five six seven. Eight nine ten eleven twelve. Thirteen fourteen fifteen."
+    deps = make_deps(chat=ScriptedChatModel(long_reply), synthesizer=ToneSynthesizer(seconds_per_char=0.02))
+    assistant = Assistant(deps, barge_in=barge_in)
+    mic = LiveMicrophone()
+    device = DeviceLoop(assistant, mic, GpioButton(17, 0.0, loop), RgbStatusLight((22, 23, 24)))
+    stop = asyncio.Event()
+    runner = asyncio.create_task(device.run(stop))
+    await asyncio.sleep(0.1)
+    pin = mock_pins.pin(17)
+    pin.drive_low()
+    mic.talking = True
+    await asyncio.sleep(0.6)
+    mic.talking = False
+    pin.drive_high()
+    await wait_for(lambda: device.speaking_up.is_open)  # the first pause: the microphone hears the room
+    first_turn = assistant.current
+    mic.talking = True
+    return assistant, mic, stop, runner, first_turn
+
+
+async def test_speaking_up_in_a_pause_stops_the_reply_and_listens(mock_pins):
+    assistant, mic, stop, runner, first_turn = await _ask_and_speak_up_in_the_first_pause(mock_pins, "stop")
+    await wait_for(lambda: assistant.results)
+    first = assistant.results[0]
+    assert first.outcome == Outcome.INTERRUPTED
+    assert first.timeline.first("barge_in").detail["mode"] == "stop"
+    assert first.unspoken, "the rest of the reply is kept as unspoken"
+    assert assistant.current is not None and assistant.current is not first_turn  # listening to the user
+    await asyncio.sleep(0.4)
+    mic.talking = False
+    await wait_for(lambda: len(assistant.results) == 2, timeout=20)
+    assert assistant.results[1].outcome == Outcome.ANSWERED
+    stop.set()
+    await runner
+
+
+async def test_in_rush_mode_speaking_up_says_the_rest_without_pauses(mock_pins):
+    assistant, mic, stop, runner, first_turn = await _ask_and_speak_up_in_the_first_pause(mock_pins, "rush")
+    await wait_for(lambda: assistant.results, timeout=20)
+    mic.talking = False
+    first = assistant.results[0]
+    assert first.outcome == Outcome.ANSWERED
+    rushed = first.timeline.first("barge_in")
+    assert rushed.detail["mode"] == "rush"
+    assert [u.status for u in first.units] == ["spoken"] * 3
+    assert all(m.detail["silence_s"] == 0 for m in first.timeline.all("pause") if m.t > rushed.t)
+    assert len(assistant.results) == 1 and assistant.current is None  # no new turn: the reply went on
+    stop.set()
+    await runner
+
+
 async def test_keyboard_push_to_talk_toggles_on_enter():
     import os
 
