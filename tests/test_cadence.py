@@ -83,6 +83,8 @@ def test_go_and_myeon_with_a_comma_split_through_the_comma_rule():
         ("Done.\n\nNext part", ["Done.\n\n", "Next part"]),
         ("a line\nanother line", ["a line\n", "another line"]),
         ("see example.com.au for more", ["see example.com.au for more"]),
+        ("Preheat to 200 °C. Then bake.", ["Preheat to 200 °C. ", "Then bake."]),
+        ("Bake at 180°C. Then cool.", ["Bake at 180°C. ", "Then cool."]),
     ],
 )
 def test_sentence_ends_and_what_is_not_one(text, units):
