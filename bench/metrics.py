@@ -14,6 +14,8 @@ LATENCY_KEYS = (
     "final_transcript_s",
     "first_token_s",
     "pretool_gap_s",
+    "last_audio_s",
+    "pause_heard_s",
 )
 QUALITY_KEYS = ("transcript_error", "asr_rtf", "tts_rtf")
 
@@ -52,6 +54,19 @@ def pretool_figures(tl: Timeline) -> dict[str, float | bool | None]:
     }
 
 
+def cadence_figures(tl: Timeline) -> dict[str, float | int | None]:
+    """How the reply was paced, as heard: its units, and the silence between them.
+
+    ``pause_heard_s`` is the mean gap from one unit's last sample to the next one's first, read
+    off the speaker's clock (a pause Cadence left, or a wait for the model or a tool).
+    """
+    heard = {m.detail.get("unit"): m.t for m in tl.all("unit_audio_out")}
+    lengths = {m.detail.get("unit"): m.detail.get("audio_s") or 0.0 for m in tl.all("tts_end")}
+    units = sorted(u for u in heard if u is not None)
+    gaps = [heard[b] - (heard[a] + lengths.get(a, 0.0)) for a, b in zip(units, units[1:])]
+    return {"units": len(units), "pause_heard_s": round(statistics.mean(gaps), 4) if gaps else None}
+
+
 def turn_figures(tl: Timeline) -> dict[str, float | None]:
     """Latency and real-time-factor figures of one turn."""
     end = tl.last("speech_end")
@@ -67,6 +82,7 @@ def turn_figures(tl: Timeline) -> dict[str, float | None]:
         "first_answer_audio_s": round(answer - end.t, 4) if answer is not None and end is not None else None,
         "final_transcript_s": tl.between("speech_end", "final_transcript"),
         "first_token_s": tl.between("speech_end", "first_token"),
+        "last_audio_s": tl.between("speech_end", "last_audio_out"),
         "tts_rtf": round(statistics.mean(tts), 4) if tts else None,
     }
 

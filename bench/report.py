@@ -12,6 +12,8 @@ LABELS = {
     "final_transcript_s": "end of speech → final transcript (s)",
     "first_token_s": "end of speech → first LLM token (s)",
     "pretool_gap_s": "tool decision → pre-tool line's first audio (s)",
+    "last_audio_s": "end of speech → end of the reply (s)",
+    "pause_heard_s": "silence heard between units, mean per reply (s)",
     "slow_tool_first_audio_s": "slow-tool turns: end of speech → first audio (s)",
     "pretool_coverage": "slow-tool turns whose line was heard before the tool finished",
     "transcript_error": "transcript error (WER en / CER ko)",

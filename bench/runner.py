@@ -27,7 +27,7 @@ from agent.assistant import Assistant
 from agent.features import Features
 from agent.turn import TurnResult
 from audio.wav import WavFileSpeaker, read_wav
-from bench.metrics import LATENCY_KEYS, QUALITY_KEYS, aggregate, asr_rtf, pretool_figures, ratio, share, turn_figures
+from bench.metrics import LATENCY_KEYS, QUALITY_KEYS, aggregate, asr_rtf, cadence_figures, pretool_figures, ratio, share, turn_figures
 from firmware_py.config import HearthConfig
 from firmware_py.demo import play_request
 from firmware_py.wiring import build_turn_deps, close_turn_deps
@@ -91,6 +91,7 @@ def _score_turn(result: TurnResult, expected: list[Any], reference: str, languag
         "asr_rtf": asr_rtf(tl, asr_decode_s),
         **turn_figures(tl),
         **pretool_figures(tl),
+        **cadence_figures(tl),
     }
 
 

@@ -40,7 +40,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 Language = Literal["en", "ko"]
 Category = Literal[
     "timer", "time", "date", "shopping", "note", "conversion", "recipe", "weather", "air",
-    "chitchat", "unservable", "nevermind", "speech",
+    "chitchat", "unservable", "nevermind", "speech", "long",
 ]
 
 TOOLS: dict[str, dict[str, str]] = {

@@ -103,3 +103,18 @@ def test_unknown_feature_is_refused_in_one_line(capsys, tiny_suite: Path, tmp_pa
     code = main(["bench", "--suite", str(tiny_suite), "--ablate", "telepathy", "--out", str(tmp_path)])
     assert code == 2
     assert "unknown feature telepathy" in capsys.readouterr().err
+
+
+def test_cadence_figures_read_the_silence_between_units_off_the_speakers_clock():
+    from agent.timeline import Timeline
+    from bench.metrics import cadence_figures
+
+    tl = Timeline(origin=0.0)
+    tl.mark("tts_end", 0.1, unit=0, audio_s=1.0)
+    tl.mark("unit_audio_out", 0.5, unit=0)
+    tl.mark("tts_end", 0.9, unit=1, audio_s=2.0)
+    tl.mark("unit_audio_out", 1.8, unit=1)  # 0.3 s after unit 0 ended at 1.5
+    tl.mark("tts_end", 2.0, unit=2, audio_s=0.5)
+    tl.mark("unit_audio_out", 3.9, unit=2)  # 0.1 s after unit 1 ended at 3.8
+    assert cadence_figures(tl) == {"units": 3, "pause_heard_s": 0.2}
+    assert cadence_figures(Timeline(origin=0.0)) == {"units": 0, "pause_heard_s": None}
