@@ -96,23 +96,27 @@ async def test_press_speak_release_answers_and_the_led_shows_each_state(mock_pin
     await runner
 
 
-async def test_pressing_while_it_speaks_interrupts_and_listens_again(mock_pins):
-    loop = asyncio.get_running_loop()
-    long_reply = "One two three four five. Six seven eight nine ten. Eleven twelve thirteen."
-    deps = make_deps(chat=ScriptedChatModel(long_reply), synthesizer=ToneSynthesizer(seconds_per_char=0.05))
-    assistant = Assistant(deps)
+async def start_and_ask(mock_pins, assistant: Assistant):
+    """Run the device loop and ask one question: press, talk for 0.6 s, release."""
     mic = LiveMicrophone()
-    device = DeviceLoop(assistant, mic, GpioButton(17, 0.0, loop), RgbStatusLight((22, 23, 24)))
+    device = DeviceLoop(assistant, mic, GpioButton(17, 0.0, asyncio.get_running_loop()), RgbStatusLight((22, 23, 24)))
     stop = asyncio.Event()
     runner = asyncio.create_task(device.run(stop))
     await asyncio.sleep(0.1)
     pin = mock_pins.pin(17)
-
     pin.drive_low()
     mic.talking = True
     await asyncio.sleep(0.6)
     mic.talking = False
     pin.drive_high()
+    return device, mic, pin, stop, runner
+
+
+async def test_pressing_while_it_speaks_interrupts_and_listens_again(mock_pins):
+    long_reply = "One two three four five. Six seven eight nine ten. Eleven twelve thirteen."
+    deps = make_deps(chat=ScriptedChatModel(long_reply), synthesizer=ToneSynthesizer(seconds_per_char=0.05))
+    assistant = Assistant(deps)
+    device, mic, pin, stop, runner = await start_and_ask(mock_pins, assistant)
     await wait_for(lambda: assistant.current is not None and assistant.current.timeline.first("first_audio_out") is not None)
     first_turn = assistant.current
 
@@ -135,21 +139,10 @@ async def test_pressing_while_it_speaks_interrupts_and_listens_again(mock_pins):
 
 async def _ask_and_speak_up_in_the_first_pause(mock_pins, barge_in: str):
     """Ask for a long reply, then talk when hearth draws its first breath."""
-    loop = asyncio.get_running_loop()
     long_reply = "One two three four five six seven. Eight nine ten eleven twelve. Thirteen fourteen fifteen."
     deps = make_deps(chat=ScriptedChatModel(long_reply), synthesizer=ToneSynthesizer(seconds_per_char=0.02))
     assistant = Assistant(deps, barge_in=barge_in)
-    mic = LiveMicrophone()
-    device = DeviceLoop(assistant, mic, GpioButton(17, 0.0, loop), RgbStatusLight((22, 23, 24)))
-    stop = asyncio.Event()
-    runner = asyncio.create_task(device.run(stop))
-    await asyncio.sleep(0.1)
-    pin = mock_pins.pin(17)
-    pin.drive_low()
-    mic.talking = True
-    await asyncio.sleep(0.6)
-    mic.talking = False
-    pin.drive_high()
+    device, mic, pin, stop, runner = await start_and_ask(mock_pins, assistant)
     await wait_for(lambda: device.speaking_up.is_open)  # the first pause: the microphone hears the room
     first_turn = assistant.current
     mic.talking = True
