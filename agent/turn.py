@@ -38,6 +38,7 @@ from agent.phrases import Phrase, phrase
 from agent.timeline import Timeline
 from agent.tool_calls import NO_TOOL, SayDelta, ToolChosen, ToolPlan
 from agent.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, tool_error_line, usable_line
+from audio.levels import leading_quiet_s, trailing_quiet_s
 from audio.protocols import AudioChunk, Recognizer, Speaker, Synthesizer, VoiceActivityDetector
 
 __all__ = ["ListenSettings", "Outcome", "Press", "SpokenUnit", "Turn", "TurnDeps", "TurnResult"]
@@ -146,6 +147,9 @@ class Turn:
         self._cadence: Cadence | None = None
         self._rushing = False
         self._pausing = False
+        self._last_chunk: dict[int, list] = {}  # unit -> [its last chunk written, when it was heard]
+        self._pause_when_heard: dict[int, float] = {}  # unit -> its trailing quiet, once its end is heard
+        self._voice_ended: list[asyncio.TimerHandle] = []
         self._cancelled = False
         self._stopped_at: float | None = None
 
@@ -346,17 +350,18 @@ class Turn:
             await audio.put(None)
 
         async def play() -> None:
-            last_index = -1
+            last_index, previous = -1, None
             while (item := await audio.get()) is not None:
                 index, chunk = item
                 if chunk is None:  # the unit's last sample is with the speaker
                     self._synthesized.add(index)
                     self._written(index).set()
+                    self._unit_written_out(index)
                     continue
                 first_of_unit = index != last_index
                 if first_of_unit:
-                    await self._pause_before(index)
-                last_index = index
+                    await self._pause_before(index, chunk, previous)
+                last_index, previous = index, chunk
                 self.result.reply_audio_s += chunk.duration
                 await self._write(index, chunk, first_of_unit)
             if last_index >= 0:
@@ -372,28 +377,63 @@ class Turn:
     async def _write(self, index: int, chunk: AudioChunk, first_of_unit: bool) -> None:
         """Hand a chunk to the speaker; note when it is heard (the unit's first one on the timeline)."""
         self._unheard_chunks[index] += 1
+        last = self._last_chunk[index] = [chunk, None]
 
         def heard(at: float) -> None:
             self._unheard_chunks[index] -= 1
             end = at + chunk.duration
             self._unit_end[index] = max(self._unit_end.get(index, 0.0), end)
             self._heard_until = max(self._heard_until, end)
+            last[1] = at
             if first_of_unit:
                 self._on_unit_heard(index, at)
+            if index in self._pause_when_heard and self._last_chunk.get(index) is last:
+                self._voice_ends(index, end - self._pause_when_heard.pop(index))
 
         await self.deps.speaker.write(chunk, heard)
 
-    async def _pause_before(self, index: int) -> None:
+    def _unit_written_out(self, index: int) -> None:
+        """The unit's audio is all with the speaker: when its voice stops, hearth is pausing."""
+        more = index + 1 < len(self._units) or (self._cadence is not None and not self._cadence.pacer.complete)
+        if index not in self._last_chunk or not more or not self.deps.features.cadence:
+            return
+        chunk, heard_at = self._last_chunk[index]
+        quiet = trailing_quiet_s(chunk)
+        if heard_at is None:
+            self._pause_when_heard[index] = quiet
+        else:
+            self._voice_ends(index, heard_at + chunk.duration - quiet)
+
+    def _voice_ends(self, index: int, at: float) -> None:
+        """At monotonic time ``at`` the voice of unit ``index`` stops: show "still talking" then.
+
+        Stamped from the speaker's clock, so the light and the barge-in listener follow what the
+        room hears, the voice's own trailing silence included.
+        """
+        loop = asyncio.get_running_loop()
+
+        def pausing() -> None:
+            if not self._cancelled and not self._pausing and max(self._heard_units, default=-1) == index:
+                self._pausing = True
+                self.emit(StateChanged(State.PAUSING))
+
+        self._voice_ended.append(loop.call_at(loop.time() + max(0.0, at - time.monotonic()), pausing))
+
+    async def _pause_before(self, index: int, first: AudioChunk, previous: AudioChunk | None) -> None:
         """Leave Cadence's pause before a reply's unit, counting any silence already heard.
 
         The pause is written as silence, so that the speaker's clock, not the event loop's,
-        times it; it goes in short slices so that a barge-in collapses the rest of it.
+        times it; it goes in short slices so that a barge-in collapses the rest of it.  What the
+        listener hears between two voices also holds the silence the voice leaves at the end of
+        one unit and the start of the next, and any wait for the model: all count toward it.
         """
         place, cadence = self._paced.get(index), self._cadence
         if place is None or place == 0 or cadence is None or not self.deps.features.cadence:
             return
         began = time.monotonic()
-        idle = max(0.0, began - self._heard_until) if sum(self._unheard_chunks.values()) == 0 else 0.0
+        waited = max(0.0, began - self._heard_until) if sum(self._unheard_chunks.values()) == 0 else 0.0
+        edges = leading_quiet_s(first) + (trailing_quiet_s(previous) if previous is not None else 0.0)
+        idle = waited + edges
         rate = self.deps.speaker.sample_rate
         step, written, target = round(_SILENCE_SLICE_S * rate), 0, 0.0
         # Asked again before every slice: the later the pause is decided, the more of the reply
@@ -404,16 +444,18 @@ class Turn:
             if left <= 0:
                 break
             silence = AudioChunk(np.zeros(min(step, left), np.float32), rate)
-            await self.deps.speaker.write(silence, self._on_pause_heard if written == 0 else None)
+            await self.deps.speaker.write(silence)
             written += len(silence.samples)
         cadence.paused(place, min(idle, target) + written / rate)
         self.timeline.mark(
-            "pause", began, unit=index, pause_s=round(target, 3), silence_s=round(written / rate, 3), already_s=round(idle, 3)
+            "pause",
+            began,
+            unit=index,
+            pause_s=round(target, 3),
+            silence_s=round(written / rate, 3),
+            already_s=round(waited, 3),
+            voice_edges_s=round(edges, 3),
         )
-
-    def _on_pause_heard(self, at: float) -> None:
-        self._pausing = True
-        self.emit(StateChanged(State.PAUSING))
 
     def _written(self, index: int) -> asyncio.Event:
         return self._unit_written.setdefault(index, asyncio.Event())
@@ -427,6 +469,8 @@ class Turn:
             self.emit(StateChanged(State.SPEAKING))
 
     def _finish_units(self) -> None:
+        for handle in self._voice_ended:
+            handle.cancel()
         stopped = self._stopped_at if self._stopped_at is not None else math.inf
         units: list[SpokenUnit] = []
         for i, text in enumerate(self._units):

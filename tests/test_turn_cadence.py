@@ -111,13 +111,34 @@ async def test_pauses_are_written_as_silence_between_the_units_and_match_cadence
     tape = deps.speaker.tape
     assert [kind for kind, _ in tape] == ["speech", "silence"] * 4 + ["speech"]
     silences = [seconds for kind, seconds in tape if kind == "silence"]
-    assert silences == pytest.approx(speech_pauses(units)[1:], abs=1 / 16000)
+    assert silences == pytest.approx(speech_pauses(units)[1:], abs=1e-3)
     marks = result.timeline.all("pause")
     assert [m.detail["unit"] for m in marks] == [1, 2, 3, 4]
+    # The voice's own quiet edges (here the tone's first and last samples) count toward the pause.
+    heard = [m.detail["silence_s"] + m.detail["voice_edges_s"] for m in marks]
+    assert heard == pytest.approx(speech_pauses(units)[1:], abs=2e-3)
+
+
+async def test_the_silence_a_voice_leaves_at_its_edges_counts_toward_the_pause():
+    class PaddedVoice(ToneSynthesizer):
+        """A voice that, like piper, leaves 0.05 s of silence before and 0.15 s after a unit."""
+
+        async def synthesize(self, text):
+            async for chunk in super().synthesize(text):
+                pad = lambda s: np.zeros(int(s * chunk.sample_rate), np.float32)  # noqa: E731
+                yield AudioChunk(np.concatenate([pad(0.05), chunk.samples, pad(0.15)]), chunk.sample_rate)
+
+    deps = make_deps(reply="Hang on a second. Let me look at the pantry for you.", chat=ScriptedChatModel(
+        "Hang on a second. Let me look at the pantry for you.", token_s=0))
+    deps.synthesizer = PaddedVoice()
+    result = await run(Assistant(deps))
+    mark = result.timeline.first("pause")
+    assert mark.detail["voice_edges_s"] == pytest.approx(0.2, abs=2e-3)
+    assert mark.detail["silence_s"] == pytest.approx(mark.detail["pause_s"] - 0.2, abs=2e-3)
 
 
 async def test_the_light_shows_still_talking_during_each_pause():
-    deps = make_deps()
+    deps = make_deps(speaker=CountingSpeaker(), seconds_per_char=0.005)
     events: list = []
     await run(Assistant(deps, on_event=events.append))
     states = [e.state for e in events if isinstance(e, StateChanged)]
