@@ -225,6 +225,7 @@ class SuiteRun:
                 "slow_tool_turns": sum(1 for r in rows if r.get("slow_tool")),
                 # With and without the line, what a listener waits through before hearing anything.
                 "slow_tool_first_audio_s": aggregate([r for r in rows if r.get("slow_tool")], "first_audio_s"),
+                "units": aggregate(rows, "units"),
                 "turns": len(rows),
                 "failures": sum(1 for r in self.rows if r["variant"] == variant and "error" in r),
             }
