@@ -55,15 +55,18 @@ def pretool_figures(tl: Timeline) -> dict[str, float | bool | None]:
 
 
 def cadence_figures(tl: Timeline) -> dict[str, float | int | None]:
-    """How the reply was paced, as heard: its units, and the silence between them.
+    """How the reply was paced, as heard: its units, and the silence between their voices.
 
-    ``pause_heard_s`` is the mean gap from one unit's last sample to the next one's first, read
-    off the speaker's clock (a pause Cadence left, or a wait for the model or a tool).
+    ``pause_heard_s`` is the mean silence between one unit's voice and the next: the gap from one
+    unit's last sample to the next one's first on the speaker's clock (a pause Cadence wrote, or a
+    wait for the model or a tool), plus the quiet the voice itself leaves at those edges (noted on
+    the ``pause`` mark).
     """
     heard = {m.detail.get("unit"): m.t for m in tl.all("unit_audio_out")}
     lengths = {m.detail.get("unit"): m.detail.get("audio_s") or 0.0 for m in tl.all("tts_end")}
+    edges = {m.detail.get("unit"): m.detail.get("voice_edges_s") or 0.0 for m in tl.all("pause")}
     units = sorted(u for u in heard if u is not None)
-    gaps = [heard[b] - (heard[a] + lengths.get(a, 0.0)) for a, b in zip(units, units[1:])]
+    gaps = [heard[b] - (heard[a] + lengths.get(a, 0.0)) + edges.get(b, 0.0) for a, b in zip(units, units[1:])]
     return {"units": len(units), "pause_heard_s": round(statistics.mean(gaps), 4) if gaps else None}
 
 

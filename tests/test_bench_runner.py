@@ -117,4 +117,6 @@ def test_cadence_figures_read_the_silence_between_units_off_the_speakers_clock()
     tl.mark("tts_end", 2.0, unit=2, audio_s=0.5)
     tl.mark("unit_audio_out", 3.9, unit=2)  # 0.1 s after unit 1 ended at 3.8
     assert cadence_figures(tl) == {"units": 3, "pause_heard_s": 0.2}
+    tl.mark("pause", 3.8, unit=2, voice_edges_s=0.2)  # the voice's own quiet at the edges is heard too
+    assert cadence_figures(tl) == {"units": 3, "pause_heard_s": 0.3}
     assert cadence_figures(Timeline(origin=0.0)) == {"units": 0, "pause_heard_s": None}
