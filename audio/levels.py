@@ -18,10 +18,10 @@ QUIET = 0.01
 def leading_quiet_s(chunk: AudioChunk, threshold: float = QUIET) -> float:
     """Seconds of silence at the start of ``chunk`` (all of it when it is silent throughout)."""
     loud = np.flatnonzero(np.abs(chunk.samples) >= threshold)
-    return (loud[0] if len(loud) else len(chunk.samples)) / chunk.sample_rate
+    return float(loud[0] if len(loud) else len(chunk.samples)) / chunk.sample_rate
 
 
 def trailing_quiet_s(chunk: AudioChunk, threshold: float = QUIET) -> float:
     """Seconds of silence at the end of ``chunk`` (all of it when it is silent throughout)."""
     loud = np.flatnonzero(np.abs(chunk.samples) >= threshold)
-    return (len(chunk.samples) - 1 - loud[-1] if len(loud) else len(chunk.samples)) / chunk.sample_rate
+    return float(len(chunk.samples) - 1 - loud[-1] if len(loud) else len(chunk.samples)) / chunk.sample_rate
