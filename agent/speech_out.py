@@ -93,6 +93,10 @@ class UnitSpeaker:
     def rush(self) -> None:
         self._rushing = True
 
+    @property
+    def rushing(self) -> bool:
+        return self._rushing
+
     def stop(self, at: float) -> None:
         if self._stopped_at is None:
             self._stopped_at = at

@@ -121,8 +121,6 @@ class Turn:
         self.out = UnitSpeaker(deps.synthesizer, deps.speaker, self.timeline, emit, paced=deps.features.cadence)
         """What the turn says, and what of it was heard."""
         self._cancelled = False
-        self._rushing = False
-        self._stopped_at: float | None = None
 
     # -- control ---------------------------------------------------------------------------
     def start(self) -> asyncio.Task[TurnResult]:
@@ -143,8 +141,7 @@ class Turn:
 
     def rush(self) -> None:
         """The user spoke up: say the rest of the reply at once, with no more pauses."""
-        if not self._rushing:
-            self._rushing = True
+        if not self.out.rushing:
             self.out.rush()
             self.timeline.mark("barge_in", mode="rush")
 

@@ -30,7 +30,7 @@ import sys
 from dataclasses import dataclass
 from enum import IntEnum
 
-from agent.cadence.korean import CONNECTIVE_ENDINGS, connective_tail, ends_sentence, ends_with_connective, final_tail, hangul_tail
+from agent.cadence.korean import CONNECTIVE_ENDINGS, connective_tail, ends_sentence, final_tail, hangul_tail, is_jamo, is_syllable
 from agent.cadence.spans import EMOJI, Span, open_constructs, protected_spans
 
 
@@ -68,7 +68,8 @@ CLAUSE_WORDS = ("because", "although", "unless", "whereas", "until")
 "and" are not here: without a comma before them they join words as often as clauses."""
 
 _CLOSERS = "\"'”’)\\]}」』》〉"
-_SENTENCE = re.compile(rf"(?:[.!?…。！？‼⁇⁈⁉]+|~+)[{_CLOSERS}]*\s+(?=\S)")
+_SENTENCE_PUNCT = ".!?…。！？‼⁇⁈⁉"
+_SENTENCE = re.compile(rf"(?:[{re.escape(_SENTENCE_PUNCT)}]+|~+)[{_CLOSERS}]*\s+(?=\S)")
 _NEWLINE = re.compile(r"(?<=\S)[ \t\r\f\v]*\n\s*(?=\S)")
 _CLAUSE_MARK = re.compile(r"(?:[,，、;；]|[:：](?=\s)|(?<=\s)[—–])\s+(?=\S)")
 # A Hangul word that may end a unit: only those ending as a sentence-final or a connective ending
@@ -86,9 +87,10 @@ _WORD_BEFORE_DOT = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 _LIST_NUMBER = re.compile(r"(?:^|\n)[ \t]*\d{1,3}$")
 _DATE_BEFORE = re.compile(r"\d{4}\.\s?\d{1,2}\.\s?\d{1,2}$")
 _PENDING = -1
-_SENTENCE_MARKS = ".!?…。！？‼⁇⁈⁉~"
+_SENTENCE_MARKS = _SENTENCE_PUNCT + "~"
 _CLAUSE_MARKS = ",，、;；:：—–"
-_CLAUSE_WORD_CORES = ("ecause", "lthough", "nless", "hereas", "ntil", "ECAUSE", "LTHOUGH", "NLESS", "HEREAS", "NTIL")
+# Each clause word without its first letter, in both cases: a cheap test of whether one is there.
+_CLAUSE_WORD_CORES = tuple(w[1:] for w in CLAUSE_WORDS) + tuple(w[1:].upper() for w in CLAUSE_WORDS)
 _HAS_HANGUL = re.compile("[가-힣]")
 _HAS_LAUGHTER = re.compile(r"[ㄱ-ㅣ^;]")
 
@@ -200,7 +202,7 @@ def _absorb_trailer(text: str, mark: int, cut: int, final: bool) -> tuple[int, i
 
 def _pending_span(text: str, spans: list[Span]) -> int:
     """Boundaries past the start of a span that may still form or grow are not certain yet."""
-    opened = open_constructs(text, 0, spans)
+    opened = open_constructs(text, spans)
     return sys.maxsize if opened is None else opened + 1
 
 
@@ -225,7 +227,7 @@ def _may_become_clause_word(partial: str) -> bool:
 
 def _is_sentence(text: str) -> bool:
     text = text.rstrip()
-    return bool(text) and (text[-1] in ".!?…。！？" or "ㄱ" <= text[-1] <= "ㅣ" or ends_sentence(text))
+    return bool(text) and (text[-1] in ".!?…。！？" or is_jamo(text[-1]) or ends_sentence(text))
 
 
 _PAUSING_SYLLABLES = frozenset("에이고데서만도는은을를가와과며면지")
@@ -238,15 +240,15 @@ def _sentence_tier(text: str, at: int, mark: int, cut: int) -> Tier | None:
     if ")" in closers and "(" in text[max(0, at - 20) : at].rsplit(")", 1)[-1].rsplit("\n", 1)[-1]:
         return None  # "(가능한!)", "(?)": an aside's own mark does not end the sentence around it
     trailing_off = punct.startswith("~") or punct.startswith("…") or punct.startswith("..")
-    if trailing_off and at > 0 and ("가" <= text[at - 1] <= "힣" or "ㄱ" <= text[at - 1] <= "ㅣ"):
+    if trailing_off and at > 0 and (is_syllable(text[at - 1]) or is_jamo(text[at - 1])):
         # After Korean, "~" and "..." end a sentence only after a sentence-final ending;
         # after a connective ending or a particle they are a breath inside it.
-        word = hangul_tail(text[max(0, at - 12) : at])
-        if "ㄱ" <= text[at - 1] <= "ㅣ" or ends_sentence(word) or "?" in punct or "!" in punct:
+        tail = hangul_tail(text[max(0, at - 12) : at])
+        if is_jamo(text[at - 1]) or final_tail(tail) or "?" in punct or "!" in punct:
             return Tier.SENTENCE
         if punct.startswith("~"):
-            return Tier.CLAUSE if ends_with_connective(word) else None
-        return Tier.CLAUSE if ends_with_connective(word) or word[-1:] in _PAUSING_SYLLABLES else Tier.SENTENCE
+            return Tier.CLAUSE if connective_tail(tail) else None
+        return Tier.CLAUSE if connective_tail(tail) or tail[-1:] in _PAUSING_SYLLABLES else Tier.SENTENCE
     if punct.startswith("~"):
         return None
     if punct != ".":

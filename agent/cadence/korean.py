@@ -50,7 +50,13 @@ _TAIL = re.compile("[가-힣]*\\Z")
 
 
 def is_syllable(ch: str) -> bool:
+    """A precomposed Hangul syllable (가 to 힣)."""
     return "가" <= ch <= "힣"
+
+
+def is_jamo(ch: str) -> bool:
+    """A lone Hangul letter (ㄱ to ㅣ), as in ㅋㅋ, ㅎㅎ, ㅠㅠ."""
+    return "ㄱ" <= ch <= "ㅣ"
 
 
 def batchim(syllable: str) -> int:
@@ -64,13 +70,8 @@ def hangul_tail(word: str) -> str:
     return match.group() if match else ""
 
 
-def ends_with_connective(word: str) -> bool:
-    """True when ``word`` ends with one of the twelve connective endings, after a stem."""
-    return connective_tail(hangul_tail(word))
-
-
 def connective_tail(tail: str) -> bool:
-    """:func:`ends_with_connective` for a run of Hangul syllables."""
+    """True when a run of Hangul syllables ends with one of the twelve connective endings, after a stem."""
     # Every ending is two syllables: a longer word has a stem before it.
     return len(tail) > 2 and tail.endswith(CONNECTIVE_ENDINGS) and tail not in _CONJUNCTIONS
 

@@ -83,25 +83,23 @@ def _pattern(code: bool, email: bool, url: bool, quote: bool, digits: bool, emoj
     return re.compile("|".join(f"(?:{p})" for p in parts))
 
 
-_QUOTE_OPENERS = frozenset(QUOTE_PAIRS)
 _OPENER = re.compile("[" + re.escape("".join(QUOTE_PAIRS)) + "`]")
 
 
-def protected_spans(text: str, start: int = 0) -> list[Span]:
-    """The protected spans of ``text[start:]``, in order, as absolute indices."""
-    region = text[start:] if start else text
+def protected_spans(text: str) -> list[Span]:
+    """The protected spans of ``text``, in order."""
     pattern = _pattern(
-        "`" in region,
-        "@" in region,
-        "://" in region or "www." in region,
-        _OPENER.search(region) is not None,
-        _HAS_DIGIT.search(region) is not None,
-        _HAS_EMOJI.search(region) is not None,
+        "`" in text,
+        "@" in text,
+        "://" in text or "www." in text,
+        _OPENER.search(text) is not None,
+        _HAS_DIGIT.search(text) is not None,
+        _HAS_EMOJI.search(text) is not None,
     )
-    return [Span(start + m.start(), start + m.end()) for m in pattern.finditer(region)]
+    return [Span(m.start(), m.end()) for m in pattern.finditer(text)]
 
 
-def open_constructs(text: str, start: int, spans: list[Span]) -> int | None:
+def open_constructs(text: str, spans: list[Span]) -> int | None:
     """Where something that may still become a protected span begins, if anything does.
 
     On a stream, a boundary after that point is not certain yet: an opening quote may still be
@@ -114,7 +112,7 @@ def open_constructs(text: str, start: int, spans: list[Span]) -> int | None:
         if span.end == end:
             earliest = span.start
             break
-    for match in _OPENER.finditer(text, start, earliest if earliest is not None else end):
+    for match in _OPENER.finditer(text, 0, earliest if earliest is not None else end):
         i = match.start()
         if any(s.start <= i < s.end for s in spans) or "\n" in text[i + 1 :]:
             continue

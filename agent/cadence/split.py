@@ -127,11 +127,6 @@ class UnitStream:
             self.units += bool(rest.strip())
         return out
 
-    @property
-    def pending(self) -> str:
-        """Text fed but not given out yet."""
-        return self._text
-
     def _cut(self, final: bool) -> list[str]:
         out: list[str] = []
         while (cut := find_cut(self._text, 0, final, self.rules, self.units)) is not None:
