@@ -17,7 +17,14 @@ class Features:
     speculative_final: bool = True
     """Start the final decode at the first pause, before the utterance is known to be over."""
     partial_as_final: bool = True
-    """Use a partial transcript as the final when it already covered all the speech."""
+    """Use a partial transcript as the final when it already covered all the speech and was decoded
+    the way the final is (a whole, checked hypothesis, never a prefix of one)."""
+    end_of_turn: bool = True
+    """Decide the end of a tapped utterance from the end-of-turn model, the words before the pause
+    and the silence; off, a fixed silence (``listen.tap_silence_s``) ends it."""
+    asr_bias: bool = True
+    """Give the recognizer the household's words (units, list items, timer labels, recipe titles,
+    places) as context, so it hears them rather than something that sounds alike."""
     cadence: bool = True
     """Speak the reply in Cadence's units, with pauses, as the model writes it; off, the whole
     reply is synthesised as one piece once the model has finished."""

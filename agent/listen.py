@@ -1,10 +1,14 @@
 """Listening to one utterance: microphone → voice detector → recognizer, and when it is over.
 
-The final transcript is prepared speculatively: at the first pause the
-recognizer's input is closed, so its final decode runs while hearth is still
-waiting to be sure the user has finished.  If the user speaks again, that
-attempt is dropped and a new one is fed the whole utterance.  When the pause
-turns out to be the end, the transcript is (nearly) ready.
+When a tapped utterance is over is decided at each pause from its sound, its
+words and the room (see :mod:`agent.turn_end`); while the button is held, its
+release ends the utterance exactly.
+
+The final transcript may be prepared speculatively: once a pause has lasted
+``speculative_silence_s``, the recognizer's input is closed, so its final decode
+runs while hearth is still waiting to be sure the user has finished.  If the
+user speaks again, that attempt is dropped and a new one is fed the whole
+utterance.
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ import numpy as np
 from agent.events import Event, TranscriptFinal, TranscriptPartial
 from agent.features import Features
 from agent.timeline import Timeline
-from audio.protocols import AudioChunk, Recognizer, VoiceActivityDetector
+from agent.turn_end import TurnEndSettings, quiet_since, sounds_unfinished
+from audio.protocols import AudioChunk, Recognizer, TurnEndModel, VoiceActivityDetector
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +35,12 @@ class ListenSettings:
     """When an utterance is over."""
 
     tap_silence_s: float = 0.5
-    """After a tap (button released before speaking), silence this long after speech ends it."""
+    """After a tap (button released before speaking), silence this long after speech ends it when
+    there is no end-of-turn model (or it is switched off); with one, ``turn_end`` decides."""
+    turn_end: TurnEndSettings = TurnEndSettings()
+    """How the end of a tapped utterance is decided from the sound, the words and the silence."""
+    speculative_silence_s: float = 0.25
+    """A pause this long starts the final decode before the utterance is known to be over."""
     hold_silence_s: float = 1.5
     """While the button is held, a pause this long ends the utterance anyway."""
     no_speech_timeout_s: float = 6.0
@@ -62,34 +72,39 @@ class Press:
 class _Attempt:
     """One run of the recognizer over the utterance so far."""
 
-    def __init__(self, recognizer: Recognizer, timeline: Timeline, emit: Callable[[Event], None]) -> None:
+    def __init__(self, recognizer: Recognizer, timeline: Timeline, emit: Callable[[Event], None], context: str) -> None:
         self.queue: asyncio.Queue[AudioChunk | None] = asyncio.Queue()
         self.fed = 0  # samples handed over
         self.closed = False
         self.latest: tuple[float, str] = (0.0, "")  # (seconds covered, text) of the newest partial
+        self.whole: tuple[float, str] | None = None  # the newest partial that is a whole hypothesis
         self.covered = asyncio.Event()
         self.cover_needed_s: float | None = None
-        self.task = asyncio.create_task(self._recognize(recognizer, timeline, emit), name="recognize")
+        self.task = asyncio.create_task(self._recognize(recognizer, timeline, emit, context), name="recognize")
 
     def require_cover(self, seconds: float) -> None:
-        """A partial covering ``seconds`` of audio is as good as the final: it heard all the speech."""
+        """A whole hypothesis covering ``seconds`` of audio is as good as the final: it heard all the speech."""
         self.cover_needed_s = seconds
-        if self.latest[0] >= seconds:
+        if self.whole is not None and self.whole[0] >= seconds:
             self.covered.set()
 
     async def _audio(self) -> AsyncIterator[AudioChunk]:
         while (chunk := await self.queue.get()) is not None:
             yield chunk
 
-    async def _recognize(self, recognizer: Recognizer, timeline: Timeline, emit: Callable[[Event], None]) -> str:
+    async def _recognize(self, recognizer: Recognizer, timeline: Timeline, emit: Callable[[Event], None], context: str) -> str:
         final = ""
-        async for hyp in recognizer.transcribe(self._audio()):
+        async for hyp in recognizer.transcribe(self._audio(), context):
             if hyp.is_final:
                 final = hyp.text.strip()
             else:
                 self.latest = (hyp.audio_s, hyp.text)
-                if self.cover_needed_s is not None and hyp.audio_s >= self.cover_needed_s:
-                    self.covered.set()
+                if hyp.hypothesis is not None:
+                    # Only a whole hypothesis may stand in for the final; the shown text keeps
+                    # earlier partials' words and could lack the end of the request.
+                    self.whole = (hyp.audio_s, hyp.hypothesis)
+                    if self.cover_needed_s is not None and hyp.audio_s >= self.cover_needed_s:
+                        self.covered.set()
                 timeline.mark("partial_transcript", text=hyp.text, stable_chars=hyp.stable_chars, audio_s=round(hyp.audio_s, 3))
                 emit(TranscriptPartial(hyp.text))
         return final
@@ -99,6 +114,11 @@ class _Attempt:
             self.queue.put_nowait(AudioChunk(audio.astype(np.float32, copy=False), rate))
             self.fed += len(audio)
 
+    def ask_now(self, rate: int) -> None:
+        """The speaker paused: ask for the words so far at once (an empty chunk says so)."""
+        if not self.closed:
+            self.queue.put_nowait(AudioChunk(np.zeros(0, np.float32), rate))
+
     def close(self) -> None:
         if not self.closed:
             self.queue.put_nowait(None)
@@ -107,6 +127,23 @@ class _Attempt:
     async def discard(self) -> None:
         self.task.cancel()
         await asyncio.gather(self.task, return_exceptions=True)
+
+
+class _Pause:
+    """One pause in the speech, and what is known about it so far."""
+
+    def __init__(self, at: int) -> None:
+        self.at = at
+        """Sample where the speech stopped."""
+        self.p: float | None = None
+        """The end-of-turn model's latest P(finished)."""
+        self.p_silence_s = 0.0
+        """The silence the latest P was computed after."""
+        self.judging: asyncio.Task[float] | None = None
+
+    def stop(self) -> None:
+        if self.judging is not None:
+            self.judging.cancel()  # the thread finishes on its own; its answer is dropped
 
 
 class UtteranceListener:
@@ -121,6 +158,9 @@ class UtteranceListener:
         timeline: Timeline,
         emit: Callable[[Event], None],
         features: Features = Features(),
+        turn_model: TurnEndModel | None = None,
+        language: str = "en",
+        context: str = "",
     ) -> None:
         self.features = features
         self.vad = vad
@@ -129,6 +169,9 @@ class UtteranceListener:
         self.press = press
         self.timeline = timeline
         self.emit = emit
+        self.turn_model = turn_model if features.end_of_turn else None
+        self.language = language
+        self.context = context
         self.rate = vad.sample_rate
         self._buffer = np.zeros(16000 * 8, np.float32)  # grows by doubling
         self.total = 0
@@ -137,7 +180,9 @@ class UtteranceListener:
         self.speech_start_at = 0.0
         self.speech_end: int | None = None
         self.attempt: _Attempt | None = None
+        self.pause: _Pause | None = None
         self.speculations = 0
+        self.ended_by = ""
 
     # -- helpers ---------------------------------------------------------------------------
     def _at(self, sample: int) -> float:
@@ -170,7 +215,7 @@ class UtteranceListener:
             attempt.feed(self._samples(begin, end), self.rate)
 
     def _new_attempt(self) -> None:
-        self.attempt = _Attempt(self.recognizer, self.timeline, self.emit)
+        self.attempt = _Attempt(self.recognizer, self.timeline, self.emit, self.context)
 
     async def _restart_attempt(self) -> None:
         # The user spoke again after a pause: the speculative final is stale.
@@ -184,6 +229,8 @@ class UtteranceListener:
         try:
             return await self._run(audio)
         finally:
+            if self.pause is not None:
+                self.pause.stop()
             if self.attempt is not None and not self.attempt.task.done():
                 await self.attempt.discard()
 
@@ -208,6 +255,9 @@ class UtteranceListener:
                         tl.mark("speech_resumed", self._at(event.sample))
                         await self._restart_attempt()
                     self.speech_end = None
+                    if self.pause is not None:
+                        self.pause.stop()
+                        self.pause = None
                 else:
                     speaking = False
                     self.speech_end = event.sample
@@ -219,15 +269,22 @@ class UtteranceListener:
             if speaking or self.speech_end is None:
                 self._feed_until(self.total)
             else:
-                # A pause: hand over what there is and let the final decode start now.
+                # A pause: hand over what there is, ask for its words, and weigh whether it is the end.
                 self._feed_until(min(self.total, self.speech_end + int(s.tail_s * rate)))
-                if self.features.speculative_final and self.attempt is not None and not self.attempt.closed:
+                self._weigh_pause(self.speech_end)
+                silence = (self.total - self.speech_end) / rate
+                if (
+                    self.features.speculative_final
+                    and silence >= s.speculative_silence_s
+                    and self.attempt is not None
+                    and not self.attempt.closed
+                ):
                     self.attempt.close()
                     self.speculations += 1
                     tl.mark("final_decode_started")
             if self._ended(speaking):
                 break
-        tl.mark("endpoint")
+        tl.mark("endpoint", audio_s=round(self.total / rate, 3), by=self.ended_by or "end_of_audio")
         if self.speech_start is None or self.attempt is None:
             return False, ""
         if self.speech_end is None:  # the button, the cap or the end of the source cut speech off
@@ -242,11 +299,11 @@ class UtteranceListener:
         return True, text
 
     async def _final_text(self, attempt: _Attempt) -> str:
-        """The final decode's text, or a partial's if one already covered all the speech.
+        """The final decode's text, or a whole partial hypothesis' if one already covered all the speech.
 
         A partial decode running when the utterance ends would otherwise delay the
-        final decode by a whole decode; if it started after the speech ended, its
-        text is what the final would say.
+        final decode by a whole decode; if it was decoded the way the final is and
+        started after the speech ended, its text is what the final would say.
         """
         if not self.features.partial_as_final:
             return await attempt.task
@@ -258,9 +315,58 @@ class UtteranceListener:
         covered.cancel()
         if attempt.task.done():
             return attempt.task.result()
-        self.timeline.mark("final_from_partial", audio_s=round(attempt.latest[0], 3))
+        assert attempt.whole is not None
+        self.timeline.mark("final_from_partial", audio_s=round(attempt.whole[0], 3))
         await attempt.discard()
-        return attempt.latest[1].strip()
+        return attempt.whole[1].strip()
+
+    def _weigh_pause(self, at: int) -> None:
+        """Start (or renew) what decides whether this pause ends the turn: the words, the sound."""
+        model, pause = self.turn_model, self.pause
+        if model is None or self.press.released_at is None:
+            return  # no model, or the button is held: the release decides
+        if pause is None or pause.at != at:
+            if pause is not None:
+                pause.stop()
+            pause = self.pause = _Pause(at)
+            if self.attempt is not None:
+                self.attempt.ask_now(self.rate)
+        silence = (self.total - at) / self.rate
+        due = pause.p is None or silence >= pause.p_silence_s + self.s.turn_end.recheck_s
+        if pause.judging is None and due:
+            samples = self._samples(self._utterance_start(), self.total)
+            pause.p_silence_s = silence
+            pause.judging = asyncio.ensure_future(asyncio.to_thread(model.probability, samples))
+        elif pause.judging is not None and pause.judging.done():
+            job, pause.judging = pause.judging, None
+            try:
+                pause.p = job.result()
+            except Exception:  # noqa: BLE001 - a failing model must not end the turn early or late
+                log.exception("the end-of-turn model failed; the silence decides")
+                self.turn_model = None
+                return
+            self.timeline.mark("turn_end_p", p=round(pause.p, 3), silence_s=round(pause.p_silence_s, 3))
+
+    def _words_before_pause(self, pause: _Pause) -> str | None:
+        """The words up to the pause, once a decode has covered them (None until then)."""
+        attempt = self.attempt
+        if attempt is None:
+            return None
+        if attempt.task.done() and not attempt.task.cancelled() and attempt.task.exception() is None:
+            return attempt.task.result()
+        needed = (pause.at - self._utterance_start()) / self.rate
+        covered, text = attempt.latest
+        return text if covered >= needed else None
+
+    def _sounds_finished(self) -> bool:
+        pause, turn_end = self.pause, self.s.turn_end
+        if pause is None or pause.p is None or pause.p < turn_end.finished_threshold:
+            return False
+        words = self._words_before_pause(pause)
+        if words is None or sounds_unfinished(words, self.language):
+            return False
+        speech = (self._utterance_start(), pause.at)
+        return quiet_since(self._buffer[: self.total], pause.at, speech, self.rate, turn_end.quiet_margin_db)
 
     def _ended(self, speaking: bool) -> bool:
         s, rate = self.s, self.rate
@@ -268,13 +374,27 @@ class UtteranceListener:
         if (self.total - self.speech_start) / rate >= s.max_utterance_s:
             log.info("utterance reached %.0f s; ending it", s.max_utterance_s)
             self.timeline.mark("utterance_capped")
+            self.ended_by = "cap"
             return True
         # Hold-to-talk: releasing after speech began ends the utterance exactly.
-        # A tap before speaking means "listen until I stop": the detector decides.
+        # A tap before speaking means "listen until I stop": the pause decides.
         released = self.press.released_at
         if released is not None and released >= self.speech_start_at:
+            self.ended_by = "button"
             return True
-        if self.speech_end is not None and not speaking:
-            silence = (self.total - self.speech_end) / rate
-            return silence >= (s.hold_silence_s if released is None else s.tap_silence_s)
+        if self.speech_end is None or speaking:
+            return False
+        silence = (self.total - self.speech_end) / rate
+        if released is None:
+            limit = s.hold_silence_s
+        elif self.turn_model is None:
+            limit = s.tap_silence_s
+        else:
+            if self._sounds_finished():
+                self.ended_by = "finished"
+                return True
+            limit = s.turn_end.unsure_silence_s
+        if silence >= limit:
+            self.ended_by = "silence"
+            return True
         return False

@@ -35,7 +35,7 @@ from agent.speech_out import SpokenUnit, UnitSpeaker
 from agent.timeline import Timeline
 from agent.tool_calls import NO_TOOL, SayDelta, ToolChosen, ToolPlan
 from agent.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, tool_error_line, usable_line
-from audio.protocols import AudioChunk, Recognizer, Speaker, Synthesizer, VoiceActivityDetector
+from audio.protocols import AudioChunk, Recognizer, Speaker, Synthesizer, TurnEndModel, VoiceActivityDetector
 
 __all__ = ["ListenSettings", "Outcome", "Press", "SpokenUnit", "Turn", "TurnDeps", "TurnResult"]
 
@@ -96,6 +96,11 @@ class TurnDeps:
     """How a reply is cut into spoken units."""
     pace: PaceSettings = field(default_factory=PaceSettings)
     """The pauses between a reply's units."""
+    turn_model: TurnEndModel | None = None
+    """Hears whether a pause is the end of the user's turn; None leaves it to a fixed silence."""
+    speech_context: Callable[[], str] | None = None
+    """Words likely to be said (the household's units, items, labels, titles, places), read at the
+    start of each turn and given to the recognizer."""
 
 
 class Turn:
@@ -185,8 +190,15 @@ class Turn:
     # -- listening -------------------------------------------------------------------------
     async def _listen(self) -> tuple[bool, str]:
         d = self.deps
+        context = ""
+        if d.speech_context is not None and d.features.asr_bias:
+            try:
+                context = d.speech_context()
+            except Exception:  # noqa: BLE001 - hearing without the household's words beats not hearing
+                log.exception("could not read the words to listen for")
         listener = UtteranceListener(
-            d.vad, d.recognizer, d.listen, self.press, self.timeline, self.emit, features=d.features
+            d.vad, d.recognizer, d.listen, self.press, self.timeline, self.emit,
+            features=d.features, turn_model=d.turn_model, language=d.language, context=context,
         )
         return await listener.run(self.audio)
 

@@ -37,9 +37,14 @@ class Transcript:
     is_final: bool
     """False for a partial that may still change, True once the utterance has ended."""
     stable_chars: int = 0
-    """How many leading characters of ``text`` will not change any more."""
+    """How many leading characters of ``text`` later partials keep (the final may still revise them)."""
     audio_s: float = 0.0
     """Seconds of utterance audio this hypothesis covers."""
+    hypothesis: str | None = None
+    """The recognizer's own whole hypothesis of those ``audio_s`` seconds, when it is what the
+    final decode of the same audio would say (decoded the same way and checked); None for a
+    partial that is only good for showing.  ``text`` of a partial may differ: it keeps the
+    words earlier partials agreed on."""
 
 
 @dataclass(frozen=True)
@@ -108,16 +113,33 @@ class VoiceActivityDetector(Protocol):
 
 
 @runtime_checkable
+class TurnEndModel(Protocol):
+    """Whether a speaker who has gone quiet has finished their turn, from the sound of it."""
+
+    sample_rate: int
+
+    def probability(self, samples: np.ndarray) -> float:
+        """P(finished) for the utterance so far, which ends with the pause (blocking)."""
+        ...
+
+
+@runtime_checkable
 class Recognizer(Protocol):
     """Speech to text that can report partial hypotheses while audio still arrives."""
 
     language: str
     sample_rate: int
 
-    def transcribe(self, audio: AsyncIterator[AudioChunk]) -> AsyncIterator[Transcript]:
+    def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "") -> AsyncIterator[Transcript]:
         """Consume one utterance; yield partials while it grows and exactly one final at its end.
 
-        Cancelling the consumer stops all work (including work in threads).
+        ``context`` is text likely to be said in this household (units, list items, recipe
+        titles, place names); a recognizer may bias what it hears toward it, or ignore it.
+        An empty chunk means the speaker paused: a recognizer that decodes on a cadence
+        decodes all the audio so far at once, so the listener can read the words before the
+        pause.
+        The final is a whole hypothesis of all the audio.  Cancelling the consumer stops all
+        work (including work in threads).
         """
         ...
 

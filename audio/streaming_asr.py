@@ -173,8 +173,12 @@ class SherpaStreamingRecognizer:
         stream.input_finished()
         return self._decode_ready(stream, cancel)
 
-    async def transcribe(self, audio: AsyncIterator[AudioChunk]) -> AsyncIterator[Transcript]:
-        """Consume one utterance; yield partials while it grows and exactly one final at its end."""
+    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "") -> AsyncIterator[Transcript]:
+        """Consume one utterance; yield partials while it grows and exactly one final at its end.
+
+        ``context`` is not used: greedy transducer search has no way to take it.  A partial is
+        never a whole hypothesis (the last words come only with the tail padding).
+        """
         if self._engine is None:
             logger.warning("streaming recognizer used before load(); loading now")
             await asyncio.to_thread(self.load)
@@ -194,9 +198,8 @@ class SherpaStreamingRecognizer:
                 if partial != shown:
                     shown = partial
                     yield Transcript(partial[0], False, partial[1], total / SAMPLE_RATE)
-            text = await asyncio.to_thread(self._finish, stream, cancel) if total else ""
-            final = policy.finalize(text)
-            yield Transcript(final, True, len(final), total / SAMPLE_RATE)
+            final = await asyncio.to_thread(self._finish, stream, cancel) if total else ""
+            yield Transcript(final, True, len(final), total / SAMPLE_RATE, final)
         finally:
             # A decode loop still running in its thread stops at its next step.
             cancel.set()

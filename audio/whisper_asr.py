@@ -1,60 +1,52 @@
 """Speech recognition with Whisper (faster-whisper on CTranslate2), with partial results.
 
 Whisper is not a streaming model: every hypothesis is a fresh decode of the
-whole utterance so far.  On a 2-core CPU one decode costs about the same
-(~0.35 s for tiny.en) whatever the audio length, because the encoder always
-sees a 30 s window.  :class:`WhisperRecognizer` therefore re-decodes the
-growing utterance on a fixed cadence, one decode at a time, and keeps the
-partial text from flickering with :class:`StablePrefix` (LocalAgreement-2:
-words two consecutive hypotheses agree on are committed and never retracted).
+whole utterance so far.  :class:`WhisperRecognizer` re-decodes the growing
+utterance on a fixed cadence, one decode at a time, and keeps the partial text
+from flickering with :class:`StablePrefix` (LocalAgreement-2: words two
+consecutive hypotheses agree on are shown as stable).
 
-Whisper also invents text for silence and noise ("you", "Thank you.",
-"이 영상은"), so each hypothesis goes through :func:`filter_hypothesis`.
+Partials are for showing and for thinking ahead, so they are decoded in a short
+encoder window (the utterance plus a margin), which is several times cheaper.
+The final transcript is what hearth acts on, so it is decoded the way Whisper
+was trained, in the full 30 s window (see :mod:`audio.whisper_decode` for why,
+and for the checks every decode goes through).  A partial stands in for the
+final only when it was decoded that same way, passed the checks and heard all
+the audio; the final is always a whole hypothesis of its own, never the partials'
+stable prefix with words missing at the end.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import threading
-import time
-from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal
 
 import numpy as np
 
 from audio.protocols import AudioChunk, Transcript
+from audio.whisper_decode import (
+    FULL_WINDOW_S,
+    Checks,
+    CTranslate2Decoder,
+    Decode,
+    WindowDecoder,
+    collapse_repetition,
+    distrust,
+    load_whisper,
+    normalize,
+    speech_text,
+)
 
 logger = logging.getLogger(__name__)
 
 SAMPLE_RATE = 16000
 
-DecodeFn = Callable[[np.ndarray], str]
-"""Blocking decode of one utterance (16 kHz float32, no padding) to text; ``""`` for no speech."""
-
-DEFAULT_HALLUCINATIONS: tuple[str, ...] = (
-    "you",
-    "thank you",
-    "thanks for watching",
-    "thank you for watching",
-    "thank you so much for watching",
-    "please subscribe",
-    "bye",
-    "i'm",
-    "so",
-    "uh",
-    "um",
-    "이 영상은",
-    "감사합니다",
-    "시청해 주셔서 감사합니다",
-    "구독과 좋아요 부탁드립니다",
-    "아",
-    "음",
-)
-"""What Whisper says over silence or noise; dropped only when the model also doubts there was speech."""
+Window = Literal["fit", "full"]
 
 
 @dataclass(frozen=True)
@@ -76,28 +68,22 @@ class WhisperSettings:
     lead_silence_s: float = 0.3
     """Silence put in front of the audio: tiny.en drops the first word without it."""
     beam_size: int = 1
-    """1 is greedy search: several times cheaper than beam search on CPU."""
-    initial_prompt: str | None = None
-    """Optional text to bias the vocabulary (e.g. product names); no previous-text conditioning."""
-    no_speech_threshold: float = 0.6
-    """A segment with no_speech_prob above this and avg_logprob below ``logprob_threshold`` is dropped."""
-    logprob_threshold: float = -1.0
-    """See ``no_speech_threshold``."""
-    compression_ratio_threshold: float = 2.4
-    """A segment whose text compresses better than this is a repetition loop and is dropped."""
-    hallucination_no_speech: float = 0.5
-    """A text in ``hallucinations`` is dropped when no_speech_prob exceeds this."""
-    hallucinations: tuple[str, ...] = DEFAULT_HALLUCINATIONS
-    """Known phantom texts, compared case-, space- and punctuation-insensitively."""
+    """1 is greedy search: several times cheaper than beam search on CPU, and no worse on commands here."""
+    checks: Checks = field(default_factory=Checks)
+    """When a decode is not believed, and when its text is a phantom of silence."""
     silence_rms: float = 0.001
     """If no 30 ms frame is louder than this RMS (-60 dBFS), the audio is silence and is not decoded."""
     max_tokens_per_s: float = 16.0
     """Cap on generated tokens per second of audio (plus 16), so a repetition loop ends early."""
-    window: str = "full"
-    """Encoder window: "full" pads every utterance to Whisper's 30 s; "fit" pads it only to
-    ``min_window_s`` or the utterance plus ``window_margin_s``. The encoder's cost grows with
-    the window (0.27 s for 30 s against 0.02-0.04 s for 4-10 s with tiny.en here), and on
-    commands both gave the same text (see the README for the measured error rates)."""
+    partial_window: Window = "fit"
+    """Encoder window of partial decodes: "fit" pads the utterance only to ``min_window_s`` or the
+    utterance plus ``window_margin_s`` (0.02-0.04 s of encoder with tiny.en here instead of 0.27 s);
+    "full" pads it to Whisper's 30 s."""
+    final_window: Window = "full"
+    """Encoder window of the final decode.  "fit" is cheaper, and a decode that fails a check
+    (empty, no end-of-text, a loop, a prompt echo) is done again in the full window; but a
+    short window can also drop or change words without failing any check, differently on
+    each CPU, so the default is "full"."""
     min_window_s: float = 8.0
     """Shortest encoder window in "fit" mode."""
     window_margin_s: float = 2.0
@@ -105,49 +91,17 @@ class WhisperSettings:
 
 
 @dataclass(frozen=True)
-class _Segment:
-    """A decode's text with the scores the hallucination filter reads."""
+class Hypothesis:
+    """A checked decode of the utterance so far."""
 
     text: str
-    no_speech_prob: float
-    avg_logprob: float
-    compression_ratio: float
-
-
-class SegmentLike(Protocol):
-    """The fields of a faster-whisper ``Segment`` that the hallucination filter reads."""
-
-    text: str
-    no_speech_prob: float
-    avg_logprob: float
-    compression_ratio: float
-
-
-_NON_WORD = re.compile(r"[\W_]+")
-
-
-def _normalize(text: str) -> str:
-    return _NON_WORD.sub("", text.lower())
-
-
-def filter_hypothesis(segments: Sequence[SegmentLike], settings: WhisperSettings) -> str:
-    """Join the segments that look like real speech; ``""`` when none do."""
-    kept: list[SegmentLike] = []
-    for seg in segments:
-        if seg.compression_ratio > settings.compression_ratio_threshold:
-            continue
-        if seg.no_speech_prob > settings.no_speech_threshold and seg.avg_logprob < settings.logprob_threshold:
-            continue
-        if not _normalize(seg.text):
-            continue
-        kept.append(seg)
-    if not kept:
-        return ""
-    text = " ".join(seg.text.strip() for seg in kept).strip()
-    phantoms = {_normalize(h) for h in settings.hallucinations}
-    if _normalize(text) in phantoms and max(s.no_speech_prob for s in kept) > settings.hallucination_no_speech:
-        return ""
-    return text
+    """What was heard (empty for silence or noise)."""
+    trusted: bool
+    """It passed the checks (see :func:`audio.whisper_decode.distrust`)."""
+    window: Window
+    """The window it was finally decoded in."""
+    note: str = ""
+    """Why a decode was redone or its text repaired, for the log and the timeline."""
 
 
 def is_silence(samples: np.ndarray, threshold_rms: float) -> bool:
@@ -161,17 +115,19 @@ def is_silence(samples: np.ndarray, threshold_rms: float) -> bool:
 
 
 def _word_key(word: str) -> str:
-    return _normalize(word) or word
+    return normalize(word) or word
 
 
 class StablePrefix:
-    """LocalAgreement-2 over whole-utterance hypotheses.
+    """LocalAgreement-2 over whole-utterance partial hypotheses, for showing them.
 
     Each hypothesis is split into words.  The words two consecutive hypotheses
     agree on (case and punctuation aside) are committed, except the newest
     hypothesis' last word, which may be a word cut in half.  Committed words
-    are never retracted: every later text, the final one included, starts
-    with them, followed by the newest hypothesis' words after that position.
+    are kept in every later partial, followed by the newest hypothesis' words
+    after that position.  The final transcript is not built from them: it is
+    the final decode's own hypothesis, which hears all the audio and may
+    revise what the partials showed.
     """
 
     def __init__(self) -> None:
@@ -196,17 +152,8 @@ class StablePrefix:
                 # The newer spelling wins ("timer." becomes "timer," mid-sentence).
                 self._committed = self._committed + words[len(self._committed) : agreed]
         self._previous = words
-        return self._render(words)
-
-    def finalize(self, hypothesis: str) -> str:
-        """Take the final hypothesis; return the final text (everything in it is stable)."""
-        text, _ = self._render(hypothesis.split())
-        return text
-
-    def _render(self, words: list[str]) -> tuple[str, int]:
         stable = " ".join(self._committed)
-        text = " ".join(self._committed + words[len(self._committed) :])
-        return text, len(stable)
+        return " ".join(self._committed + words[len(self._committed) :]), len(stable)
 
 
 class _Utterance:
@@ -215,6 +162,8 @@ class _Utterance:
     def __init__(self) -> None:
         self._parts: list[np.ndarray] = []
         self.length = 0
+        self.paused = asyncio.Event()
+        """Set by an empty chunk: decode what there is now."""
 
     def append(self, samples: np.ndarray) -> None:
         self._parts.append(samples)
@@ -231,236 +180,201 @@ class WhisperRecognizer:
     """Whisper behind the :class:`~audio.protocols.Recognizer` protocol.
 
     Call :meth:`load` (blocking, seconds) and :meth:`warm` once at start-up,
-    from a thread.  ``decode`` replaces the model with any blocking function
-    from audio to text (used to test the partial-result logic without a model).
+    from a thread.  ``decoder`` replaces the model with any function of the
+    :class:`~audio.whisper_decode.WindowDecoder` shape (used to test the partial,
+    checking and fallback logic with recorded decoder outputs, without a model).
     """
 
     sample_rate: int = SAMPLE_RATE
 
-    def __init__(self, settings: WhisperSettings, decode: DecodeFn | None = None) -> None:
+    def __init__(self, settings: WhisperSettings, decoder: WindowDecoder | None = None) -> None:
         self.settings = settings
         self.language = settings.language
-        self._injected = decode
-        self._model: Any = None
+        self._decoder: WindowDecoder | None = decoder
+        self._injected = decoder is not None
         # One decode at a time per model, also across utterances: a cancelled
         # utterance's decode may still be running when the next one starts.
         self._lock = threading.Lock()
-        self._fitted: tuple[Any, list[int], list[int]] | None = None  # tokenizer, prompt, suppressed tokens
         self.last_decode_s: float | None = None
-        """Wall time of the latest model decode, generator iteration included."""
+        """Wall time of the latest final decode (a fallback included)."""
+        self.last_final: Hypothesis | None = None
+        """The latest final hypothesis, with the note on how it was reached."""
 
     @property
     def loaded(self) -> bool:
-        return self._model is not None or self._injected is not None
+        return self._decoder is not None
 
     def load(self) -> None:
         """Load the model (blocking); safe to call more than once."""
-        if self._model is not None or self._injected is not None:
+        if self._decoder is not None:
             return
-        with self._lock:
-            if self._model is None:
-                self._model = self._load_model()
-
-    def _load_model(self) -> Any:
         s = self.settings
-        model_dir = Path(s.model_dir)
-        if not model_dir.is_dir():
-            raise FileNotFoundError(f"Whisper model directory {model_dir} does not exist")
-        for name in ("model.bin", "config.json", "tokenizer.json"):
-            # Without tokenizer.json faster-whisper would fetch one from the network.
-            if not (model_dir / name).is_file():
-                raise FileNotFoundError(f"Whisper model directory {model_dir} is incomplete: missing {name}")
-        from faster_whisper import WhisperModel
-
-        started = time.perf_counter()
-        model = WhisperModel(
-            str(model_dir),
-            device="cpu",
-            compute_type=s.compute_type,
-            cpu_threads=s.cpu_threads,
-            num_workers=1,
-            local_files_only=True,
-        )
-        if not model.model.is_multilingual and s.language != "en":
-            raise ValueError(f"Whisper model {model_dir} is English-only; language {s.language!r} is not available")
-        logger.info("loaded Whisper %s (%s) in %.2f s", model_dir.name, s.compute_type, time.perf_counter() - started)
-        return model
+        with self._lock:
+            if self._decoder is None:
+                model = load_whisper(Path(s.model_dir), s.compute_type, s.cpu_threads, s.language)
+                self._decoder = CTranslate2Decoder(model, s.language, s.beam_size, s.max_tokens_per_s, s.checks)
 
     def warm(self) -> None:
-        """Decode 1 s of silence so that the first real decode is not slow (blocking)."""
-        if self._injected is not None:
+        """Decode 1 s of silence in each window used, so that no real decode is the first (blocking)."""
+        if self._injected:
             return
         self.load()
-        with self._lock:
-            self._run_model(np.zeros(SAMPLE_RATE, dtype=np.float32))
+        silence = np.zeros(SAMPLE_RATE, dtype=np.float32)
+        for window in {self.settings.partial_window, self.settings.final_window}:
+            self._run(silence, window, "")
 
-    def decode(self, samples: np.ndarray) -> str:
-        """Blocking decode of one utterance (16 kHz float32) to filtered text."""
-        return self._decode(samples, None) or ""
+    def decode(self, samples: np.ndarray, context: str = "") -> str:
+        """Blocking final decode of one utterance (16 kHz float32) to text."""
+        hypothesis = self._hypothesis(samples, True, context, None)
+        return hypothesis.text if hypothesis is not None else ""
 
-    def _decode(self, samples: np.ndarray, cancel: threading.Event | None) -> str | None:
-        """Decode unless ``cancel`` is set by the time the model is ours; None if cancelled."""
+    def _window_s(self, window: Window, audio_samples: int) -> float:
+        s = self.settings
+        if window == "full":
+            return FULL_WINDOW_S
+        return min(FULL_WINDOW_S, max(s.min_window_s, audio_samples / SAMPLE_RATE + s.window_margin_s))
+
+    def _run(self, samples: np.ndarray, window: Window, context: str) -> Decode:
+        assert self._decoder is not None
+        lead = np.zeros(int(self.settings.lead_silence_s * SAMPLE_RATE), dtype=np.float32)
+        audio = np.concatenate([lead, samples.astype(np.float32, copy=False)])
+        return self._decoder(audio, self._window_s(window, len(audio)), context)
+
+    def _hypothesis(self, samples: np.ndarray, final: bool, context: str, cancel: threading.Event | None) -> Hypothesis | None:
+        """Decode and check (blocking); None if ``cancel`` was set before the model was ours."""
+        s = self.settings
+        window: Window = s.final_window if final else s.partial_window
         if cancel is not None and cancel.is_set():
             return None
-        if self._injected is not None:
-            return self._injected(samples)
-        if is_silence(samples, self.settings.silence_rms):
-            return ""
-        if self._model is None:
+        if is_silence(samples, s.silence_rms):
+            return Hypothesis("", True, window)
+        if self._decoder is None:
             logger.warning("Whisper model used before load(); loading now")
             self.load()
         with self._lock:
             # A cancelled utterance's decode may have held the lock until now.
             if cancel is not None and cancel.is_set():
                 return None
-            segments = self._run_model(samples)
-        return filter_hypothesis(segments, self.settings)
+            decode = self._run(samples, window, context)
+            spent = decode.seconds
+            reason = distrust(decode, context, s.checks)
+            text = speech_text(decode, s.checks)
+            note = ""
+            if final and window == "fit" and (reason is not None or not text):
+                # Outside its training the short window fails in ways that change with the CPU;
+                # the full window is what Whisper was trained on.
+                note = f"fit window distrusted ({reason or 'empty'}); decoded again in the full window"
+                window = "full"
+                decode = self._run(samples, window, context)
+                spent += decode.seconds
+                reason = distrust(decode, context, s.checks)
+                text = speech_text(decode, s.checks)
+        if final:
+            self.last_decode_s = spent
+            if reason in ("repetition", "no_end") and text:
+                repaired = collapse_repetition(text)
+                note = (note + "; " if note else "") + f"{reason}: {text!r} kept as {repaired!r}"
+                text = repaired
+            if note:
+                logger.info("final decode: %s", note)
+        return Hypothesis(text, reason is None, window, note)
 
-    def _run_model(self, samples: np.ndarray) -> list[Any]:
-        s = self.settings
-        lead = np.zeros(int(s.lead_silence_s * SAMPLE_RATE), dtype=np.float32)
-        audio = np.concatenate([lead, samples.astype(np.float32, copy=False)])
-        window_s = min(len(audio) / SAMPLE_RATE, 30.0)
-        # faster-whisper rejects prompt + max_new_tokens beyond 448.
-        max_new_tokens = min(int(16 + s.max_tokens_per_s * window_s), 440)
-        fit_s = max(s.min_window_s, len(audio) / SAMPLE_RATE + s.window_margin_s)
-        if s.window == "fit" and fit_s < 30.0:
-            return self._run_fitted(audio, fit_s, max_new_tokens)
-        started = time.perf_counter()
-        segments, _info = self._model.transcribe(
-            audio,
-            language=s.language,
-            task="transcribe",
-            beam_size=s.beam_size,
-            best_of=1,
-            temperature=0.0,
-            condition_on_previous_text=False,
-            initial_prompt=s.initial_prompt,
-            without_timestamps=True,
-            word_timestamps=False,
-            vad_filter=False,
-            # Filtering is ours (filter_hypothesis); these would only hide segments from it.
-            no_speech_threshold=None,
-            log_prob_threshold=None,
-            compression_ratio_threshold=None,
-            max_new_tokens=max_new_tokens,
-        )
-        # transcribe() is lazy: the work happens while iterating.
-        result = list(segments)
-        elapsed = time.perf_counter() - started
-        self.last_decode_s = elapsed
-        logger.debug("decoded %.2f s of audio in %.3f s", len(audio) / SAMPLE_RATE, elapsed)
-        return result
+    def _whole(self, hypothesis: Hypothesis) -> bool:
+        """Whether a partial is what the final decode of the same audio would say."""
+        return hypothesis.trusted and hypothesis.window == self.settings.final_window and (bool(hypothesis.text) or hypothesis.window == "full")
 
-    def _run_fitted(self, audio: np.ndarray, window_s: float, max_new_tokens: int) -> list[_Segment]:
-        """One greedy decode with the encoder seeing ``window_s`` seconds instead of 30."""
-        import ctranslate2
-        from faster_whisper.tokenizer import Tokenizer
-        from faster_whisper.transcribe import get_compression_ratio, get_suppressed_tokens
+    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "") -> AsyncIterator[Transcript]:
+        """Consume one utterance; yield partials while it grows and exactly one final at its end.
 
-        s, model = self.settings, self._model
-        started = time.perf_counter()
-        frames = int(round(window_s * 100))  # the feature extractor's hop is 10 ms
-        padded = np.zeros(frames * 160, dtype=np.float32)
-        padded[: len(audio)] = audio[: len(padded)]
-        features = model.feature_extractor(padded)[:, :frames]
-        encoded = model.model.encode(ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None])), to_cpu=False)
-        if self._fitted is None:
-            # The same for every decode; building it encodes the non-speech symbols each time.
-            tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=s.language)
-            previous = tokenizer.encode(" " + s.initial_prompt.strip()) if s.initial_prompt else []
-            prompt = model.get_prompt(tokenizer, previous, without_timestamps=True)
-            self._fitted = (tokenizer, prompt, get_suppressed_tokens(tokenizer, [-1]))
-        tokenizer, prompt, suppressed = self._fitted
-        result = model.model.generate(
-            encoded,
-            [prompt],
-            beam_size=s.beam_size,
-            max_length=len(prompt) + max_new_tokens,
-            return_scores=True,
-            return_no_speech_prob=True,
-            suppress_blank=True,
-            suppress_tokens=suppressed,
-        )[0]
-        tokens = result.sequences_ids[0]
-        text = tokenizer.decode(tokens).strip()
-        segment = _Segment(
-            text=text,
-            no_speech_prob=float(result.no_speech_prob),
-            # Same recovery of the mean log-probability as faster-whisper's (length penalty 1).
-            avg_logprob=float(result.scores[0]) * len(tokens) / (len(tokens) + 1),
-            compression_ratio=get_compression_ratio(text) if text else 0.0,
-        )
-        self.last_decode_s = time.perf_counter() - started
-        logger.debug("decoded %.2f s of audio in a %.1f s window in %.3f s", len(audio) / SAMPLE_RATE, window_s, self.last_decode_s)
-        return [segment]
-
-    async def transcribe(self, audio: AsyncIterator[AudioChunk]) -> AsyncIterator[Transcript]:
-        """Consume one utterance; yield partials while it grows and exactly one final at its end."""
+        ``context`` is text likely to be said (see :class:`~audio.protocols.Recognizer`); it
+        becomes Whisper's prompt.
+        """
         s = self.settings
         loop = asyncio.get_running_loop()
         cancel = threading.Event()
         utterance = _Utterance()
         policy = StablePrefix()
         reader = asyncio.ensure_future(_read(audio, utterance))
-        job: asyncio.Future[str | None] | None = None
+        paused = utterance.paused
+        job: asyncio.Future[Hypothesis | None] | None = None
         job_len = 0
-        latest: tuple[int, str] | None = None  # (samples covered, text) of the newest finished decode
+        decoded_len = 0  # samples the newest finished partial decode covered
+        whole: tuple[int, str] | None = None  # (samples covered, text) of the newest partial that can be the final
         # Ticks count from the first request for a transcript, not from the first chunk.
         next_tick = loop.time() + s.partial_interval_s
         min_partial = int(s.min_partial_audio_s * SAMPLE_RATE)
+
+        def partial(hypothesis: Hypothesis | None) -> Transcript | None:
+            nonlocal whole, decoded_len
+            if hypothesis is None:
+                return None
+            decoded_len = job_len
+            if not hypothesis.trusted:
+                logger.debug("partial not shown: %r", hypothesis.text[:80])
+                return None
+            candidate = hypothesis.text if self._whole(hypothesis) else None
+            if candidate is not None:
+                whole = (job_len, candidate)
+            shown, stable = policy.update(hypothesis.text)
+            # Yielded even when the text is unchanged: that it now covers more
+            # audio tells the listener whether it can stand in for the final.
+            return Transcript(shown, False, stable, job_len / SAMPLE_RATE, candidate)
+
         try:
             while not reader.done():
                 waiting: set[asyncio.Future[Any]] = {reader}
                 timeout: float | None = None
+                woken: asyncio.Task[Any] | None = None
                 if job is not None:
                     waiting.add(job)
                 else:
                     timeout = max(0.0, next_tick - loop.time())
-                await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+                    woken = asyncio.ensure_future(paused.wait())
+                    waiting.add(woken)
+                try:
+                    await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    if woken is not None:
+                        woken.cancel()
                 now = loop.time()
                 if job is not None and job.done():
-                    text = job.result()
+                    shown = partial(job.result())
                     job = None
-                    if text is not None:
-                        latest = (job_len, text)
-                        # Yielded even when the text is unchanged: that it now covers more
-                        # audio tells the listener whether it can stand in for the final.
-                        partial = policy.update(text)
-                        yield Transcript(partial[0], False, partial[1], job_len / SAMPLE_RATE)
+                    if shown is not None:
+                        yield shown
                     # Ticks that passed while the decode ran are skipped, not made up.
                     while next_tick <= now:
                         next_tick += s.partial_interval_s
                     continue
                 if reader.done():
                     break
-                if job is None and now >= next_tick:
+                if job is None and (now >= next_tick or paused.is_set()):
+                    # A pause is decoded at once: the listener reads the words before it.
+                    paused.clear()
                     while next_tick <= now:
                         next_tick += s.partial_interval_s
-                    covered = latest[0] if latest else 0
-                    if utterance.length >= min_partial and utterance.length != covered:
+                    if utterance.length >= min_partial and utterance.length != decoded_len:
                         job_len = utterance.length
-                        job = asyncio.ensure_future(asyncio.to_thread(self._decode, utterance.snapshot(), cancel))
+                        job = asyncio.ensure_future(asyncio.to_thread(self._hypothesis, utterance.snapshot(), False, context, cancel))
             reader.result()  # the audio source's error, if any, is the caller's
 
             total = utterance.length
             if job is not None:
-                text = await job
+                shown = partial(await job)
                 job = None
-                if text is not None:
-                    latest = (job_len, text)
+                if shown is not None:
                     # The listener may know this already covers all the speech and stop here.
-                    partial = policy.update(text)
-                    yield Transcript(partial[0], False, partial[1], job_len / SAMPLE_RATE)
+                    yield shown
             if total == 0:
-                final = policy.finalize("")
-            elif latest is not None and latest[0] == total:
+                final = ""
+            elif whole is not None and whole[0] == total:
                 logger.debug("final reuses the last partial decode")
-                final = policy.finalize(latest[1])
+                final = whole[1]
             else:
-                text = await asyncio.to_thread(self._decode, utterance.snapshot(), cancel)
-                final = policy.finalize(text or "")
-            yield Transcript(final, True, len(final), total / SAMPLE_RATE)
+                hypothesis = await asyncio.to_thread(self._hypothesis, utterance.snapshot(), True, context, cancel)
+                self.last_final = hypothesis
+                final = hypothesis.text if hypothesis is not None else ""
+            yield Transcript(final, True, len(final), total / SAMPLE_RATE, final)
         finally:
             cancel.set()
             if reader.done() and not reader.cancelled():
@@ -478,3 +392,5 @@ async def _read(audio: AsyncIterator[AudioChunk], utterance: _Utterance) -> None
         samples = np.asarray(chunk.samples, dtype=np.float32).reshape(-1)
         if len(samples):
             utterance.append(samples)
+        else:
+            utterance.paused.set()

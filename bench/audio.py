@@ -30,7 +30,7 @@ from audio.espeak_tts import EspeakSettings, EspeakSynthesizer
 from audio.piper_tts import PiperSettings, PiperSynthesizer
 from audio.protocols import AudioChunk, Synthesizer
 from audio.wav import resample, write_wav
-from bench.scenarios import Scenario, Suite, SuiteError, load_suite, resolve_audio
+from bench.scenarios import PAUSE_MARK, Scenario, Suite, SuiteError, load_suite, resolve_audio
 from models.store import default_models_dir
 
 logger = logging.getLogger(__name__)
@@ -77,14 +77,71 @@ def voice_of(language: str) -> str:
 
 
 async def speak(synth: Synthesizer, text: str) -> AudioChunk:
-    """``text`` spoken by ``synth``, at 16 kHz with the lead silence in front."""
-    pieces = [chunk async for chunk in synth.synthesize(text)]
+    """``text`` spoken by ``synth``, at 16 kHz with the lead silence in front.
+
+    A ``[pause S]`` mark is spoken as a comma, so the voice keeps the rising pitch of a
+    sentence that goes on, and the short gap the voice leaves there is stretched to S seconds:
+    a hesitation in the middle of a request, not two requests.
+    """
+    marks = [(m.start(), float(m.group(1))) for m in PAUSE_MARK.finditer(text)]
+    spoken = PAUSE_MARK.sub(", ", text) if marks else text
+    pieces = [chunk async for chunk in synth.synthesize(spoken)]
     if not pieces:
         raise ValueError(f"the voice produced no audio for {text!r}")
     rate = pieces[0].sample_rate
     audio = resample(np.concatenate([p.samples for p in pieces]), rate, RATE)
+    if marks:
+        audio = stretch_pauses(audio, [(at / len(text), seconds) for at, seconds in marks])
     audio = np.concatenate([np.zeros(int(LEAD_SILENCE_S * RATE), np.float32), audio])
     return AudioChunk(audio, RATE)
+
+
+def speech_frames(audio: np.ndarray, rate: int = RATE, below_db: float = -40.0) -> np.ndarray:
+    """Which 10 ms frames are voice: louder than the loudest frame less ``below_db``."""
+    frame = rate // 100
+    n = len(audio) // frame
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    rms = np.sqrt(np.mean(np.square(audio[: n * frame].reshape(n, frame).astype(np.float64)), axis=1))
+    return rms > rms.max() * 10 ** (below_db / 20)
+
+
+def quiet_gaps(audio: np.ndarray, rate: int = RATE, min_s: float = 0.04) -> list[tuple[int, int]]:
+    """The quiet stretches inside the speech (not before or after it), as (start, end) samples."""
+    frame = rate // 100
+    loud = speech_frames(audio, rate)
+    voiced = np.flatnonzero(loud)
+    gaps: list[tuple[int, int]] = []
+    start = None
+    for i in range(voiced[0], voiced[-1] + 1) if len(voiced) else ():
+        if not loud[i] and start is None:
+            start = i
+        elif loud[i] and start is not None:
+            if (i - start) * frame >= min_s * rate:
+                gaps.append((start * frame, i * frame))
+            start = None
+    return gaps
+
+
+def stretch_pauses(audio: np.ndarray, pauses: list[tuple[float, float]], rate: int = RATE) -> np.ndarray:
+    """Lengthen, for each (position as a share of the text, seconds), the quiet gap nearest to it."""
+    gaps = quiet_gaps(audio, rate)
+    if not gaps:
+        raise ValueError("the voice left no gap where a pause is marked")
+    voiced = np.flatnonzero(speech_frames(audio, rate)) * (rate // 100)
+    chosen: dict[int, float] = {}
+    for share, seconds in pauses:
+        target = voiced[0] + share * (voiced[-1] - voiced[0])
+        nearest = min(range(len(gaps)), key=lambda g: abs((gaps[g][0] + gaps[g][1]) / 2 - target))
+        chosen[nearest] = seconds
+    out, at = [], 0
+    for index in sorted(chosen):
+        start, end = gaps[index]
+        middle = (start + end) // 2
+        out += [audio[at:middle], np.zeros(max(0, int(chosen[index] * rate) - (end - start)), np.float32)]
+        at = middle
+    out.append(audio[at:])
+    return np.concatenate(out).astype(np.float32)
 
 
 def make_synthesizer(language: str, models_dir: Path) -> Synthesizer:

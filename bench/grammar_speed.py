@@ -56,7 +56,7 @@ async def measure(options: argparse.Namespace) -> dict[str, Any]:
     narrowing = NarrowedChat(plain, registry, picker, n=2, none_within=3, max_chars=60)
     rows = []
     for i, scenario in enumerate(suite.scenarios[: options.limit]):
-        text = scenario.text
+        text = scenario.said
         messages = planner_messages(system_prompt(suite.language), registry.specs, picker(text), [], text)
         schema = narrowing.schema_for(text) if options.narrowed else registry.tool_call_schema(max_chars=60)
         order = [(plain, "plain"), (fast, "fast")] if i % 2 == 0 else [(fast, "fast"), (plain, "plain")]

@@ -9,6 +9,7 @@ from agent.timeline import Timeline
 
 # Per-turn figures that are aggregated (median, p90) and compared across ablations.
 LATENCY_KEYS = (
+    "endpoint_s",
     "first_audio_s",
     "first_answer_audio_s",
     "final_transcript_s",
@@ -17,7 +18,7 @@ LATENCY_KEYS = (
     "last_audio_s",
     "pause_heard_s",
 )
-QUALITY_KEYS = ("transcript_error", "asr_rtf", "tts_rtf")
+QUALITY_KEYS = ("transcript_error", "dropped_words", "asr_rtf", "tts_rtf")
 
 
 def first_answer_audio(tl: Timeline) -> float | None:
@@ -70,7 +71,7 @@ def cadence_figures(tl: Timeline) -> dict[str, float | int | None]:
     return {"units": len(units), "pause_heard_s": round(statistics.mean(gaps), 4) if gaps else None}
 
 
-def turn_figures(tl: Timeline) -> dict[str, float | None]:
+def turn_figures(tl: Timeline) -> dict[str, float | str | None]:
     """Latency and real-time-factor figures of one turn."""
     end = tl.last("speech_end")
     answer = first_answer_audio(tl)
@@ -80,7 +81,11 @@ def turn_figures(tl: Timeline) -> dict[str, float | None]:
         finished, audio_s = durations.get(start.detail.get("unit"), (None, 0.0))
         if finished is not None and audio_s > 0:
             tts.append((finished - start.t) / audio_s)
+    endpoint = tl.first("endpoint")
     return {
+        "endpoint_s": tl.between("speech_end", "endpoint"),
+        "endpoint_audio_s": endpoint.detail.get("audio_s") if endpoint is not None else None,
+        "ended_by": endpoint.detail.get("by") if endpoint is not None else None,
         "first_audio_s": tl.between("speech_end", "first_audio_out"),
         "first_answer_audio_s": round(answer - end.t, 4) if answer is not None and end is not None else None,
         "final_transcript_s": tl.between("speech_end", "final_transcript"),

@@ -7,6 +7,8 @@ from typing import Any
 from bench.metrics import LATENCY_KEYS, QUALITY_KEYS
 
 LABELS = {
+    "endpoint_s": "end of speech → end of listening (s)",
+    "dropped_words": "words of the full-window reference missing from the transcript",
     "first_audio_s": "end of speech → first audio (s)",
     "first_answer_audio_s": "end of speech → first answer audio (s)",
     "final_transcript_s": "end of speech → final transcript (s)",
@@ -68,6 +70,10 @@ def render_report(report: dict[str, Any]) -> str:
     lines += ["", "## Tool calls", "", "| figure | " + " | ".join(variants) + " |", "| --- | " + " | ".join("---" for _ in variants) + " |"]
     for key in ("tool_accuracy", "tool_args_accuracy", "tool_accuracy_tool_turns", "no_tool_accuracy", "pretool_coverage"):
         lines.append(f"| {LABELS[key]} | " + " | ".join(_pct(report["variants"][v].get(key, {})) for v in variants) + " |")
+    lines += ["", "## Hearing", "", "| figure | " + " | ".join(variants) + " |", "| --- | " + " | ".join("---" for _ in variants) + " |"]
+    for key, label in (("dropped_tail_turns", "turns that lost a word at the end"), ("cut_off_turns", "turns cut off before the user finished"),
+                       ("cut_off_turns_with_pauses", "… of them with a hesitation in the request"), ("pause_turns", "turns with a hesitation")):
+        lines.append(f"| {label} | " + " | ".join(_num(report["variants"][v].get(key)) for v in variants) + " |")
     key = "slow_tool_first_audio_s"
     cells = [report["variants"][v].get(key) or {} for v in variants]
     lines.append(f"| {LABELS[key]} | " + " | ".join(f"{_num(c.get('median'))} ({_num(c.get('p90'))})" for c in cells) + " |")
@@ -80,11 +86,14 @@ def render_report(report: dict[str, Any]) -> str:
     if failures:
         lines += ["", "## Failures", ""]
         lines += [f"- `{r['scenario']}` [{r['variant']}]: {r['error']}" for r in failures]
-    lines += ["", "## Turns", "", "| scenario | variant | heard | first audio (s) | tool |", "| --- | --- | --- | --- | --- |"]
+    lines += ["", "## Turns", "", "| scenario | variant | heard | end of listening (s) | first audio (s) | tool |",
+              "| --- | --- | --- | --- | --- | --- |"]
     for r in report["scenarios"]:
         if "error" in r:
             continue
         tool = "✓" if r.get("right_args") else ("tool ✓" if r.get("right_tool") else "✗")
         heard = r["transcript"].replace("|", "/")
-        lines.append(f"| {r['scenario']}{'#' + str(r['turn']) if r['turn'] else ''} | {r['variant']} | {heard} | {_num(r.get('first_audio_s'))} | {tool} |")
+        flags = (" (cut off)" if r.get("cut_off") else "") + (" (lost its end)" if r.get("dropped_tail") else "")
+        lines.append(f"| {r['scenario']}{'#' + str(r['turn']) if r['turn'] else ''} | {r['variant']} | {heard}{flags} | "
+                     f"{_num(r.get('endpoint_s'))} | {_num(r.get('first_audio_s'))} | {tool} |")
     return "\n".join(lines) + "\n"

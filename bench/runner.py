@@ -27,10 +27,11 @@ from agent.assistant import Assistant
 from agent.features import Features
 from agent.turn import TurnResult
 from audio.wav import WavFileSpeaker, read_wav
+from bench.hearing import HeardReference, ReferenceDecoder, hearing_figures
 from bench.metrics import LATENCY_KEYS, QUALITY_KEYS, aggregate, asr_rtf, cadence_figures, pretool_figures, ratio, share, turn_figures
 from firmware_py.config import HearthConfig
 from firmware_py.demo import play_request
-from firmware_py.wiring import build_turn_deps, close_turn_deps
+from firmware_py.wiring import asr_model, build_turn_deps, close_turn_deps, model_store
 
 log = logging.getLogger(__name__)
 
@@ -73,11 +74,15 @@ def _transcript_error(language: str, reference: str, hypothesis: str) -> float:
     return round((char_error_rate if language == "ko" else word_error_rate)(reference, hypothesis), 4)
 
 
-def _score_turn(result: TurnResult, expected: list[Any], reference: str, language: str, asr_decode_s: float | None) -> dict[str, Any]:
+def _score_turn(
+    result: TurnResult, expected: list[Any], reference: str, language: str, asr_decode_s: float | None,
+    heard: HeardReference | None = None,
+) -> dict[str, Any]:
     from bench.scoring import ToolCall, score_calls
 
     tl = result.timeline
     score = score_calls(expected, [ToolCall(c.name, dict(c.args)) for c in result.tool_calls])
+    timing = turn_figures(tl)
     return {
         "outcome": result.outcome.value,
         "transcript": result.transcript,
@@ -89,7 +94,8 @@ def _score_turn(result: TurnResult, expected: list[Any], reference: str, languag
         "uses_tool": bool(expected),
         "transcript_error": _transcript_error(language, reference, result.transcript),
         "asr_rtf": asr_rtf(tl, asr_decode_s),
-        **turn_figures(tl),
+        **timing,
+        **hearing_figures(result.transcript, heard, timing["endpoint_audio_s"], timing["ended_by"], language),
         **pretool_figures(tl),
         **cadence_figures(tl),
     }
@@ -103,6 +109,7 @@ class SuiteRun:
         self.settings = settings
         self.build = build  # (config, speaker) -> TurnDeps; tests pass fakes
         self.rows: list[dict[str, Any]] = []
+        self.references: dict[str, HeardReference] = {}
         self.timelines: list[tuple[Path, dict[str, Any]]] = []
         self.variants: dict[str, Features] = {BASELINE: Features()}
         for name in settings.ablate:
@@ -127,6 +134,7 @@ class SuiteRun:
         await assistant.warm()
         startup_s = time.monotonic() - started
         audio = self._prepare_audio(scenarios, suite.language)
+        self.references = self._prepare_references(audio, config)
 
         total = len(scenarios) * len(self.variants) * s.rounds
         bar = _progress(total, s.progress)
@@ -162,6 +170,20 @@ class SuiteRun:
                 paths[scenario.id] = exc
         return paths
 
+    def _prepare_references(self, audio: dict[str, Path | Exception], config: HearthConfig) -> dict[str, HeardReference]:
+        """Each recording's full-window transcript and end of speech (cached), before any timing."""
+        from bench.audio import default_cache_dir
+
+        model_dir = model_store(config).path(asr_model(config))
+        if not (model_dir / "model.bin").is_file():
+            log.warning("no Whisper model at %s: dropped words and cut-offs are not scored", model_dir)
+            return {}
+        decoder = ReferenceDecoder(model_dir, config.language, default_cache_dir())
+        try:
+            return {key: decoder.reference(path) for key, path in audio.items() if isinstance(path, Path)}
+        finally:
+            decoder.close()
+
     async def _run_scenario(
         self, assistant: Assistant, scenario: Any, audio: dict[str, Path | Exception], language: str, variant: str, round_index: int
     ) -> None:
@@ -169,8 +191,8 @@ class SuiteRun:
         # Every variant starts from the same model state (the warm prompt head), so the one that
         # happens to run first does not pay alone for evaluating the scenario's prompt.
         await assistant.warm()
-        turns = [(scenario.id, scenario.text, scenario.expect)]
-        turns += [(f"{scenario.id}#{n + 1}", f.text, f.expect) for n, f in enumerate(scenario.followups or [])]
+        turns = [(scenario.id, scenario.said, scenario.expect)]
+        turns += [(f"{scenario.id}#{n + 1}", f.said, f.expect) for n, f in enumerate(scenario.followups or [])]
         for turn_index, (key, text, expected) in enumerate(turns):
             row: dict[str, Any] = {
                 "scenario": scenario.id,
@@ -179,6 +201,7 @@ class SuiteRun:
                 "round": round_index,
                 "category": scenario.category,
                 "synthetic": scenario.synthetic,
+                "pause": scenario.has_pause,
                 "text": text,
             }
             try:
@@ -187,7 +210,7 @@ class SuiteRun:
                     raise path
                 result = await play_request(assistant, read_wav(path, 16000))
                 decode_s = getattr(assistant.deps.recognizer, "last_decode_s", None)
-                row |= _score_turn(result, list(expected), text, language, decode_s)
+                row |= _score_turn(result, list(expected), text, language, decode_s, self.references.get(key))
                 self._keep_timeline(row, result)
             except Exception as exc:  # noqa: BLE001 - one scenario's failure must not end the run
                 log.exception("scenario %s failed", key)
@@ -226,6 +249,10 @@ class SuiteRun:
                 # With and without the line, what a listener waits through before hearing anything.
                 "slow_tool_first_audio_s": aggregate([r for r in rows if r.get("slow_tool")], "first_audio_s"),
                 "units": aggregate(rows, "units"),
+                "dropped_tail_turns": sum(1 for r in rows if r.get("dropped_tail")),
+                "cut_off_turns": sum(1 for r in rows if r.get("cut_off")),
+                "cut_off_turns_with_pauses": sum(1 for r in rows if r.get("cut_off") and r.get("pause")),
+                "pause_turns": sum(1 for r in rows if r.get("pause")),
                 "turns": len(rows),
                 "failures": sum(1 for r in self.rows if r["variant"] == variant and "error" in r),
             }

@@ -110,11 +110,25 @@ class ExpectedCall(_Strict):
         return self
 
 
+PAUSE_MARK = re.compile(r"\s*\[pause (\d+(?:\.\d+)?)\]\s*")
+"""A pause inside a synthesized request: ``Set a timer for [pause 0.8] ten minutes.``"""
+
+
+def said(text: str) -> str:
+    """The words of a turn's text without its pause marks: the reference transcript."""
+    return " ".join(PAUSE_MARK.sub(" ", text).split())
+
+
 class Followup(_Strict):
     """A further turn in the same conversation."""
 
     text: str = Field(min_length=1)
+    """What is said; ``[pause S]`` marks a hesitation of S seconds (synthesized speech only)."""
     expect: list[ExpectedCall]
+
+    @property
+    def said(self) -> str:
+        return said(self.text)
 
 
 class Scenario(_Strict):
@@ -122,7 +136,8 @@ class Scenario(_Strict):
 
     id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     text: str = Field(min_length=1)
-    """What is said; for a recording, its reference transcript."""
+    """What is said; for a recording, its reference transcript.  ``[pause S]`` marks a hesitation
+    of S seconds in synthesized speech (``Set a timer for [pause 0.8] ten minutes.``)."""
     category: Category
     expect: list[ExpectedCall]
     """The calls that should happen, in any order; empty means no tool at all."""
@@ -148,7 +163,18 @@ class Scenario(_Strict):
     def _recording_if_human(self) -> Scenario:
         if not self.synthetic and self.audio is None:
             raise ValueError("synthetic: false needs an audio recording")
+        if self.audio is not None and PAUSE_MARK.search(self.text):
+            raise ValueError("a recording's text is its transcript and holds no [pause S] marks")
         return self
+
+    @property
+    def said(self) -> str:
+        return said(self.text)
+
+    @property
+    def has_pause(self) -> bool:
+        """A hesitation is marked in one of its turns."""
+        return any(PAUSE_MARK.search(t) for t in (self.text, *(f.text for f in self.followups)))
 
 
 class Suite(_Strict):

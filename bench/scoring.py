@@ -619,3 +619,42 @@ def char_error_rate(reference: str, hypothesis: str) -> float:
 def transcript_error(reference: str, hypothesis: str, language: str) -> float:
     """WER for English, CER for Korean: the figure each language is usually reported with."""
     return char_error_rate(reference, hypothesis) if language == "ko" else word_error_rate(reference, hypothesis)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Dropped words
+
+
+def transcript_words(text: str, language: str) -> list[str]:
+    """The words a transcript is compared in: English normalised as for WER, Korean as its spaced words."""
+    if language == "ko":
+        return [w for w in ("".join(_korean_chars(w)) for w in text.split()) if w]
+    return _english_words(text)
+
+
+def dropped_words(reference: str, hypothesis: str, language: str = "en") -> tuple[int, int]:
+    """Words of ``reference`` that ``hypothesis`` lost: (how many, how many of them at the very end).
+
+    The two are aligned by edit distance; a reference word aligned to nothing is dropped (a
+    different word in its place is a substitution, not a drop).  Among equally short alignments
+    the one that drops later is preferred, so a lost ending is counted as one.
+    """
+    ref, hyp = transcript_words(reference, language), transcript_words(hypothesis, language)
+    n, m = len(ref), len(hyp)
+    # cost[i][j]: edits to turn ref[i:] into hyp[j:]
+    cost = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n, -1, -1):
+        for j in range(m, -1, -1):
+            if i == n or j == m:
+                cost[i][j] = (n - i) + (m - j)
+            else:
+                cost[i][j] = min(cost[i + 1][j + 1] + (ref[i] != hyp[j]), cost[i + 1][j] + 1, cost[i][j + 1] + 1)
+    dropped, tail, i, j = 0, 0, 0, 0
+    while i < n:
+        if j < m and cost[i][j] == cost[i + 1][j + 1] + (ref[i] != hyp[j]):
+            i, j, tail = i + 1, j + 1, 0
+        elif j < m and cost[i][j] == cost[i][j + 1] + 1:
+            j += 1
+        else:
+            i, dropped, tail = i + 1, dropped + 1, tail + 1
+    return dropped, (tail if j >= m else 0)

@@ -138,7 +138,7 @@ async def run_suite(planner: ToolCallPlanner, suite_name: str, limit: int | None
     rows: list[dict[str, Any]] = []
     for scenario in suite.scenarios[:limit]:
         history: list[ChatMessage] = []
-        turns = [(scenario.text, scenario.expect), *((f.text, f.expect) for f in scenario.followups or [])]
+        turns = [(scenario.said, scenario.expect), *((f.said, f.expect) for f in scenario.followups or [])]
         for turn, (text, expected) in enumerate(turns):
             started = time.perf_counter()
             plan = await planner.plan(text, history)

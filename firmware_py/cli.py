@@ -142,7 +142,8 @@ async def _run_bench(config, args: argparse.Namespace) -> int:
     report = await SuiteRun(config, settings).run()
     base = report["variants"]["baseline"]
     print(f"{report['suite']}: {base['turns']} turns ({report['audio']}); "
-          f"first audio median {base['first_audio_s']['median']} s; "
+          f"end of listening median {base['endpoint_s']['median']} s; first audio median {base['first_audio_s']['median']} s; "
+          f"cut off {base['cut_off_turns']}, lost an ending {base['dropped_tail_turns']}; "
           f"right tool {base['tool_accuracy']['share']}, with arguments {base['tool_args_accuracy']['share']}; "
           f"pre-tool line in time {base['pretool_coverage']['share']}; written to {args.out}")
     return 0

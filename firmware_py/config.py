@@ -41,18 +41,26 @@ class AsrConfig(Section):
     """CPU threads for decoding."""
     partial_interval_s: float = Field(0.5, ge=0.1, le=5.0)
     """How often the growing utterance is re-decoded for partial transcripts."""
-    window_en: Literal["fit", "full"] = "fit"
-    """Whisper's encoder window for English: "fit" (the utterance plus 2 s, at least 8 s; about
-    3x faster) or "full" (always 30 s, as Whisper was trained; slightly fewer errors)."""
-    window_ko: Literal["fit", "full"] = "full"
+    partial_window_en: Literal["fit", "full"] = "fit"
+    """Whisper's encoder window for English partial transcripts: "fit" (the utterance plus 2 s, at
+    least 8 s; several times cheaper) or "full" (always 30 s, as Whisper was trained)."""
+    partial_window_ko: Literal["fit", "full"] = "full"
     """The same for Korean, where "fit" shifted Whisper base's no-speech scores on real speech."""
+    final_window: Literal["fit", "full"] = "full"
+    """The window of the final transcript, the one hearth acts on.  "full" is right by
+    construction; "fit" is cheaper, and a decode that fails a check (empty, no end, a loop, an
+    echo of the prompt) is redone in the full window, but a short window can also lose words
+    without failing any check, differently on each CPU."""
+    bias: bool = True
+    """Give Whisper the kitchen's words and the household's names (timer labels, list items,
+    recipe titles, places) as a prompt, so it hears them rather than what sounds alike."""
 
 
 class VadConfig(Section):
     threshold: float = Field(0.5, gt=0.0, lt=1.0)
     """Speech probability above which a 32 ms window counts as speech."""
-    min_silence_s: float = Field(0.25, ge=0.1, le=3.0)
-    """Silence that counts as a pause: the final decode starts speculatively here."""
+    min_silence_s: float = Field(0.1, ge=0.05, le=3.0)
+    """Silence that counts as a pause: where the end of a tapped turn is first weighed."""
     min_speech_s: float = Field(0.15, ge=0.05, le=2.0)
     """Shortest sound that counts as speech."""
 
@@ -78,8 +86,18 @@ class AudioConfig(Section):
 
 
 class ListenConfig(Section):
+    end_of_turn_model: str = "smart-turn-v3"
+    """The model that hears whether a pause ends the user's turn (a "turn" model in the manifest),
+    or "none": then ``tap_silence_s`` of silence ends every tapped utterance."""
+    finished_threshold: float = Field(0.5, gt=0.0, lt=1.0)
+    """P(finished) from the end-of-turn model at or above which a pause may end the turn at once
+    (the words before it must not leave the request open)."""
+    unsure_silence_s: float = Field(1.5, ge=0.3, le=10.0)
+    """After a tap, silence that ends the utterance when the sound or the words say it goes on."""
     tap_silence_s: float = Field(0.5, ge=0.2, le=5.0)
-    """After a tap, silence this long after speech ends the utterance (must exceed vad.min_silence_s)."""
+    """After a tap, silence that ends the utterance when there is no end-of-turn model."""
+    speculative_silence_s: float = Field(0.25, ge=0.05, le=5.0)
+    """A pause this long starts the final decode before the utterance is known to be over."""
     hold_silence_s: float = Field(1.5, ge=0.3, le=10.0)
     """While the button is held, a pause this long ends the utterance anyway."""
     no_speech_timeout_s: float = Field(6.0, ge=1.0, le=60.0)

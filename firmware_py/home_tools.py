@@ -14,12 +14,13 @@ from firmware_py.config import HearthConfig
 from tools.clock import clock_tools
 from tools.convert import convert_tools
 from tools.executor import ToolExecutor
+from tools.forecast import place_key, place_names
 from tools.lists import ListStore, list_tools
 from tools.recipes import RecipeBook, recipe_tools
 from tools.registry import ToolRegistry
 from tools.sensors import Bme280Sensor, Sensor, SensorError
 from tools.timers import TimerStore, timer_tools
-from tools.weather import WeatherSettings, weather_tools
+from tools.weather import HOME_WORDS, WeatherSettings, weather_tools
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,10 @@ def data_dir(config: HearthConfig) -> Path:
     return config.tools.data_dir.expanduser() if config.tools.data_dir else default_data_dir()
 
 
+# Arguments whose values are names the household uses: asked about once, likely said again.
+_NAMED_ARGS = ("label", "item", "location", "query")
+
+
 @dataclass
 class HomeTools:
     """The stores behind the tools, the registry the model sees, and the executor that runs calls."""
@@ -47,6 +52,32 @@ class HomeTools:
     lists: ListStore
     recipes: RecipeBook
     closers: list[Any] = field(default_factory=list)
+    home: str = ""
+    """The place weather questions are about when none is named."""
+    forecast_path: Path | None = None
+    _places: tuple[int, list[str]] = (-1, [])  # (file mtime, names) of the forecast file
+
+    def vocabulary(self) -> list[str]:
+        """Names this household uses, most likely first: running timers' labels, the shopping list,
+        what was asked about lately, the places with a forecast, the recipes."""
+        names = [t.label for t in self.timers.active() if t.label]
+        names += [entry.item for entry in self.lists.items()]
+        for _tool, args in reversed(self.executor.recent):
+            names += [str(args[key]) for key in _NAMED_ARGS if isinstance(args.get(key), str)]
+        if place_key(self.home) not in HOME_WORDS:
+            names.append(self.home)
+        names += [*self._forecast_places(), *self.recipes.names()]
+        return names
+
+    def _forecast_places(self) -> list[str]:
+        path = self.forecast_path
+        try:
+            mtime = path.stat().st_mtime_ns if path is not None else -1
+        except OSError:
+            mtime = -1
+        if mtime != self._places[0]:
+            self._places = (mtime, place_names(path) if path is not None and mtime != -1 else [])
+        return self._places[1]
 
     async def close(self) -> None:
         await self.executor.close()
@@ -94,4 +125,4 @@ async def open_home_tools(config: HearthConfig) -> HomeTools:
     ])
     executor = ToolExecutor(registry)
     executor.start()
-    return HomeTools(registry, executor, timers, lists, recipes, closers)
+    return HomeTools(registry, executor, timers, lists, recipes, closers, home=config.tools.home, forecast_path=weather.forecast_path)

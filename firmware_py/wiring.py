@@ -14,7 +14,9 @@ from agent.cadence import CadenceRules, PaceSettings
 from agent.record import ConversationRecord
 from agent.llm import LlamaChatModel, LlamaSettings, ModelLoadError
 from agent.phrases import system_prompt
+from agent.speech_context import SpeechContext
 from agent.tool_use import ToolUse
+from agent.turn_end import TurnEndSettings
 from agent.turn import ListenSettings, TurnDeps
 from audio.chime import chime
 from audio.protocols import Recognizer, Speaker, Synthesizer
@@ -42,12 +44,28 @@ def asr_model(config: HearthConfig) -> str:
 
 def required_models(config: HearthConfig) -> list[str]:
     names = [config.llm.model, asr_model(config), "silero-vad"]
+    if config.listen.end_of_turn_model != "none":
+        names.append(config.listen.end_of_turn_model)
     if config.language == "en":
         names += [config.tts.voice_en, "espeak-ng"]
     return names
 
 
-def _recognizer(config: HearthConfig, store: ModelStore) -> Any:
+def _turn_model(config: HearthConfig, store: ModelStore) -> Any:
+    """The end-of-turn model, or None when the configuration has none."""
+    name = config.listen.end_of_turn_model
+    if name == "none":
+        return None
+    from audio.end_of_turn import SmartTurnModel, SmartTurnSettings
+
+    files = sorted(store.path(name).glob("*.onnx"))
+    if len(files) != 1:
+        raise StartupError(f"listen.end_of_turn_model: {name!r} has no single ONNX file in {store.path(name)}")
+    return SmartTurnModel(SmartTurnSettings(model_path=files[0]))
+
+
+def make_recognizer(config: HearthConfig, store: ModelStore) -> Any:
+    """The configured recognizer for the configured language (not loaded yet)."""
     name = asr_model(config)
     if name in STREAMING_MODELS:
         from audio.streaming_asr import SherpaStreamingRecognizer, StreamingSettings
@@ -61,7 +79,8 @@ def _recognizer(config: HearthConfig, store: ModelStore) -> Any:
             language=config.language,
             cpu_threads=config.asr.n_threads,
             partial_interval_s=config.asr.partial_interval_s,
-            window=config.asr.window_ko if config.language == "ko" else config.asr.window_en,
+            partial_window=config.asr.partial_window_ko if config.language == "ko" else config.asr.partial_window_en,
+            final_window=config.asr.final_window,
         )
     )
 
@@ -121,7 +140,7 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
             min_speech_duration_s=config.vad.min_speech_s,
         )
     )
-    recognizer: Recognizer = _recognizer(config, store)
+    recognizer: Recognizer = make_recognizer(config, store)
     chat = LlamaChatModel(
         LlamaSettings(
             model_path=store.path(config.llm.model) / "model.gguf",
@@ -132,12 +151,14 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
         )
     )
     synthesizer: Synthesizer = _synthesizer(config, store)
+    turn_model = _turn_model(config, store)
     try:
         await asyncio.gather(
             asyncio.to_thread(vad.load),
             asyncio.to_thread(recognizer.load),  # type: ignore[attr-defined]
             asyncio.to_thread(chat.load),
             synthesizer.load(),  # type: ignore[attr-defined]
+            *([asyncio.to_thread(turn_model.warm)] if turn_model is not None else []),
         )
         await asyncio.to_thread(recognizer.warm)  # type: ignore[attr-defined]
         await synthesizer.warm()  # type: ignore[attr-defined]
@@ -147,8 +168,9 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
         raise StartupError(f"a model failed to load: {exc}; run `hearth models verify`") from None
     log.info("models loaded and warm in %.1f s", time.monotonic() - t0)
     rules, pace = cadence_settings(config)
+    tools = await _tool_use(config, chat) if config.tools.enabled else None
     return TurnDeps(
-        tools=await _tool_use(config, chat) if config.tools.enabled else None,
+        tools=tools,
         vad=vad,
         recognizer=recognizer,
         chat=chat,
@@ -161,11 +183,27 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
             hold_silence_s=config.listen.hold_silence_s,
             no_speech_timeout_s=config.listen.no_speech_timeout_s,
             max_utterance_s=config.listen.max_utterance_s,
+            speculative_silence_s=config.listen.speculative_silence_s,
+            turn_end=TurnEndSettings(
+                finished_threshold=config.listen.finished_threshold,
+                unsure_silence_s=max(config.listen.unsure_silence_s, config.vad.min_silence_s),
+            ),
         ),
         max_reply_tokens=config.llm.max_tokens,
         cadence=rules,
         pace=pace,
+        turn_model=turn_model,
+        speech_context=_speech_context(config, tools) if config.asr.bias else None,
     )
+
+
+def _speech_context(config: HearthConfig, tools: ToolUse | None) -> SpeechContext:
+    """The recognizer's context: the kitchen's words, and the household's names when the tools are on."""
+    from firmware_py.home_tools import HomeTools
+
+    home = tools.home if tools is not None else None
+    names = home.vocabulary if isinstance(home, HomeTools) else (lambda: ())
+    return SpeechContext(config.language, names)
 
 
 async def _tool_use(config: HearthConfig, chat: LlamaChatModel) -> ToolUse:

@@ -21,7 +21,7 @@ logger = logging.getLogger(__name__)
 
 MANIFEST_RESOURCE = "manifest.toml"
 
-Role = Literal["llm", "asr", "vad", "tts", "phonemizer"]
+Role = Literal["llm", "asr", "vad", "turn", "tts", "phonemizer"]
 Language = Literal["en", "ko", "multi"]
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")

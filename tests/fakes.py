@@ -67,12 +67,20 @@ class ScriptedRecognizer:
         self.partial_every_s = partial_every_s
         self.decode_s = decode_s
         self.audio_seen: list[float] = []
+        self.contexts: list[str] = []
+        self.pauses = 0
+        """Empty chunks received: the listener asking for the words before a pause."""
 
-    async def transcribe(self, audio: AsyncIterator[AudioChunk]) -> AsyncIterator[Transcript]:
+    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "") -> AsyncIterator[Transcript]:
+        self.contexts.append(context)
         seconds = 0.0
         next_partial = self.partial_every_s
         words = self.text.split()
         async for chunk in audio:
+            if not len(chunk.samples):
+                self.pauses += 1
+                yield Transcript(self.text, False, 0, seconds)
+                continue
             seconds += chunk.duration
             if seconds >= next_partial:
                 next_partial += self.partial_every_s
@@ -80,7 +88,21 @@ class ScriptedRecognizer:
                 yield Transcript(shown, False, 0, seconds)
         self.audio_seen.append(seconds)
         await asyncio.sleep(self.decode_s)
-        yield Transcript(self.text, True, len(self.text), seconds)
+        yield Transcript(self.text, True, len(self.text), seconds, self.text)
+
+
+class ScriptedTurnModel:
+    """An end-of-turn model that says finished with a fixed probability, and counts its calls."""
+
+    sample_rate = 16000
+
+    def __init__(self, p: float = 0.9) -> None:
+        self.p = p
+        self.calls: list[float] = []
+
+    def probability(self, samples: np.ndarray) -> float:
+        self.calls.append(len(samples) / self.sample_rate)
+        return self.p
 
 
 class ScriptedChatModel:

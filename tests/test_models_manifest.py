@@ -19,12 +19,13 @@ EXPECTED_LAYOUT = {
     "whisper-tiny-en": {"model.bin", "config.json", "tokenizer.json", "vocabulary.txt"},
     "whisper-base": {"model.bin", "config.json", "tokenizer.json", "vocabulary.txt"},
     "silero-vad": {"silero_vad.onnx"},
+    "smart-turn-v3": {"smart-turn-v3.2-cpu.onnx", "LICENSE"},
     "piper-en-joe": {"model.onnx", "tokens.txt", "model.onnx.json"},
     "espeak-ng": {"espeakbridge.so", "espeak-ng-data"},
     "zipformer-en-streaming": {"encoder.onnx", "decoder.onnx", "joiner.onnx", "tokens.txt"},
     "qwen2.5-1.5b-instruct": {"model.gguf"},
 }
-DEFAULT_SET = {"smollm2-135m-instruct", "whisper-tiny-en", "whisper-base", "silero-vad", "piper-en-joe", "espeak-ng"}
+DEFAULT_SET = {"smollm2-135m-instruct", "whisper-tiny-en", "whisper-base", "silero-vad", "smart-turn-v3", "piper-en-joe", "espeak-ng"}
 
 
 # ---- the packaged manifest ----

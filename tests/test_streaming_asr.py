@@ -209,7 +209,7 @@ async def test_other_sample_rates_go_to_sherpa_onnx_as_they_are() -> None:
 async def test_no_audio_gives_an_empty_final() -> None:
     engine = FakeEngine()
     transcripts = await collect(recognizer_with(engine).transcribe(chunks_of(np.zeros(0, dtype=np.float32))))
-    assert transcripts == [Transcript("", True, 0, 0.0)]
+    assert transcripts == [Transcript("", True, 0, 0.0, "")]
     assert engine.steps == 0
 
 

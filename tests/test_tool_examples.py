@@ -14,7 +14,7 @@ from agent.example_bank import BANK, NONE
 from agent.tool_calls import ToolCallPlanner
 from agent.tool_examples import ExamplePicker, NarrowedChat, default_planner, example_values, language_of
 from bench.ha_intents import ha_intents_dir
-from bench.scenarios import SCENARIOS_DIR, TOOLS
+from bench.scenarios import SCENARIOS_DIR, TOOLS, said
 from bench.tool_accuracy import build_registry
 
 
@@ -31,8 +31,8 @@ def _suite_requests() -> set[str]:
     texts: set[str] = set()
     for path in SCENARIOS_DIR.glob("*.yaml"):
         for scenario in yaml.safe_load(path.read_text(encoding="utf-8"))["scenarios"]:
-            texts.add(_normalised(scenario["text"]))
-            texts.update(_normalised(f["text"]) for f in scenario.get("followups") or [])
+            texts.add(_normalised(said(scenario["text"])))
+            texts.update(_normalised(said(f["text"])) for f in scenario.get("followups") or [])
     return texts
 
 

@@ -185,26 +185,45 @@ def test_energy_vad_reports_sample_offsets():
 
 
 class CoveringRecognizer(ScriptedRecognizer):
-    """Reports partials covering all audio so far, but its final decode is slow."""
+    """Reports partials covering all audio so far, but its final decode is slow.
 
-    async def transcribe(self, audio):
+    ``whole``: the partials are whole hypotheses (decoded the way the final is); otherwise they
+    are only the shown text, here the stable prefix without the request's last words.
+    """
+
+    def __init__(self, text: str, shown: str | None = None, whole: bool = True) -> None:
+        super().__init__(text)
+        self.shown = shown or text
+        self.whole = whole
+
+    async def transcribe(self, audio, context=""):
         from audio.protocols import Transcript
 
         seconds = 0.0
         async for chunk in audio:
             seconds += chunk.duration
-            yield Transcript(self.text, False, 0, seconds)
+            yield Transcript(self.shown, False, 0, seconds, self.text if self.whole else None)
         self.audio_seen.append(seconds)
-        await asyncio.sleep(30)
-        yield Transcript("too late", True, 0, seconds)
+        await asyncio.sleep(0.5)
+        yield Transcript(self.text, True, len(self.text), seconds, self.text)
 
 
-async def test_a_partial_that_heard_all_the_speech_stands_in_for_a_slow_final():
+async def test_a_whole_partial_that_heard_all_the_speech_stands_in_for_a_slow_final():
     deps = make_deps(recognizer=CoveringRecognizer("set a timer"))
     result, _ = await run_turn(deps, speech_like(1.0))
     assert result.transcript == "set a timer"
     assert result.timeline.first("final_from_partial") is not None
     assert result.outcome == Outcome.ANSWERED
+
+
+async def test_a_prefix_only_partial_never_stands_in_for_the_final():
+    # The shown partial covers all the audio but is the stable prefix of earlier decodes: the
+    # request's end ("for pancakes") is missing.  The final must wait for the whole hypothesis.
+    recognizer = CoveringRecognizer("Find me a recipe for pancakes.", shown="Find me a recipe", whole=False)
+    deps = make_deps(recognizer=recognizer)
+    result, _ = await run_turn(deps, speech_like(1.0))
+    assert result.transcript == "Find me a recipe for pancakes."
+    assert result.timeline.first("final_from_partial") is None
 
 
 async def test_without_speculative_final_the_decode_starts_only_at_the_endpoint():
@@ -222,7 +241,7 @@ async def test_without_speculative_final_the_decode_starts_only_at_the_endpoint(
 def test_unknown_feature_names_are_refused_with_the_known_ones():
     from agent.features import Features
 
-    with pytest.raises(ValueError, match="known: cadence, flush-at-tool, partial-as-final, pretool-line, speculative-final"):
+    with pytest.raises(ValueError, match="known: asr-bias, cadence, end-of-turn, flush-at-tool, partial-as-final, pretool-line, speculative-final"):
         Features().without("heartbeat")
 
 

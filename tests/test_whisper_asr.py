@@ -7,7 +7,6 @@ import asyncio
 import re
 import threading
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -16,13 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from audio.protocols import AudioChunk, Recognizer, Transcript
-from audio.whisper_asr import (
-    StablePrefix,
-    WhisperRecognizer,
-    WhisperSettings,
-    filter_hypothesis,
-    is_silence,
-)
+from audio.whisper_asr import StablePrefix, WhisperRecognizer, WhisperSettings, is_silence
+from audio.whisper_decode import Checks, Decode, speech_text
 
 from tests.speech import RATE, espeak, silence
 SCRIPT = "set a timer for ten minutes please".split()
@@ -46,15 +40,21 @@ async def collect(stream: AsyncIterator[Transcript]) -> list[Transcript]:
     return [t async for t in stream]
 
 
-def assert_well_formed(transcripts: list[Transcript]) -> None:
-    """Exactly one final, last; every stable prefix survives in every later transcript."""
-    assert transcripts and transcripts[-1].is_final
-    assert not any(t.is_final for t in transcripts[:-1])
-    for i, earlier in enumerate(transcripts):
+def assert_partials_well_formed(partials: list[Transcript]) -> None:
+    """Every stable prefix survives in every later partial."""
+    for i, earlier in enumerate(partials):
         prefix = earlier.text[: earlier.stable_chars]
-        for later in transcripts[i + 1 :]:
+        for later in partials[i + 1 :]:
             assert later.text.startswith(prefix), (earlier, later)
             assert later.stable_chars >= earlier.stable_chars
+
+
+def assert_well_formed(transcripts: list[Transcript]) -> None:
+    """Exactly one final, last, which is a whole hypothesis; partials' stable prefixes only grow."""
+    assert transcripts and transcripts[-1].is_final
+    assert not any(t.is_final for t in transcripts[:-1])
+    assert_partials_well_formed(transcripts[:-1])
+    assert transcripts[-1].hypothesis == transcripts[-1].text
 
 
 def normalized_words(text: str) -> list[str]:
@@ -84,7 +84,7 @@ class ScriptedDecoder:
         self.max_running = 0
         self._lock = threading.Lock()
 
-    def __call__(self, samples: np.ndarray) -> str:
+    def __call__(self, samples: np.ndarray, window_s: float, prompt: str) -> Decode:
         with self._lock:
             self.calls.append(len(samples))
             self.running += 1
@@ -93,15 +93,22 @@ class ScriptedDecoder:
             if self.gate is not None:
                 assert self.gate.wait(30), "test gate never opened"
             n = int(len(samples) / (RATE * self.seconds_per_word) + 1e-9)
-            return " ".join(SCRIPT[:n])
+            return Decode(" ".join(SCRIPT[:n]), window_s=window_s)
         finally:
             with self._lock:
                 self.running -= 1
 
 
-def fake_recognizer(decode: Callable[[np.ndarray], str], interval: float = 0.05) -> WhisperRecognizer:
-    settings = WhisperSettings(model_dir=Path("unused"), partial_interval_s=interval, min_partial_audio_s=0.1)
-    return WhisperRecognizer(settings, decode=decode)
+def sound(seconds: float) -> np.ndarray:
+    """Quiet noise, loud enough not to be taken for silence (which is never decoded)."""
+    return np.random.default_rng(7).normal(0.0, 0.01, int(seconds * RATE)).astype(np.float32)
+
+
+def fake_recognizer(decoder: Callable[[np.ndarray, float, str], Decode], interval: float = 0.05, **settings: object) -> WhisperRecognizer:
+    options = WhisperSettings(
+        model_dir=Path("unused"), partial_interval_s=interval, min_partial_audio_s=0.1, lead_silence_s=0.0, **settings  # type: ignore[arg-type]
+    )
+    return WhisperRecognizer(options, decoder=decoder)
 
 
 # -- the stable-prefix policy ------------------------------------------------------------------
@@ -116,25 +123,22 @@ def test_agreed_words_are_committed_except_the_newest_last_word() -> None:
     assert policy.update("set a timer, for") == ("Set a timer, for", len("Set a timer,"))
 
 
-def test_committed_words_are_never_retracted() -> None:
+def test_committed_words_stay_in_later_partials() -> None:
     policy = StablePrefix()
     policy.update("Set a timer for")
     policy.update("Set a timer for ten")
     assert policy.committed == "Set a timer for"
-    # The model changes its mind about the beginning: the committed words stay.
+    # The model changes its mind about the beginning: the shown partial keeps the committed words.
     text, stable = policy.update("Said a time for ten minutes")
     assert text == "Set a timer for ten minutes"
     assert text[:stable] == "Set a timer for"
-    assert policy.finalize("Said the time") == "Set a timer for"
-    assert policy.finalize("Set a timer for 10 minutes.") == "Set a timer for 10 minutes."
 
 
-def test_an_empty_hypothesis_keeps_the_committed_words() -> None:
+def test_an_empty_hypothesis_keeps_the_committed_words_on_show() -> None:
     policy = StablePrefix()
     policy.update("turn off")
     policy.update("turn off the oven")
     assert policy.update("") == ("turn off", len("turn off"))
-    assert policy.finalize("") == "turn off"
 
 
 @given(st.lists(st.lists(st.sampled_from(["set", "Set", "a", "timer", "timer.", "ten", "10", "for"]), max_size=8)))
@@ -144,45 +148,30 @@ def test_stable_prefixes_only_grow(hypotheses: list[list[str]]) -> None:
     for words in hypotheses:
         text, stable = policy.update(" ".join(words))
         shown.append(Transcript(text, False, stable))
-    final = policy.finalize(" ".join(hypotheses[-1]) if hypotheses else "")
-    shown.append(Transcript(final, True, len(final)))
-    assert_well_formed(shown)
+    assert_partials_well_formed(shown)
 
 
 # -- the hallucination filter --------------------------------------------------------------------
 
 
-@dataclass
-class Seg:
-    text: str
-    no_speech_prob: float
-    avg_logprob: float
-    compression_ratio: float = 1.0
-
-
-SETTINGS = WhisperSettings(model_dir=Path("unused"))
-
-
 @pytest.mark.parametrize(
-    ("segments", "expected"),
+    ("decode", "expected"),
     [
         # Values measured on silence and noise with tiny.en and base.
-        ([Seg(" you", 0.74, -1.06)], ""),
-        ([Seg(" .", 0.94, -1.24)], ""),
-        ([Seg(" I'm", 0.74, -2.2)], ""),
-        ([Seg(" 이 영상은", 0.73, -2.6)], ""),
-        ([Seg(" 이 영상은 영상이 영상이 영상이", 0.70, -0.12, 32.9)], ""),
-        ([Seg(" Thank you.", 0.55, -0.8)], ""),
+        (Decode(" you", 0.74, -1.06), ""),
+        (Decode(" .", 0.94, -1.24), ""),
+        (Decode(" I'm", 0.74, -2.2), ""),
+        (Decode(" 이 영상은", 0.73, -2.6), ""),
+        (Decode(" Thank you.", 0.55, -0.8), ""),
         # Real speech: a short "thank you" said to the assistant, and ordinary commands.
-        ([Seg(" Thank you.", 0.38, -0.17)], "Thank you."),
-        ([Seg(" Set a timer for 10 minutes.", 0.24, -0.38)], "Set a timer for 10 minutes."),
-        ([Seg(" 타이머 맞춰 주세요", 0.08, -1.35)], "타이머 맞춰 주세요"),
-        ([Seg(" Set a timer", 0.9, -0.3), Seg(" you", 0.95, -1.5)], "Set a timer"),
-        ([], ""),
+        (Decode(" Thank you.", 0.38, -0.17), "Thank you."),
+        (Decode(" Set a timer for 10 minutes.", 0.24, -0.38), "Set a timer for 10 minutes."),
+        (Decode(" 타이머 맞춰 주세요", 0.08, -1.35), "타이머 맞춰 주세요"),
+        (Decode(""), ""),
     ],
 )
-def test_filter_hypothesis(segments: list[Seg], expected: str) -> None:
-    assert filter_hypothesis(segments, SETTINGS) == expected
+def test_speech_text_drops_phantoms_of_silence(decode: Decode, expected: str) -> None:
+    assert speech_text(decode, Checks()) == expected
 
 
 def test_is_silence() -> None:
@@ -217,7 +206,7 @@ def test_incomplete_model_directory_is_named(tmp_path: Path) -> None:
 async def test_partials_grow_and_one_final_ends() -> None:
     decoder = ScriptedDecoder()
     recognizer = fake_recognizer(decoder)
-    audio = silence(1.6)
+    audio = sound(1.6)
     transcripts = await collect(recognizer.transcribe(chunks_of(audio, 0.05, pause_s=0.02)))
     assert_well_formed(transcripts)
     partials = [t for t in transcripts if not t.is_final]
@@ -229,10 +218,10 @@ async def test_partials_grow_and_one_final_ends() -> None:
     assert decoder.max_running == 1
 
 
-async def test_final_reuses_a_partial_that_covered_all_audio() -> None:
+async def test_final_reuses_a_whole_partial_that_covered_all_audio() -> None:
     decoder = ScriptedDecoder()
-    recognizer = fake_recognizer(decoder)
-    audio = silence(1.0)
+    recognizer = fake_recognizer(decoder, partial_window="full")
+    audio = sound(1.0)
     covered = asyncio.Event()
 
     async def source() -> AsyncIterator[AudioChunk]:
@@ -253,7 +242,7 @@ async def test_final_reuses_a_partial_that_covered_all_audio() -> None:
 async def test_final_decodes_all_audio_when_partials_lag() -> None:
     decoder = ScriptedDecoder()
     recognizer = fake_recognizer(decoder, interval=60.0)  # no tick before the audio ends
-    audio = silence(0.8)
+    audio = sound(0.8)
     transcripts = await collect(recognizer.transcribe(chunks_of(audio, 0.1)))
     assert [t.is_final for t in transcripts] == [True]
     assert decoder.calls == [len(audio)]
@@ -267,11 +256,11 @@ async def test_busy_ticks_are_skipped_and_decodes_never_overlap() -> None:
     first_call = asyncio.Event()
 
     async def source() -> AsyncIterator[AudioChunk]:
-        yield AudioChunk(silence(0.2), RATE)
+        yield AudioChunk(sound(0.2), RATE)
         while not decoder.calls:
             await asyncio.sleep(0.005)
         first_call.set()
-        yield AudioChunk(silence(0.3), RATE)
+        yield AudioChunk(sound(0.3), RATE)
         # Many ticks pass while the first decode is blocked.
         await asyncio.sleep(0.2)
         gate.set()
@@ -292,7 +281,7 @@ async def test_cancelling_the_consumer_stops_further_decodes() -> None:
     received: list[Transcript] = []
 
     async def consume() -> None:
-        async for t in recognizer.transcribe(chunks_of(silence(30.0), 0.1, pause_s=0.01)):
+        async for t in recognizer.transcribe(chunks_of(sound(30.0), 0.1, pause_s=0.01)):
             received.append(t)
 
     task = asyncio.create_task(consume())
@@ -312,7 +301,7 @@ async def test_cancelling_during_the_final_decode() -> None:
     gate = threading.Event()
     decoder = ScriptedDecoder(gate=gate)
     recognizer = fake_recognizer(decoder, interval=60.0)
-    task = asyncio.create_task(collect(recognizer.transcribe(chunks_of(silence(0.5), 0.1))))
+    task = asyncio.create_task(collect(recognizer.transcribe(chunks_of(sound(0.5), 0.1))))
     while not decoder.calls:
         await asyncio.sleep(0.005)
     task.cancel()
@@ -325,14 +314,14 @@ async def test_cancelling_during_the_final_decode() -> None:
 
 async def test_no_audio_gives_an_empty_final_without_decoding() -> None:
     decoder = ScriptedDecoder()
-    transcripts = await collect(fake_recognizer(decoder).transcribe(chunks_of(silence(0.0))))
-    assert transcripts == [Transcript("", True, 0, 0.0)]
+    transcripts = await collect(fake_recognizer(decoder).transcribe(chunks_of(sound(0.0))))
+    assert transcripts == [Transcript("", True, 0, 0.0, "")]
     assert decoder.calls == []
 
 
 async def test_wrong_sample_rate_is_refused() -> None:
     async def source() -> AsyncIterator[AudioChunk]:
-        yield AudioChunk(silence(0.1), 48000)
+        yield AudioChunk(sound(0.1), 48000)
 
     with pytest.raises(ValueError, match="48000"):
         await collect(fake_recognizer(ScriptedDecoder()).transcribe(source()))
@@ -340,11 +329,117 @@ async def test_wrong_sample_rate_is_refused() -> None:
 
 async def test_audio_source_errors_reach_the_consumer() -> None:
     async def source() -> AsyncIterator[AudioChunk]:
-        yield AudioChunk(silence(0.1), RATE)
+        yield AudioChunk(sound(0.1), RATE)
         raise OSError("microphone unplugged")
 
     with pytest.raises(OSError, match="unplugged"):
         await collect(fake_recognizer(ScriptedDecoder()).transcribe(source()))
+
+
+# -- a final that keeps every word, whatever the CPU's arithmetic does to a short window -----------
+
+PANCAKES = "Find me a recipe for pancakes."
+
+
+class RecordedDecoder:
+    """Gives, per encoder window, what Whisper tiny.en was recorded giving on the pancake request
+    (../shared/evals/repro) on machines whose arithmetic differs; records each call's window."""
+
+    def __init__(self, fit: Decode, full: Decode = Decode(" " + PANCAKES, 0.055, -0.19), partial: Decode | None = None) -> None:
+        self.fit, self.full, self.partial = fit, full, partial
+        self.windows: list[float] = []
+
+    def __call__(self, samples: np.ndarray, window_s: float, prompt: str) -> Decode:
+        self.windows.append(window_s)
+        if window_s >= 30.0:
+            return self.full
+        if self.partial is not None and len(samples) < 2.0 * RATE:
+            return self.partial
+        return self.fit
+
+
+LOOP = Decode(
+    "Find me a recipe for pancakes Find me a recipe for pancakes Find me a recipe for pancakes Find me",
+    0.025, -0.105, compression_ratio=2.9, ended=False, window_s=8.0,
+)
+"""This machine (Intel): a repetition loop up to the token cap."""
+EMPTY = Decode("", 0.74, -1.3, window_s=8.0)
+"""The machine of the report (AMD EPYC): nothing at all."""
+ECHO_FREE_SHORT = Decode("Find me a recipe.", 0.05, -0.4, window_s=8.0)
+"""A cut short-window decode that reads like a whole sentence."""
+
+
+@pytest.mark.parametrize("fit", [LOOP, EMPTY, Decode("Find me a recipe for pancakes. Find me a recipe for pancakes.", window_s=8.0)])
+async def test_a_distrusted_short_window_final_is_decoded_again_in_the_full_window(fit: Decode) -> None:
+    decoder = RecordedDecoder(fit)
+    recognizer = fake_recognizer(decoder, interval=60.0, final_window="fit")
+    transcripts = await collect(recognizer.transcribe(chunks_of(sound(2.6), 0.1)))
+    assert transcripts[-1].text == PANCAKES
+    assert decoder.windows[-2:] == [8.0, 30.0]
+    assert recognizer.last_final is not None and "full window" in recognizer.last_final.note
+
+
+async def test_the_default_final_is_decoded_in_the_full_window_so_a_short_window_cannot_cut_it() -> None:
+    # A cut short-window decode passes every check; only the full window gets the request whole.
+    decoder = RecordedDecoder(ECHO_FREE_SHORT)
+    transcripts = await collect(fake_recognizer(decoder, interval=60.0).transcribe(chunks_of(sound(2.6), 0.1)))
+    assert transcripts[-1].text == PANCAKES
+    assert decoder.windows == [30.0]
+
+
+async def test_a_prefix_only_partial_does_not_become_the_final() -> None:
+    # Partials agreed on "Find me a recipe"; the last one, covering all the audio, is an empty
+    # short-window decode.  The shown text keeps the prefix, but it is not offered as a whole
+    # hypothesis, and the final is the full decode of all the audio.
+    decoder = RecordedDecoder(EMPTY, partial=ECHO_FREE_SHORT)
+    recognizer = fake_recognizer(decoder, interval=0.01)
+    transcripts = await collect(recognizer.transcribe(chunks_of(sound(2.6), 0.1, pause_s=0.03)))
+    partials = [t for t in transcripts if not t.is_final]
+    assert any(t.text.startswith("Find me a recipe") for t in partials)
+    assert all(t.hypothesis is None for t in partials)
+    assert transcripts[-1].text == transcripts[-1].hypothesis == PANCAKES
+
+
+async def test_a_pause_asks_for_the_words_so_far_at_once() -> None:
+    decoder = ScriptedDecoder()
+    recognizer = fake_recognizer(decoder, interval=60.0)  # no partial would come on the cadence
+
+    async def source() -> AsyncIterator[AudioChunk]:
+        yield AudioChunk(sound(0.8), RATE)
+        yield AudioChunk(np.zeros(0, np.float32), RATE)  # the speaker paused
+        while not decoder.calls:
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(0.05)
+
+    transcripts = await collect(recognizer.transcribe(source()))
+    assert [t.is_final for t in transcripts] == [False, True]
+    assert transcripts[0].text == " ".join(SCRIPT[:4]) and transcripts[0].audio_s == pytest.approx(0.8)
+
+
+def test_repetition_and_prompt_echo_are_reasons_not_to_believe_a_decode() -> None:
+    from audio.whisper_decode import collapse_repetition, distrust
+
+    checks = Checks()
+    assert distrust(LOOP, "", checks) == "no_end"
+    assert distrust(Decode("Try again. Try again."), "", checks) == "repetition"
+    assert distrust(Decode("Set a timer for ten minutes."), "", checks) is None
+    prompt = "Kitchen timer, shopping list, recipes. Grams, cups, ounces, tablespoons, Celsius."
+    assert distrust(Decode("Grams, cups, ounces, tablespoons, Celsius.", prompted=True), prompt, checks) == "echo"
+    assert distrust(Decode("How many grams in two cups?", prompted=True), prompt, checks) is None
+    assert collapse_repetition("Add bananas too. Add bananas too. Add bananas too.") == "Add bananas too."
+    assert collapse_repetition("Set a timer for ten minutes.") == "Set a timer for ten minutes."
+
+
+async def test_the_context_reaches_the_decoder_as_its_prompt() -> None:
+    prompts: list[str] = []
+
+    def decoder(samples: np.ndarray, window_s: float, prompt: str) -> Decode:
+        prompts.append(prompt)
+        return Decode("How many grams in a cup?")
+
+    recognizer = fake_recognizer(decoder, interval=60.0)
+    await collect(recognizer.transcribe(chunks_of(sound(1.0), 0.1), "Grams, cups."))
+    assert prompts == ["Grams, cups."]
 
 
 # -- real models ---------------------------------------------------------------------------------
@@ -459,7 +554,7 @@ def test_a_fitted_encoder_window_still_hears_the_command(model_path, speech_dir:
     audio = np.concatenate([silence(0.3), espeak("set a timer for ten minutes", "en-us", speech_dir), silence(0.3)])
     texts = {}
     for window in ("full", "fit"):
-        recognizer = WhisperRecognizer(WhisperSettings(model_path("whisper-tiny-en"), window=window))
+        recognizer = WhisperRecognizer(WhisperSettings(model_path("whisper-tiny-en"), final_window=window))
         recognizer.load()
         texts[window] = recognizer.decode(audio)
     for text in texts.values():

@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import time
+from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -76,9 +77,11 @@ class _Job:
 class ToolExecutor:
     """Validates and runs tool calls from one registry on its own worker task."""
 
-    def __init__(self, registry: ToolRegistry, max_result_chars: int = 2000) -> None:
+    def __init__(self, registry: ToolRegistry, max_result_chars: int = 2000, keep_recent: int = 16) -> None:
         self._registry = registry
         self._max_chars = max_result_chars
+        self.recent: deque[tuple[str, dict[str, Any]]] = deque(maxlen=keep_recent)
+        """The latest validated calls, newest last: (tool, arguments)."""
         self._queue: asyncio.Queue[_Job] | None = None
         self._worker: asyncio.Task[None] | None = None
         self._current: _Job | None = None
@@ -141,6 +144,7 @@ class ToolExecutor:
         if self._worker is None or self._queue is None:
             raise RuntimeError("ToolExecutor.start() was not called")
 
+        self.recent.append((name, args.model_dump(exclude_none=True)))
         job = _Job(spec, args, asyncio.get_running_loop().create_future(), started)
         await self._queue.put(job)
         try:

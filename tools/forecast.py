@@ -157,6 +157,15 @@ def load_forecast(path: Path) -> ForecastCache:
     return cache
 
 
+def place_names(path: Path) -> list[str]:
+    """The names and aliases of the places a forecast file covers; none when it is missing or unusable."""
+    try:
+        cache = load_forecast(path)
+    except (FileNotFoundError, ForecastFileError):
+        return []
+    return [name for place in cache.locations.values() for name in (place.name, *place.aliases)]
+
+
 def place_key(text: str) -> str:
     """How place names are compared: case, spaces and punctuation do not matter."""
     return re.sub(r"[\W_]+", "", text.casefold())

@@ -234,6 +234,14 @@ class RecipeBook:
         with self._lock:
             return int(self.conn.execute("SELECT count(*) FROM recipes").fetchone()[0])
 
+    def names(self, limit: int = 200) -> list[str]:
+        """The recipes' titles and aliases, in the order they were indexed: words to listen for."""
+        names: list[str] = []
+        for row in self.conn.execute("SELECT title, data FROM recipes ORDER BY id LIMIT ?", (limit,)):
+            names.append(row["title"])
+            names += [a for a in json.loads(row["data"]).get("aliases", []) if isinstance(a, str)]
+        return names
+
     def search(self, query: str, limit: int = 5) -> list[Recipe]:
         """Best matches first: full-text hits ranked by bm25 (names weigh most), then substring hits."""
         terms = query_terms(query)

@@ -1,0 +1,284 @@
+"""One Whisper decode, and whether its text can be trusted.
+
+Whisper was trained on 30 s windows only.  Encoding a shorter window (the
+utterance plus a margin) is several times cheaper, but it is outside the
+model's training, and how it fails depends on the CPU's arithmetic: on one
+machine a 2.6 s request came back whole, on another as a repetition loop, on a
+third as nothing at all.  So every decode here reports what the checks need
+(did it reach end-of-text, does it repeat itself, did it echo the prompt), and
+:func:`distrust` names the first reason not to believe it.  A final transcript
+is decoded in the full window, as Whisper was trained, unless configured
+otherwise; then a decode that fails a check is done again in the full window.
+
+The prompt is Whisper's "previous text": words likely to be said (units, list
+items, recipe titles) make the decoder prefer them.  A decode that repeats a
+long run of the prompt is an echo, and is done again without it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+SAMPLE_RATE = 16000
+FULL_WINDOW_S = 30.0
+
+DEFAULT_HALLUCINATIONS: tuple[str, ...] = (
+    "you",
+    "thank you",
+    "thanks for watching",
+    "thank you for watching",
+    "thank you so much for watching",
+    "please subscribe",
+    "bye",
+    "i'm",
+    "so",
+    "uh",
+    "um",
+    "이 영상은",
+    "감사합니다",
+    "시청해 주셔서 감사합니다",
+    "구독과 좋아요 부탁드립니다",
+    "아",
+    "음",
+)
+"""What Whisper says over silence or noise; dropped only when the model also doubts there was speech."""
+
+
+@dataclass(frozen=True)
+class Decode:
+    """What one decode produced, with the scores the checks read."""
+
+    text: str
+    """The decoded text, stripped."""
+    no_speech_prob: float = 0.0
+    avg_logprob: float = 0.0
+    compression_ratio: float = 1.0
+    ended: bool = True
+    """The decoder wrote end-of-text before its token cap (a loop runs into the cap)."""
+    window_s: float = FULL_WINDOW_S
+    """The encoder window it was decoded in."""
+    prompted: bool = False
+    """It was decoded with a prompt."""
+    seconds: float = 0.0
+    """Wall time it took."""
+
+
+class WindowDecoder(Protocol):
+    """Decodes 16 kHz audio (lead silence already added) in an encoder window, with an optional prompt."""
+
+    def __call__(self, audio: np.ndarray, window_s: float, prompt: str) -> Decode: ...
+
+
+@dataclass(frozen=True)
+class Checks:
+    """When a decode is not believed, and when its text is dropped as a phantom."""
+
+    no_speech_threshold: float = 0.6
+    """A decode with no_speech_prob above this and avg_logprob below ``logprob_threshold`` heard no speech."""
+    logprob_threshold: float = -1.0
+    """See ``no_speech_threshold``."""
+    compression_ratio_threshold: float = 2.4
+    """A text that compresses better than this is a repetition loop."""
+    hallucination_no_speech: float = 0.5
+    """A text in ``hallucinations`` is dropped when no_speech_prob exceeds this."""
+    hallucinations: tuple[str, ...] = DEFAULT_HALLUCINATIONS
+    """Known phantom texts, compared case-, space- and punctuation-insensitively."""
+    echo_words: int = 5
+    """A decode holding this many consecutive words of the prompt is an echo of it."""
+
+
+_NON_WORD = re.compile(r"[\W_]+")
+
+
+def normalize(text: str) -> str:
+    return _NON_WORD.sub("", text.lower())
+
+
+def words_of(text: str) -> list[str]:
+    return [w for w in (normalize(w) for w in text.split()) if w]
+
+
+def speech_text(decode: Decode, checks: Checks) -> str:
+    """The decode's text if it sounds like speech; ``""`` for silence, noise, long loops and known phantoms."""
+    if not normalize(decode.text):
+        return ""
+    if decode.compression_ratio > checks.compression_ratio_threshold:
+        return ""  # a long loop is what Whisper writes over noise
+    if decode.no_speech_prob > checks.no_speech_threshold and decode.avg_logprob < checks.logprob_threshold:
+        return ""
+    phantoms = {normalize(h) for h in checks.hallucinations}
+    if normalize(decode.text) in phantoms and decode.no_speech_prob > checks.hallucination_no_speech:
+        return ""
+    return decode.text.strip()
+
+
+def repeated_run(words: Sequence[str], min_run: int = 2) -> tuple[int, int, int] | None:
+    """The first run of ``min_run``+ words said again straight after itself: (start, length, times)."""
+    n = len(words)
+    for length in range(min_run, n // 2 + 1):
+        for start in range(0, n - 2 * length + 1):
+            run = words[start : start + length]
+            times = 1
+            while words[start + times * length : start + (times + 1) * length] == run:
+                times += 1
+            if times >= 2 and length * times >= 4:
+                return start, length, times
+    return None
+
+
+def longest_shared_run(words: Sequence[str], other: Sequence[str]) -> int:
+    """The longest run of consecutive words that ``words`` and ``other`` share."""
+    best = 0
+    previous = [0] * (len(other) + 1)
+    for a in words:
+        current = [0] * (len(other) + 1)
+        for j, b in enumerate(other, 1):
+            if a == b:
+                current[j] = previous[j - 1] + 1
+                best = max(best, current[j])
+        previous = current
+    return best
+
+
+def distrust(decode: Decode, prompt: str, checks: Checks) -> str | None:
+    """Why ``decode`` cannot be believed, or None.
+
+    ``"no_end"``: it ran into its token cap; ``"repetition"``: it says a run of words again
+    straight after itself, or compresses like a loop; ``"echo"``: it repeats the prompt.
+    An empty text is no reason here: silence decodes to nothing, and the caller knows
+    whether there was speech.
+    """
+    if not decode.ended:
+        return "no_end"
+    words = words_of(decode.text)
+    if decode.compression_ratio > checks.compression_ratio_threshold or repeated_run(words) is not None:
+        return "repetition"
+    if decode.prompted and prompt and longest_shared_run(words, words_of(prompt)) >= min(checks.echo_words, max(3, len(words))):
+        return "echo"
+    return None
+
+
+def collapse_repetition(text: str) -> str:
+    """The text with a run said again and again kept once ("Try again. Try again. Try again.")."""
+    pieces = text.split()
+    found = repeated_run(words_of(text))
+    if found is None or len(pieces) != len(words_of(text)):
+        return text
+    start, length, times = found
+    return " ".join(pieces[: start + length] + pieces[start + length * times :])
+
+
+# -- the real decoder -----------------------------------------------------------------------------
+
+
+def load_whisper(model_dir: Path, compute_type: str, cpu_threads: int, language: str) -> Any:
+    """A faster-whisper model from a local CTranslate2 directory (blocking); never reaches a network."""
+    model_dir = Path(model_dir)
+    if not model_dir.is_dir():
+        raise FileNotFoundError(f"Whisper model directory {model_dir} does not exist")
+    for name in ("model.bin", "config.json", "tokenizer.json"):
+        # Without tokenizer.json faster-whisper would fetch one from the network.
+        if not (model_dir / name).is_file():
+            raise FileNotFoundError(f"Whisper model directory {model_dir} is incomplete: missing {name}")
+    from faster_whisper import WhisperModel
+
+    started = time.perf_counter()
+    model = WhisperModel(
+        str(model_dir), device="cpu", compute_type=compute_type, cpu_threads=cpu_threads, num_workers=1, local_files_only=True
+    )
+    if not model.model.is_multilingual and language != "en":
+        raise ValueError(f"Whisper model {model_dir} is English-only; language {language!r} is not available")
+    logger.info("loaded Whisper %s (%s) in %.2f s", model_dir.name, compute_type, time.perf_counter() - started)
+    return model
+
+
+class CTranslate2Decoder:
+    """Greedy (or beam) decoding of one window with faster-whisper's model, without its segment loop.
+
+    Encodes the window once; a decode that echoes the prompt is done again from the same
+    encoder output without it, which costs only the decoder.
+    """
+
+    def __init__(self, model: Any, language: str, beam_size: int = 1, max_tokens_per_s: float = 16.0, checks: Checks = Checks()) -> None:
+        from faster_whisper.tokenizer import Tokenizer
+        from faster_whisper.transcribe import get_suppressed_tokens
+
+        self.model = model
+        self.beam_size = beam_size
+        self.max_tokens_per_s = max_tokens_per_s
+        self.checks = checks
+        self.tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=language)
+        self.suppressed = get_suppressed_tokens(self.tokenizer, [-1])
+        self._prompts: dict[str, list[int]] = {}
+
+    def _prompt(self, prompt: str) -> list[int]:
+        tokens = self._prompts.get(prompt)
+        if tokens is None:
+            previous = self.tokenizer.encode(" " + prompt.strip()) if prompt.strip() else []
+            # Whisper keeps at most half its context for previous text.
+            tokens = self.model.get_prompt(self.tokenizer, previous[-223:], without_timestamps=True)
+            if len(self._prompts) > 16:
+                self._prompts.clear()
+            self._prompts[prompt] = tokens
+        return tokens
+
+    def __call__(self, audio: np.ndarray, window_s: float, prompt: str) -> Decode:
+        import ctranslate2
+
+        started = time.perf_counter()
+        frames = int(round(window_s * 100))  # the feature extractor's hop is 10 ms
+        padded = np.zeros(frames * 160, dtype=np.float32)
+        padded[: len(audio)] = audio[: len(padded)]
+        features = self.model.feature_extractor(padded)[:, :frames]
+        encoded = self.model.model.encode(ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None])), to_cpu=False)
+        # faster-whisper rejects prompt + new tokens beyond 448.
+        cap = min(int(16 + self.max_tokens_per_s * min(len(audio) / SAMPLE_RATE, FULL_WINDOW_S)), 440)
+        decode = self._generate(encoded, prompt, cap, window_s)
+        if decode.prompted and distrust(decode, prompt, self.checks) == "echo":
+            logger.info("the decode echoed its prompt (%r); decoding again without it", decode.text[:80])
+            decode = self._generate(encoded, "", cap, window_s)
+        return _with_seconds(decode, time.perf_counter() - started)
+
+    def _generate(self, encoded: Any, prompt: str, cap: int, window_s: float) -> Decode:
+        from faster_whisper.transcribe import get_compression_ratio
+
+        tokens_in = self._prompt(prompt)
+        cap = min(cap, 448 - len(tokens_in))
+        result = self.model.model.generate(
+            encoded,
+            [tokens_in],
+            beam_size=self.beam_size,
+            max_length=len(tokens_in) + cap,  # the prompt counts towards the length
+            return_scores=True,
+            return_no_speech_prob=True,
+            suppress_blank=True,
+            suppress_tokens=self.suppressed,
+        )[0]
+        tokens = result.sequences_ids[0]
+        text = self.tokenizer.decode(tokens).strip()
+        return Decode(
+            text=text,
+            no_speech_prob=float(result.no_speech_prob),
+            # faster-whisper's recovery of the mean log-probability (length penalty 1).
+            avg_logprob=float(result.scores[0]) * len(tokens) / (len(tokens) + 1),
+            compression_ratio=get_compression_ratio(text) if text else 0.0,
+            ended=len(tokens) < cap,
+            window_s=window_s,
+            prompted=bool(prompt.strip()),
+        )
+
+
+def _with_seconds(decode: Decode, seconds: float) -> Decode:
+    from dataclasses import replace
+
+    return replace(decode, seconds=seconds)

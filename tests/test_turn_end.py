@@ -1,0 +1,153 @@
+"""The end of a tapped turn: the sound (a scripted end-of-turn model), the words before the pause, the room."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agent.features import Features
+from agent.turn import ListenSettings, Outcome
+from agent.turn_end import TurnEndSettings, quiet_since, sounds_unfinished
+from audio.protocols import AudioChunk, TurnEndModel
+from tests.fakes import EnergyVad, ScriptedRecognizer, ScriptedTurnModel, speech_like
+from tests.test_turn import make_deps, run_turn
+
+RATE = 16000
+
+
+def tones(*parts: tuple[str, float]) -> AudioChunk:
+    """("speech", s) stretches of tone and ("quiet", s) stretches of silence, in order."""
+    pieces = []
+    for kind, seconds in parts:
+        t = np.arange(int(seconds * RATE)) / RATE
+        pieces.append((0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32) if kind == "speech" else np.zeros(len(t), np.float32))
+    return AudioChunk(np.concatenate(pieces), RATE)
+
+
+def deps_with(model: TurnEndModel | None, text: str = "what time is it", unsure_s: float = 1.0, **kw):
+    # No partials on a cadence: the words before a pause come from the decode the pause asks for.
+    kw.setdefault("recognizer", ScriptedRecognizer(text, partial_every_s=100.0))
+    deps = make_deps(text=text, listen=ListenSettings(turn_end=TurnEndSettings(unsure_silence_s=unsure_s)), **kw)
+    deps.vad = EnergyVad(min_silence_s=0.1)
+    deps.turn_model = model
+    return deps
+
+
+def endpoint_after_speech(result) -> float:
+    return result.timeline.between("speech_end", "endpoint")
+
+
+async def test_a_pause_that_sounds_finished_ends_the_turn_at_once():
+    model = ScriptedTurnModel(p=0.9)
+    recognizer = ScriptedRecognizer("what time is it", partial_every_s=100.0)
+    result, _ = await run_turn(deps_with(model, recognizer=recognizer), speech_like(1.0, silence_after_s=2.0), realtime=True)
+    assert result.outcome == Outcome.ANSWERED
+    assert endpoint_after_speech(result) < 0.3  # the fixed tap silence would have been 0.5 s
+    assert result.timeline.first("endpoint").detail["by"] == "finished"
+    assert model.calls, "the model was never asked"
+    # The model heard the utterance up to the pause, not the silence before the speech began.
+    assert model.calls[0] == pytest.approx(0.3 + 1.0 + 0.1, abs=0.1)
+    assert recognizer.pauses >= 1, "the recognizer was not asked for the words before the pause"
+
+
+async def test_a_pause_that_sounds_unfinished_waits_for_the_longer_silence():
+    model = ScriptedTurnModel(p=0.1)
+    result, _ = await run_turn(deps_with(model, unsure_s=0.8), speech_like(1.0, silence_after_s=2.0), realtime=True)
+    assert endpoint_after_speech(result) == pytest.approx(0.8, abs=0.1)
+    assert result.timeline.first("endpoint").detail["by"] == "silence"
+    # While the silence grew the model was asked again.
+    assert len(model.calls) >= 2
+
+
+async def test_words_that_leave_the_request_open_outweigh_a_finished_sound():
+    model = ScriptedTurnModel(p=0.95)
+    result, _ = await run_turn(
+        deps_with(model, text="set a timer for", unsure_s=0.8), speech_like(1.0, silence_after_s=2.0), realtime=True
+    )
+    assert endpoint_after_speech(result) == pytest.approx(0.8, abs=0.1)
+
+
+async def test_a_hesitation_in_the_middle_of_a_request_does_not_cut_it_off():
+    # "Set a timer for … ten minutes": the first half's words leave it open, so the turn waits
+    # through the 0.6 s hesitation and hears the rest.
+    model = ScriptedTurnModel(p=0.95)
+    recognizer = ScriptedRecognizer("set a timer for", partial_every_s=100.0)
+    audio = tones(("quiet", 0.3), ("speech", 1.0), ("quiet", 0.6), ("speech", 0.7), ("quiet", 2.0))
+    result, _ = await run_turn(deps_with(model, recognizer=recognizer, unsure_s=1.0), audio, realtime=True)
+    assert result.outcome == Outcome.ANSWERED
+    assert result.timeline.first("endpoint").t > 2.6  # after the second stretch of speech
+    assert recognizer.audio_seen[-1] >= 0.3 + 1.0 + 0.6 + 0.7
+
+
+async def test_without_the_feature_a_fixed_silence_ends_the_turn():
+    model = ScriptedTurnModel(p=0.99)
+    deps = deps_with(model)
+    deps.features = Features().without("end-of-turn")
+    result, _ = await run_turn(deps, speech_like(1.0, silence_after_s=2.0), realtime=True)
+    assert endpoint_after_speech(result) == pytest.approx(0.5, abs=0.1)
+    assert model.calls == []
+
+
+async def test_a_held_button_is_not_second_guessed_by_the_model():
+    model = ScriptedTurnModel(p=0.99)
+    result, _ = await run_turn(deps_with(model), speech_like(2.5, silence_after_s=0.5), release_after_s=1.5, realtime=True)
+    assert result.timeline.first("endpoint").detail["by"] == "button"
+    assert model.calls == []
+
+
+class BrokenTurnModel:
+    sample_rate = 16000
+
+    def probability(self, samples: np.ndarray) -> float:
+        raise RuntimeError("onnxruntime fell over")
+
+
+async def test_a_failing_model_leaves_the_decision_to_the_silence(caplog):
+    result, _ = await run_turn(deps_with(BrokenTurnModel(), unsure_s=0.8), speech_like(1.0, silence_after_s=2.0), realtime=True)
+    assert result.outcome == Outcome.ANSWERED
+    assert endpoint_after_speech(result) == pytest.approx(0.5, abs=0.1)  # the tap silence, as without a model
+    assert "end-of-turn model failed" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "open_"),
+    [
+        ("Set a timer for", "en", True),
+        ("Find me a recipe for", "en", True),
+        ("Cancel the", "en", True),
+        ("How many grams is", "en", True),
+        ("Add", "en", True),
+        ("Set a timer, um", "en", True),
+        ("", "en", True),
+        ("Set a timer for ten minutes.", "en", False),
+        ("What's the weather like?", "en", False),
+        ("Turn the lights on.", "en", False),
+        ("What should I add?", "en", False),
+        ("How long does it take?", "en", False),
+        ("장보기 목록에", "ko", True),
+        ("타이머", "ko", True),
+        ("김치찌개", "ko", True),
+        ("3분", "ko", True),
+        ("타이머 십 분 맞춰 줘.", "ko", False),
+        ("오늘 미세먼지 어때?", "ko", False),
+        ("지금 몇 시야", "ko", False),
+        ("레시피 찾아 주세요", "ko", False),
+    ],
+)
+def test_words_that_leave_a_request_open(text: str, language: str, open_: bool) -> None:
+    assert sounds_unfinished(text, language) is open_
+
+
+def test_the_room_counts_as_quiet_until_a_voice_comes_back() -> None:
+    rng = np.random.default_rng(0)
+    hum = rng.normal(0, 0.003, 3 * RATE).astype(np.float32)  # an extractor fan through it all
+    voice = tones(("quiet", 0.5), ("speech", 1.0), ("quiet", 1.5)).samples + hum
+    speech = (int(0.5 * RATE), int(1.5 * RATE))
+    assert quiet_since(voice, speech[1], speech, RATE, 0.0)
+    again = voice.copy()
+    again[int(2.2 * RATE) : int(2.3 * RATE)] += tones(("speech", 0.1)).samples
+    assert not quiet_since(again, speech[1], speech, RATE, 0.0)
+    # A softer word still counts as a voice coming back: 12 dB below the first.
+    again = voice.copy()
+    again[int(2.2 * RATE) : int(2.3 * RATE)] += 0.25 * tones(("speech", 0.1)).samples
+    assert not quiet_since(again, speech[1], speech, RATE, 0.0)
