@@ -23,7 +23,7 @@ import numpy as np
 
 from agent.events import Event, TranscriptFinal, TranscriptPartial
 from agent.features import Features
-from agent.timeline import Timeline
+from agent.timeline import RESUMED, Timeline
 from agent.turn_end import TurnEndSettings, quiet_since, sounds_unfinished
 from audio.protocols import AudioChunk, Recognizer, TurnEndModel, VoiceActivityDetector
 
@@ -183,6 +183,8 @@ class UtteranceListener:
         self.pause: _Pause | None = None
         self.speculations = 0
         self.ended_by = ""
+        self.speaking = False
+        self._source: AsyncIterator[AudioChunk] | None = None
 
     # -- helpers ---------------------------------------------------------------------------
     def _at(self, sample: int) -> float:
@@ -225,70 +227,59 @@ class UtteranceListener:
 
     # -- the loop --------------------------------------------------------------------------
     async def run(self, audio: AsyncIterator[AudioChunk]) -> tuple[bool, str]:
+        """Listen until the utterance ends; (heard speech?, final transcript)."""
         self.vad.reset()
+        self._source = aiter(audio)
+        return await self.carry_on()
+
+    async def carry_on(self) -> tuple[bool, str]:
+        """Listen on after :meth:`watch` heard the user go on, to the next end; then the final transcript."""
         try:
-            return await self._run(audio)
+            return await self._listen()
         finally:
             if self.pause is not None:
                 self.pause.stop()
+                self.pause = None
             if self.attempt is not None and not self.attempt.task.done():
                 await self.attempt.discard()
 
-    async def _run(self, audio: AsyncIterator[AudioChunk]) -> tuple[bool, str]:
+    async def watch(self, until_silence_s: float) -> bool:
+        """After an end: keep listening until the silence has lasted ``until_silence_s``.
+
+        True when the user spoke again first (a hesitation taken for the end): the turn then
+        drops what it prepared and calls :meth:`carry_on`, which hears the whole utterance.
+        """
+        if self.speech_start is None or self.speech_end is None or self._source is None:
+            return False
+        while (self.total - self.speech_end) / self.rate < until_silence_s:
+            chunk = await anext(self._source, None)
+            if chunk is None:
+                return False
+            if await self._take(chunk, watching=True):
+                self.timeline.mark(RESUMED)
+                return True
+            if self.speech_end is None:
+                return False
+        return False
+
+    async def _listen(self) -> tuple[bool, str]:
         s, tl, rate = self.s, self.timeline, self.rate
-        speaking = False
-        async for chunk in audio:
-            if chunk.sample_rate != rate:
-                raise ValueError(f"microphone gives {chunk.sample_rate} Hz, the detector needs {rate} Hz")
-            if self.origin is None:
-                self.origin = time.monotonic() - chunk.duration
-            self._append(chunk.samples)
-            for event in self.vad.accept(chunk.samples):
-                if event.speech:
-                    speaking = True
-                    if self.speech_start is None:
-                        self.speech_start = event.sample
-                        self.speech_start_at = self._at(event.sample)
-                        tl.mark("speech_start", self.speech_start_at)
-                        self._new_attempt()
-                    elif self.attempt is not None and self.attempt.closed:
-                        tl.mark("speech_resumed", self._at(event.sample))
-                        await self._restart_attempt()
-                    self.speech_end = None
-                    if self.pause is not None:
-                        self.pause.stop()
-                        self.pause = None
-                else:
-                    speaking = False
-                    self.speech_end = event.sample
-                    tl.mark("speech_end", self._at(event.sample))
+        assert self._source is not None
+        self.ended_by = ""
+        async for chunk in self._source:
+            await self._take(chunk)
             if self.speech_start is None:
                 if self.total / rate >= s.no_speech_timeout_s:
                     break
                 continue
-            if speaking or self.speech_end is None:
-                self._feed_until(self.total)
-            else:
-                # A pause: hand over what there is, ask for its words, and weigh whether it is the end.
-                self._feed_until(min(self.total, self.speech_end + int(s.tail_s * rate)))
-                self._weigh_pause(self.speech_end)
-                silence = (self.total - self.speech_end) / rate
-                if (
-                    self.features.speculative_final
-                    and silence >= s.speculative_silence_s
-                    and self.attempt is not None
-                    and not self.attempt.closed
-                ):
-                    self.attempt.close()
-                    self.speculations += 1
-                    tl.mark("final_decode_started")
-            if self._ended(speaking):
+            if self._ended(self.speaking):
                 break
         tl.mark("endpoint", audio_s=round(self.total / rate, 3), by=self.ended_by or "end_of_audio")
         if self.speech_start is None or self.attempt is None:
             return False, ""
         if self.speech_end is None:  # the button, the cap or the end of the source cut speech off
             tl.mark("speech_end")
+            self.speech_end = self.total
             self._feed_until(self.total)
         if not self.attempt.closed:
             self.attempt.close()
@@ -297,6 +288,56 @@ class UtteranceListener:
         tl.mark("final_transcript", text=text)
         self.emit(TranscriptFinal(text))
         return True, text
+
+    async def _take(self, chunk: AudioChunk, watching: bool = False) -> bool:
+        """One chunk of microphone audio: detect, feed, weigh a pause; True when speech started again
+        after the recognizer's input was closed."""
+        s, tl, rate = self.s, self.timeline, self.rate
+        if chunk.sample_rate != rate:
+            raise ValueError(f"microphone gives {chunk.sample_rate} Hz, the detector needs {rate} Hz")
+        if self.origin is None:
+            self.origin = time.monotonic() - chunk.duration
+        self._append(chunk.samples)
+        resumed = False
+        for event in self.vad.accept(chunk.samples):
+            if event.speech:
+                self.speaking = True
+                if self.speech_start is None:
+                    self.speech_start = event.sample
+                    self.speech_start_at = self._at(event.sample)
+                    tl.mark("speech_start", self.speech_start_at)
+                    self._new_attempt()
+                elif self.attempt is not None and self.attempt.closed:
+                    tl.mark("speech_resumed", self._at(event.sample))
+                    await self._restart_attempt()
+                    resumed = True
+                self.speech_end = None
+                if self.pause is not None:
+                    self.pause.stop()
+                    self.pause = None
+            else:
+                self.speaking = False
+                self.speech_end = event.sample
+                tl.mark("speech_end", self._at(event.sample))
+        if self.speech_start is None:
+            return False
+        if self.speaking or self.speech_end is None:
+            self._feed_until(self.total)
+        elif not watching:
+            # A pause: hand over what there is, ask for its words, and weigh whether it is the end.
+            self._feed_until(min(self.total, self.speech_end + int(s.tail_s * rate)))
+            self._weigh_pause(self.speech_end)
+            silence = (self.total - self.speech_end) / rate
+            if (
+                self.features.speculative_final
+                and silence >= s.speculative_silence_s
+                and self.attempt is not None
+                and not self.attempt.closed
+            ):
+                self.attempt.close()
+                self.speculations += 1
+                tl.mark("final_decode_started")
+        return resumed
 
     async def _final_text(self, attempt: _Attempt) -> str:
         """The final decode's text, or a whole partial hypothesis' if one already covered all the speech.
@@ -393,7 +434,7 @@ class UtteranceListener:
             if self._sounds_finished():
                 self.ended_by = "finished"
                 return True
-            limit = s.turn_end.unsure_silence_s
+            limit = s.turn_end.end_silence_s
         if silence >= limit:
             self.ended_by = "silence"
             return True

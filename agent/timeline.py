@@ -38,6 +38,10 @@ KEY_MARKS = (
 )
 
 
+RESUMED = "listening_resumed"
+"""The user spoke again after an end that was only a head start: what follows is a new answer."""
+
+
 class Timeline:
     """Collects marks for one turn; cheap enough to call from any hot path on the loop."""
 
@@ -53,8 +57,10 @@ class Timeline:
         return m
 
     def mark_once(self, name: str, at: float | None = None, **detail: Any) -> Mark | None:
-        """Record ``name`` only if it was not recorded before (first token, first audio)."""
-        if self.first(name) is not None:
+        """Record ``name`` only if it was not recorded before (first token, first audio), counting
+        from the last ``listening_resumed``: the user went on, and the turn's answer starts anew."""
+        resumed = self.last(RESUMED)
+        if any(m.name == name and (resumed is None or m.t >= resumed.t) for m in self.marks):
             return None
         return self.mark(name, at, **detail)
 

@@ -126,6 +126,8 @@ class Turn:
         self.out = UnitSpeaker(deps.synthesizer, deps.speaker, self.timeline, emit, paced=deps.features.cadence)
         """What the turn says, and what of it was heard."""
         self._cancelled = False
+        self._committed = asyncio.Event()
+        """Set once the user has surely finished: until then nothing is said and no tool runs."""
 
     # -- control ---------------------------------------------------------------------------
     def start(self) -> asyncio.Task[TurnResult]:
@@ -174,21 +176,49 @@ class Turn:
     # -- the turn --------------------------------------------------------------------------
     async def _run(self) -> None:
         self.emit(StateChanged(State.LISTENING))
-        heard_speech, text = await self._listen()
-        self.result.transcript = text
-        self.emit(StateChanged(State.THINKING))
-        if not heard_speech:
-            self.result.outcome = Outcome.NO_SPEECH
-            await self._say_phrase(Phrase.NO_SPEECH)
-            return
-        if not text.strip():
-            self.result.outcome = Outcome.NOT_UNDERSTOOD
-            await self._say_phrase(Phrase.NOT_UNDERSTOOD)
-            return
-        await self._respond(text)
+        listener = self._listener()
+        heard_speech, text = await listener.run(self.audio)
+        while True:
+            self.result.transcript = text
+            self.emit(StateChanged(State.THINKING))
+            if not heard_speech:
+                self.result.outcome = Outcome.NO_SPEECH
+                await self._say_phrase(Phrase.NO_SPEECH)
+                return
+            if not text.strip():
+                self.result.outcome = Outcome.NOT_UNDERSTOOD
+                await self._say_phrase(Phrase.NOT_UNDERSTOOD)
+                return
+            if listener.ended_by != "finished":
+                self._committed.set()
+                await self._respond(text)
+                return
+            # An early end is a head start: think now, but say and do nothing until the silence
+            # is long enough to be sure; if the user goes on, drop it all and hear them out.
+            responding = asyncio.create_task(self._respond(text), name="respond")
+            try:
+                resumed = await listener.watch(self.deps.listen.turn_end.end_silence_s)
+            except BaseException:
+                responding.cancel()
+                await asyncio.gather(responding, return_exceptions=True)
+                raise
+            if not resumed:
+                self._committed.set()
+                await responding
+                return
+            responding.cancel()
+            await asyncio.gather(responding, return_exceptions=True)
+            self._start_over()
+            self.emit(StateChanged(State.LISTENING))
+            heard_speech, text = await listener.carry_on()
+
+    def _start_over(self) -> None:
+        """Forget the reply prepared for an utterance that turned out to go on."""
+        self.result = TurnResult(Outcome.FAILED, self.timeline)
+        self.out = UnitSpeaker(self.deps.synthesizer, self.deps.speaker, self.timeline, self.emit, paced=self.deps.features.cadence)
 
     # -- listening -------------------------------------------------------------------------
-    async def _listen(self) -> tuple[bool, str]:
+    def _listener(self) -> UtteranceListener:
         d = self.deps
         context = ""
         if d.speech_context is not None and d.features.asr_bias:
@@ -196,11 +226,10 @@ class Turn:
                 context = d.speech_context()
             except Exception:  # noqa: BLE001 - hearing without the household's words beats not hearing
                 log.exception("could not read the words to listen for")
-        listener = UtteranceListener(
+        return UtteranceListener(
             d.vad, d.recognizer, d.listen, self.press, self.timeline, self.emit,
             features=d.features, turn_model=d.turn_model, language=d.language, context=context,
         )
-        return await listener.run(self.audio)
 
     # -- answering -------------------------------------------------------------------------
     async def _respond(self, text: str) -> None:
@@ -211,11 +240,15 @@ class Turn:
         try:
             async with asyncio.TaskGroup() as group:
                 group.create_task(think(text, reply), name="think")
-                group.create_task(self.out.speak(units), name="speak")
+                group.create_task(self._speak_when_sure(units), name="speak")
         finally:
             # Also on cancellation: what the model wrote but nobody heard is part of the record.
             reply.close()
         self._finish_units()
+
+    async def _speak_when_sure(self, units: asyncio.Queue[int | None]) -> None:
+        await self._committed.wait()
+        await self.out.speak(units)
 
     async def _think(self, text: str, reply: _ReplyText) -> None:
         d, tl = self.deps, self.timeline
@@ -281,7 +314,9 @@ class Turn:
             reply.feed(tool_error_line("ask_back", d.language))
             reply.flush()
             return
-        # The line before the tool must reach the speaker before the tool starts.
+        # The line before the tool must reach the speaker before the tool starts; and nothing runs
+        # before the user has surely finished.
+        await self._committed.wait()
         await reply.written()
         tl.mark("tool_start", tool=plan.tool)
         result = await tools.executor.call(plan.tool, plan.args, origin="user")

@@ -13,9 +13,16 @@ crisply and wait.  At each pause the listener weighs three things:
   between words, because the voice detector reports new speech late.
 
 When the sound says finished and the words do not say otherwise, the turn ends
-at once.  Otherwise it ends after a longer silence, and the sound is asked again
-while the silence grows.  Every rule errs toward waiting: a late answer costs
-a moment, a cut-off request makes hearth act on half of it.
+at once: the final transcript is decoded and the model starts thinking.  Otherwise
+it ends after a longer silence (``end_silence_s``), and the sound is asked again
+while the silence grows.
+
+Neither the sound nor the words are sure: a small recognizer completes "a recipe
+for" as "a recipe.", and the end-of-turn model hears a comma as an end.  So an
+early end is only a head start: hearth listens on until ``end_silence_s``, and if
+the user speaks again it drops what it prepared and hears the whole request.
+Nothing is said and no tool runs before then.  A late answer costs a moment; a
+cut-off request makes hearth act on half of it.
 """
 
 from __future__ import annotations
@@ -34,9 +41,10 @@ class TurnEndSettings:
 
     finished_threshold: float = 0.5
     """The end-of-turn model's P(finished) at or above which the sound says finished."""
-    unsure_silence_s: float = 1.5
-    """Silence that ends the turn when the sound or the words do not say finished (and
-    without an end-of-turn model at all, ``tap_silence_s`` of the listener applies instead)."""
+    end_silence_s: float = 1.5
+    """Silence after which the user has surely finished.  A turn ends here when the sound or the
+    words say it goes on; and after an earlier end hearth keeps listening until here, acting on
+    nothing and saying nothing, so a user who only paused to think is heard whole."""
     recheck_s: float = 0.15
     """While a pause lasts, the end-of-turn model is asked again after this much more silence."""
     quiet_margin_db: float = 0.0

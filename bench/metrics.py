@@ -81,8 +81,9 @@ def turn_figures(tl: Timeline) -> dict[str, float | str | None]:
         finished, audio_s = durations.get(start.detail.get("unit"), (None, 0.0))
         if finished is not None and audio_s > 0:
             tts.append((finished - start.t) / audio_s)
-    endpoint = tl.first("endpoint")
+    endpoint = tl.last("endpoint")  # after a resumed utterance, the end that held
     return {
+        "resumed": tl.first("listening_resumed") is not None,
         "endpoint_s": tl.between("speech_end", "endpoint"),
         "endpoint_audio_s": endpoint.detail.get("audio_s") if endpoint is not None else None,
         "ended_by": endpoint.detail.get("by") if endpoint is not None else None,

@@ -72,7 +72,8 @@ def render_report(report: dict[str, Any]) -> str:
         lines.append(f"| {LABELS[key]} | " + " | ".join(_pct(report["variants"][v].get(key, {})) for v in variants) + " |")
     lines += ["", "## Hearing", "", "| figure | " + " | ".join(variants) + " |", "| --- | " + " | ".join("---" for _ in variants) + " |"]
     for key, label in (("dropped_tail_turns", "turns that lost a word at the end"), ("cut_off_turns", "turns cut off before the user finished"),
-                       ("cut_off_turns_with_pauses", "… of them with a hesitation in the request"), ("pause_turns", "turns with a hesitation")):
+                       ("cut_off_turns_with_pauses", "… of them with a hesitation in the request"), ("pause_turns", "turns with a hesitation"),
+                       ("resumed_turns", "turns where the user went on after an early end (heard whole)")):
         lines.append(f"| {label} | " + " | ".join(_num(report["variants"][v].get(key)) for v in variants) + " |")
     key = "slow_tool_first_audio_s"
     cells = [report["variants"][v].get(key) or {} for v in variants]

@@ -251,6 +251,7 @@ class SuiteRun:
                 "units": aggregate(rows, "units"),
                 "dropped_tail_turns": sum(1 for r in rows if r.get("dropped_tail")),
                 "cut_off_turns": sum(1 for r in rows if r.get("cut_off")),
+                "resumed_turns": sum(1 for r in rows if r.get("resumed")),
                 "cut_off_turns_with_pauses": sum(1 for r in rows if r.get("cut_off") and r.get("pause")),
                 "pause_turns": sum(1 for r in rows if r.get("pause")),
                 "turns": len(rows),

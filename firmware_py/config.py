@@ -92,8 +92,10 @@ class ListenConfig(Section):
     finished_threshold: float = Field(0.5, gt=0.0, lt=1.0)
     """P(finished) from the end-of-turn model at or above which a pause may end the turn at once
     (the words before it must not leave the request open)."""
-    unsure_silence_s: float = Field(1.5, ge=0.3, le=10.0)
-    """After a tap, silence that ends the utterance when the sound or the words say it goes on."""
+    end_silence_s: float = Field(1.5, ge=0.3, le=10.0)
+    """Silence after which the user has surely finished.  A tapped utterance ends here when the
+    sound or the words say it goes on; after an earlier end hearth still listens until here and
+    neither speaks nor acts, so a user who only paused is heard whole."""
     tap_silence_s: float = Field(0.5, ge=0.2, le=5.0)
     """After a tap, silence that ends the utterance when there is no end-of-turn model."""
     speculative_silence_s: float = Field(0.25, ge=0.05, le=5.0)

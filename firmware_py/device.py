@@ -98,7 +98,8 @@ class DeviceLoop:
                 self.speaking_up.open()
             else:
                 self.speaking_up.close()
-            if event.state != State.LISTENING:
+            if event.state not in (State.LISTENING, State.THINKING):
+                # While thinking the turn still listens: a user who only paused may go on.
                 self.tap.stop_listening()
         elif isinstance(event, TranscriptFinal):
             log.info("heard: %r", event.text)

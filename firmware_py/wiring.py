@@ -186,7 +186,7 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
             speculative_silence_s=config.listen.speculative_silence_s,
             turn_end=TurnEndSettings(
                 finished_threshold=config.listen.finished_threshold,
-                unsure_silence_s=max(config.listen.unsure_silence_s, config.vad.min_silence_s),
+                end_silence_s=max(config.listen.end_silence_s, config.vad.min_silence_s),
             ),
         ),
         max_reply_tokens=config.llm.max_tokens,

@@ -27,7 +27,7 @@ def tones(*parts: tuple[str, float]) -> AudioChunk:
 def deps_with(model: TurnEndModel | None, text: str = "what time is it", unsure_s: float = 1.0, **kw):
     # No partials on a cadence: the words before a pause come from the decode the pause asks for.
     kw.setdefault("recognizer", ScriptedRecognizer(text, partial_every_s=100.0))
-    deps = make_deps(text=text, listen=ListenSettings(turn_end=TurnEndSettings(unsure_silence_s=unsure_s)), **kw)
+    deps = make_deps(text=text, listen=ListenSettings(turn_end=TurnEndSettings(end_silence_s=unsure_s)), **kw)
     deps.vad = EnergyVad(min_silence_s=0.1)
     deps.turn_model = model
     return deps
@@ -151,3 +151,32 @@ def test_the_room_counts_as_quiet_until_a_voice_comes_back() -> None:
     again = voice.copy()
     again[int(2.2 * RATE) : int(2.3 * RATE)] += 0.25 * tones(("speech", 0.1)).samples
     assert not quiet_since(again, speech[1], speech, RATE, 0.0)
+
+
+async def test_a_user_who_goes_on_after_an_early_end_is_heard_whole_and_answered_once():
+    # The sound says finished and the words before the pause look whole (a recognizer that
+    # drops a dangling "for"): the turn ends early and starts thinking, but keeps listening; the
+    # user goes on, so it drops what it prepared and hears the whole request.
+    model = ScriptedTurnModel(p=0.95)
+    recognizer = ScriptedRecognizer("find me a recipe", partial_every_s=100.0)
+    audio = tones(("quiet", 0.3), ("speech", 1.0), ("quiet", 0.7), ("speech", 0.7), ("quiet", 2.5))
+    deps = deps_with(model, recognizer=recognizer, unsure_s=1.5)
+    result, _ = await run_turn(deps, audio, realtime=True)
+    tl = result.timeline
+    assert [m.detail["by"] for m in tl.all("endpoint")] == ["finished", "finished"]
+    assert tl.first("listening_resumed") is not None
+    assert recognizer.audio_seen[-1] >= 0.3 + 1.0 + 0.7 + 0.7  # the final decode heard it all
+    assert result.outcome == Outcome.ANSWERED and result.spoken
+    # Nothing was said before the user had gone on and finished.
+    assert tl.first("first_audio_out").t > 2.7
+    assert len(deps.chat.calls) == 2
+
+
+async def test_after_an_early_end_nothing_is_said_before_the_user_has_surely_finished():
+    model = ScriptedTurnModel(p=0.95)
+    result, _ = await run_turn(deps_with(model, unsure_s=1.2), speech_like(1.0, silence_after_s=2.5), realtime=True)
+    tl = result.timeline
+    assert tl.first("endpoint").detail["by"] == "finished"
+    assert tl.between("speech_end", "endpoint") < 0.3
+    assert tl.between("speech_end", "first_audio_out") >= 1.2
+    assert tl.first("listening_resumed") is None
