@@ -114,11 +114,6 @@ class _Attempt:
             self.queue.put_nowait(AudioChunk(audio.astype(np.float32, copy=False), rate))
             self.fed += len(audio)
 
-    def ask_now(self, rate: int) -> None:
-        """The speaker paused: ask for the words so far at once (an empty chunk says so)."""
-        if not self.closed:
-            self.queue.put_nowait(AudioChunk(np.zeros(0, np.float32), rate))
-
     def close(self) -> None:
         if not self.closed:
             self.queue.put_nowait(None)
@@ -370,8 +365,6 @@ class UtteranceListener:
             if pause is not None:
                 pause.stop()
             pause = self.pause = _Pause(at)
-            if self.attempt is not None:
-                self.attempt.ask_now(self.rate)
         silence = (self.total - at) / self.rate
         due = pause.p is None or silence >= pause.p_silence_s + self.s.turn_end.recheck_s
         if pause.judging is None and due:
@@ -389,7 +382,7 @@ class UtteranceListener:
             self.timeline.mark("turn_end_p", p=round(pause.p, 3), silence_s=round(pause.p_silence_s, 3))
 
     def _words_before_pause(self, pause: _Pause) -> str | None:
-        """The words up to the pause, once a decode has covered them (None until then)."""
+        """The words up to the pause, if a decode has covered them already (None otherwise)."""
         attempt = self.attempt
         if attempt is None:
             return None
@@ -403,8 +396,10 @@ class UtteranceListener:
         pause, turn_end = self.pause, self.s.turn_end
         if pause is None or pause.p is None or pause.p < turn_end.finished_threshold:
             return False
+        # The words are not waited for: decoding them at the pause would halve the speed of the
+        # model on two cores, and an end that was wrong is taken back (see ``watch``).
         words = self._words_before_pause(pause)
-        if words is None or sounds_unfinished(words, self.language):
+        if words is not None and sounds_unfinished(words, self.language):
             return False
         speech = (self._utterance_start(), pause.at)
         return quiet_since(self._buffer[: self.total], pause.at, speech, self.rate, turn_end.quiet_margin_db)

@@ -7,8 +7,8 @@ crisply and wait.  At each pause the listener weighs three things:
 * the **sound**: an end-of-turn model (:class:`~audio.protocols.TurnEndModel`) hears
   whether the voice sounds finished;
 * the **words**: a request does not end on "for", "the" or "add", nor a Korean one
-  on a particle ("목록에") or a bare noun ("타이머").  That needs the words up to the
-  pause, so the recognizer is asked to decode them at once;
+  on a particle ("목록에") or a bare noun ("타이머"), when a partial transcript already
+  covers the speech up to the pause (they are not waited for);
 * the **room**: the pause only counts while the room stays as quiet as it was
   between words, because the voice detector reports new speech late.
 

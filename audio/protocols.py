@@ -135,9 +135,6 @@ class Recognizer(Protocol):
 
         ``context`` is text likely to be said in this household (units, list items, recipe
         titles, place names); a recognizer may bias what it hears toward it, or ignore it.
-        An empty chunk means the speaker paused: a recognizer that decodes on a cadence
-        decodes all the audio so far at once, so the listener can read the words before the
-        pause.
         The final is a whole hypothesis of all the audio.  Cancelling the consumer stops all
         work (including work in threads).
         """

@@ -162,8 +162,6 @@ class _Utterance:
     def __init__(self) -> None:
         self._parts: list[np.ndarray] = []
         self.length = 0
-        self.paused = asyncio.Event()
-        """Set by an empty chunk: decode what there is now."""
 
     def append(self, samples: np.ndarray) -> None:
         self._parts.append(samples)
@@ -295,7 +293,6 @@ class WhisperRecognizer:
         utterance = _Utterance()
         policy = StablePrefix()
         reader = asyncio.ensure_future(_read(audio, utterance))
-        paused = utterance.paused
         job: asyncio.Future[Hypothesis | None] | None = None
         job_len = 0
         decoded_len = 0  # samples the newest finished partial decode covered
@@ -324,18 +321,11 @@ class WhisperRecognizer:
             while not reader.done():
                 waiting: set[asyncio.Future[Any]] = {reader}
                 timeout: float | None = None
-                woken: asyncio.Task[Any] | None = None
                 if job is not None:
                     waiting.add(job)
                 else:
                     timeout = max(0.0, next_tick - loop.time())
-                    woken = asyncio.ensure_future(paused.wait())
-                    waiting.add(woken)
-                try:
-                    await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    if woken is not None:
-                        woken.cancel()
+                await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
                 now = loop.time()
                 if job is not None and job.done():
                     shown = partial(job.result())
@@ -348,9 +338,7 @@ class WhisperRecognizer:
                     continue
                 if reader.done():
                     break
-                if job is None and (now >= next_tick or paused.is_set()):
-                    # A pause is decoded at once: the listener reads the words before it.
-                    paused.clear()
+                if job is None and now >= next_tick:
                     while next_tick <= now:
                         next_tick += s.partial_interval_s
                     if utterance.length >= min_partial and utterance.length != decoded_len:
@@ -392,5 +380,3 @@ async def _read(audio: AsyncIterator[AudioChunk], utterance: _Utterance) -> None
         samples = np.asarray(chunk.samples, dtype=np.float32).reshape(-1)
         if len(samples):
             utterance.append(samples)
-        else:
-            utterance.paused.set()

@@ -68,8 +68,6 @@ class ScriptedRecognizer:
         self.decode_s = decode_s
         self.audio_seen: list[float] = []
         self.contexts: list[str] = []
-        self.pauses = 0
-        """Empty chunks received: the listener asking for the words before a pause."""
 
     async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "") -> AsyncIterator[Transcript]:
         self.contexts.append(context)
@@ -77,10 +75,6 @@ class ScriptedRecognizer:
         next_partial = self.partial_every_s
         words = self.text.split()
         async for chunk in audio:
-            if not len(chunk.samples):
-                self.pauses += 1
-                yield Transcript(self.text, False, 0, seconds)
-                continue
             seconds += chunk.duration
             if seconds >= next_partial:
                 next_partial += self.partial_every_s

@@ -400,22 +400,6 @@ async def test_a_prefix_only_partial_does_not_become_the_final() -> None:
     assert transcripts[-1].text == transcripts[-1].hypothesis == PANCAKES
 
 
-async def test_a_pause_asks_for_the_words_so_far_at_once() -> None:
-    decoder = ScriptedDecoder()
-    recognizer = fake_recognizer(decoder, interval=60.0)  # no partial would come on the cadence
-
-    async def source() -> AsyncIterator[AudioChunk]:
-        yield AudioChunk(sound(0.8), RATE)
-        yield AudioChunk(np.zeros(0, np.float32), RATE)  # the speaker paused
-        while not decoder.calls:
-            await asyncio.sleep(0.005)
-        await asyncio.sleep(0.05)
-
-    transcripts = await collect(recognizer.transcribe(source()))
-    assert [t.is_final for t in transcripts] == [False, True]
-    assert transcripts[0].text == " ".join(SCRIPT[:4]) and transcripts[0].audio_s == pytest.approx(0.8)
-
-
 def test_repetition_and_prompt_echo_are_reasons_not_to_believe_a_decode() -> None:
     from audio.whisper_decode import collapse_repetition, distrust
 
