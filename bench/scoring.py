@@ -581,9 +581,17 @@ def _english_words(text: str) -> list[str]:
             run.append(word)
         else:
             flush()
-            out.append(word)
+            out.append(_SPELLINGS.get(word, word))
     flush()
+    # "two and a half" is how Whisper's "2.5" is said.
+    for i in range(len(out) - 3, -1, -1):
+        if out[i + 1 : i + 4] == ["and", "a", "half"] and re.fullmatch(r"\d+", out[i]):
+            out[i : i + 4] = [_format_number(int(out[i]) + 0.5)]
     return out
+
+
+_SPELLINGS = {"ok": "okay"}
+"""Spellings of the same word that a transcript may use either way."""
 
 
 def _format_number(value: float) -> str:

@@ -229,3 +229,22 @@ def test_char_error_rate(reference: str, hypothesis: str, cer: float) -> None:
 def test_transcript_error_by_language() -> None:
     assert transcript_error("지금 몇 시야?", "지금 몇시야", "ko") == 0.0
     assert transcript_error("ten minutes", "10 minutes", "en") == 0.0
+
+
+def test_transcript_spellings_that_mean_the_same_words_are_not_errors() -> None:
+    from bench.scoring import word_error_rate
+
+    assert word_error_rate("Set a roast timer for two and a half hours.", "Set a roast timer for 2.5 hours.") == 0.0
+    assert word_error_rate("Okay, resume the timer.", "OK, resume the timer.") == 0.0
+    assert word_error_rate("a minute and a half", "a minute and a half") == 0.0
+    assert word_error_rate("two and a half", "two and a quarter") > 0.0
+
+
+def test_dropped_words_are_the_reference_words_lost_and_those_at_the_end() -> None:
+    from bench.scoring import dropped_words
+
+    assert dropped_words("Find me a recipe for pancakes.", "Find me a recipe") == (2, 2)
+    assert dropped_words("Find me a recipe for pancakes.", "find a recipe for pancake") == (1, 0)
+    assert dropped_words("Find me a recipe for pancakes.", "Find me a recipe for pancakes.") == (0, 0)
+    assert dropped_words("Find me a recipe for pancakes.", "") == (6, 6)
+    assert dropped_words("김치찌개 레시피 찾아 줘", "김치찌개 레시피", "ko") == (2, 2)
