@@ -29,9 +29,9 @@ _LATIN = re.compile(r"[A-Za-z]")
 class SpeechContextSettings:
     """How long the context may be."""
 
-    max_chars: int = 260
-    """Longest context; about 60 Whisper tokens of English, so a decode reads it in a few milliseconds."""
-    max_names: int = 24
+    max_chars: int = 360
+    """Longest context; about 80 Whisper tokens of English, which a decode reads in a few milliseconds."""
+    max_names: int = 30
     """Most household names it holds, the likeliest first."""
 
 

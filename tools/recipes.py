@@ -235,12 +235,10 @@ class RecipeBook:
             return int(self.conn.execute("SELECT count(*) FROM recipes").fetchone()[0])
 
     def names(self, limit: int = 200) -> list[str]:
-        """The recipes' titles and aliases, in the order they were indexed: words to listen for."""
-        names: list[str] = []
-        for row in self.conn.execute("SELECT title, data FROM recipes ORDER BY id LIMIT ?", (limit,)):
-            names.append(row["title"])
-            names += [a for a in json.loads(row["data"]).get("aliases", []) if isinstance(a, str)]
-        return names
+        """The recipes' titles, then their aliases, in the order they were indexed: words to listen for."""
+        rows = self.conn.execute("SELECT title, data FROM recipes ORDER BY id LIMIT ?", (limit,)).fetchall()
+        aliases = [a for row in rows for a in json.loads(row["data"]).get("aliases", []) if isinstance(a, str)]
+        return [row["title"] for row in rows] + aliases
 
     def search(self, query: str, limit: int = 5) -> list[Recipe]:
         """Best matches first: full-text hits ranked by bm25 (names weigh most), then substring hits."""
