@@ -6,8 +6,10 @@ For every turn's recording the bench computes, offline and before any timing sta
   Whisper's full 30 s window, with no prompt, the way it was trained.  A word of it missing
   from the loop's final transcript is a *dropped word*; one missing at the end is the worst
   kind, since the end of a request is where its argument is ("… for pancakes");
-* the **end of the speech** in the recording (its last frame within 40 dB of its loudest), to
-  tell whether the loop stopped listening before the user had finished (a *cut-off*).
+* the **end of the speech** in the recording, as the voice detector sees it run over the whole
+  recording at once, to tell whether the loop stopped listening before the user had finished
+  (a *cut-off*).  The detector rather than the signal's energy: a human recording's breaths and
+  room noise are not speech, and a synthetic one's silence is exact either way.
 
 Both are cached by the recording's content and the model, so a second run costs nothing.
 """
@@ -23,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from audio.vad import SileroVad, VadSettings
 from audio.wav import read_wav
-from bench.audio import speech_frames
 
 log = logging.getLogger(__name__)
 
@@ -39,26 +41,29 @@ class HeardReference:
     text: str
     """The full-window decode of the whole recording, without a prompt."""
     speech_end_s: float
-    """Where its last voiced 10 ms frame ends, from the start of the recording."""
+    """Where the voice detector says its last speech ends, from the start of the recording."""
 
 
-def speech_end_s(samples: np.ndarray, rate: int = 16000) -> float:
-    """The end of the last voiced 10 ms frame (see :func:`bench.audio.speech_frames`)."""
-    voiced = np.flatnonzero(speech_frames(samples, rate))
-    return float((voiced[-1] + 1) / 100) if len(voiced) else 0.0
+def speech_end_s(samples: np.ndarray, vad_model: Path, rate: int = 16000) -> float:
+    """Where Silero VAD, fed the whole recording and a second of silence, ends the last speech."""
+    vad = SileroVad(VadSettings(model_path=vad_model, min_silence_duration_s=0.1, min_speech_duration_s=0.15))
+    events = vad.accept(np.concatenate([samples, np.zeros(rate, np.float32)]))
+    ends = [e.sample for e in events if not e.speech]
+    return ends[-1] / rate if ends else 0.0
 
 
 class ReferenceDecoder:
     """Decodes recordings in the full window with ``model`` (loaded on first need) and caches the results."""
 
-    def __init__(self, model_dir: Path, language: str, cache_dir: Path) -> None:
+    def __init__(self, model_dir: Path, language: str, cache_dir: Path, vad_model: Path) -> None:
         self.model_dir = Path(model_dir)
+        self.vad_model = vad_model
         self.language = language
         self.cache_dir = cache_dir / "bench-reference"
         self._recognizer: Any = None
 
     def _path(self, audio: bytes) -> Path:
-        key = hashlib.sha256(audio + self.model_dir.name.encode()).hexdigest()[:16]
+        key = hashlib.sha256(audio + f"{self.model_dir.name}|vad-end".encode()).hexdigest()[:16]
         return self.cache_dir / f"{key}.json"
 
     def reference(self, recording: Path) -> HeardReference:
@@ -74,7 +79,7 @@ class ReferenceDecoder:
                 WhisperSettings(model_dir=self.model_dir, language=self.language, final_window="full")
             )
             self._recognizer.load()
-        found = HeardReference(self._recognizer.decode(samples), round(speech_end_s(samples), 3))
+        found = HeardReference(self._recognizer.decode(samples), round(speech_end_s(samples, self.vad_model), 3))
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         cached.write_text(json.dumps(asdict(found), ensure_ascii=False), encoding="utf-8")
         return found

@@ -127,14 +127,15 @@ class SuiteRun:
         scenarios = [sc for sc in suite.scenarios if not s.categories or sc.category in s.categories]
         scenarios = scenarios[: s.limit] if s.limit else scenarios
         (s.out / "timelines").mkdir(parents=True, exist_ok=True)
+        # Audio and references first: the reference model is let go before the loop's models load.
+        audio = self._prepare_audio(scenarios, suite.language)
+        self.references = self._prepare_references(audio, config)
         speaker = WavFileSpeaker(config.audio.output_rate)
         started = time.monotonic()
         deps = await self.build(config, speaker)
         assistant = Assistant(deps, history_turns=config.history_turns)
         await assistant.warm()
         startup_s = time.monotonic() - started
-        audio = self._prepare_audio(scenarios, suite.language)
-        self.references = self._prepare_references(audio, config)
 
         total = len(scenarios) * len(self.variants) * s.rounds
         bar = _progress(total, s.progress)
@@ -174,11 +175,12 @@ class SuiteRun:
         """Each recording's full-window transcript and end of speech (cached), before any timing."""
         from bench.audio import default_cache_dir
 
-        model_dir = model_store(config).path(asr_model(config))
-        if not (model_dir / "model.bin").is_file():
-            log.warning("no Whisper model at %s: dropped words and cut-offs are not scored", model_dir)
+        store = model_store(config)
+        model_dir, vad_model = store.path(asr_model(config)), store.path("silero-vad") / "silero_vad.onnx"
+        if not (model_dir / "model.bin").is_file() or not vad_model.is_file():
+            log.warning("no Whisper model at %s or no voice detector: dropped words and cut-offs are not scored", model_dir)
             return {}
-        decoder = ReferenceDecoder(model_dir, config.language, default_cache_dir())
+        decoder = ReferenceDecoder(model_dir, config.language, default_cache_dir(), vad_model)
         try:
             return {key: decoder.reference(path) for key, path in audio.items() if isinstance(path, Path)}
         finally:
