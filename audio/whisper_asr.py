@@ -22,7 +22,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -41,6 +41,7 @@ from audio.whisper_decode import (
     normalize,
     speech_text,
 )
+from audio.whisper_rescore import Lexicon, RescoreWeights, choose, context_lexicon
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +70,12 @@ class WhisperSettings:
     """Silence put in front of the audio: tiny.en drops the first word without it."""
     beam_size: int = 1
     """1 is greedy search: several times cheaper than beam search on CPU, and no worse on commands here."""
+    hypotheses: int = 1
+    """How many hypotheses a final decode with a context keeps (beam search of that width);
+    above 1 the one that best fits the kitchen's words is chosen (:mod:`audio.whisper_rescore`).
+    Partials stay greedy."""
+    rescore: RescoreWeights = field(default_factory=RescoreWeights)
+    """How much the kitchen's words count when choosing among the hypotheses."""
     checks: Checks = field(default_factory=Checks)
     """When a decode is not believed, and when its text is a phantom of silence."""
     silence_rms: float = 0.001
@@ -185,8 +192,12 @@ class WhisperRecognizer:
 
     sample_rate: int = SAMPLE_RATE
 
-    def __init__(self, settings: WhisperSettings, decoder: WindowDecoder | None = None) -> None:
+    def __init__(self, settings: WhisperSettings, decoder: WindowDecoder | None = None, lexicon: Lexicon = Lexicon()) -> None:
         self.settings = settings
+        self.lexicon = lexicon
+        """The kitchen's own text (requests hearth serves, units) that hypotheses are weighed by;
+        each utterance's context adds the household's names."""
+        self._context_lexicons: dict[str, Lexicon] = {}
         self.language = settings.language
         self._decoder: WindowDecoder | None = decoder
         self._injected = decoder is not None
@@ -232,11 +243,34 @@ class WhisperRecognizer:
             return FULL_WINDOW_S
         return min(FULL_WINDOW_S, max(s.min_window_s, audio_samples / SAMPLE_RATE + s.window_margin_s))
 
-    def _run(self, samples: np.ndarray, window: Window, context: str) -> Decode:
+    def _run(self, samples: np.ndarray, window: Window, context: str, hypotheses: int = 1) -> Decode:
         assert self._decoder is not None
         lead = np.zeros(int(self.settings.lead_silence_s * SAMPLE_RATE), dtype=np.float32)
         audio = np.concatenate([lead, samples.astype(np.float32, copy=False)])
-        return self._decoder(audio, self._window_s(window, len(audio)), context)
+        window_s = self._window_s(window, len(audio))
+        if hypotheses > 1:
+            return self._decoder(audio, window_s, context, hypotheses)
+        return self._decoder(audio, window_s, context)
+
+    def _lexicon_for(self, context: str) -> Lexicon:
+        lexicon = self._context_lexicons.get(context)
+        if lexicon is None:
+            lexicon = self.lexicon | context_lexicon(context)
+            if len(self._context_lexicons) > 16:
+                self._context_lexicons.clear()
+            self._context_lexicons[context] = lexicon
+        return lexicon
+
+    def _rescored(self, decode: Decode, context: str) -> str:
+        """The alternative that best fits the kitchen's words, among those that pass the checks."""
+        s = self.settings
+        candidates = [
+            (text, score) for text, score in decode.alternatives
+            if text and distrust(replace(decode, text=text), context, s.checks) is None
+        ]
+        if len(candidates) < 2 or candidates[0][0] != decode.text:
+            return decode.text
+        return candidates[choose(candidates, self._lexicon_for(context), s.rescore)][0]
 
     def _hypothesis(self, samples: np.ndarray, final: bool, context: str, cancel: threading.Event | None) -> Hypothesis | None:
         """Decode and check (blocking); None if ``cancel`` was set before the model was ours."""
@@ -246,6 +280,8 @@ class WhisperRecognizer:
             return None
         if is_silence(samples, s.silence_rms):
             return Hypothesis("", True, window)
+        # Only a final with the household's words is worth a beam search.
+        hypotheses = s.hypotheses if final and context.strip() else 1
         if self._decoder is None:
             logger.warning("Whisper model used before load(); loading now")
             self.load()
@@ -253,7 +289,7 @@ class WhisperRecognizer:
             # A cancelled utterance's decode may have held the lock until now.
             if cancel is not None and cancel.is_set():
                 return None
-            decode = self._run(samples, window, context)
+            decode = self._run(samples, window, context, hypotheses)
             spent = decode.seconds
             reason = distrust(decode, context, s.checks)
             text = speech_text(decode, s.checks)
@@ -263,12 +299,17 @@ class WhisperRecognizer:
                 # the full window is what Whisper was trained on.
                 note = f"fit window distrusted ({reason or 'empty'}); decoded again in the full window"
                 window = "full"
-                decode = self._run(samples, window, context)
+                decode = self._run(samples, window, context, hypotheses)
                 spent += decode.seconds
                 reason = distrust(decode, context, s.checks)
                 text = speech_text(decode, s.checks)
         if final:
             self.last_decode_s = spent
+            if reason is None and text and decode.alternatives:
+                chosen = self._rescored(decode, context)
+                if chosen != text:
+                    note = (note + "; " if note else "") + f"the kitchen's words chose {chosen!r} over {text!r}"
+                    text = chosen
             if reason in ("repetition", "no_end") and text:
                 repaired = collapse_repetition(text)
                 note = (note + "; " if note else "") + f"{reason}: {text!r} kept as {repaired!r}"

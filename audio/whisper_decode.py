@@ -71,12 +71,16 @@ class Decode:
     """It was decoded with a prompt."""
     seconds: float = 0.0
     """Wall time it took."""
+    alternatives: tuple[tuple[str, float], ...] = ()
+    """When n-best was asked for: each hypothesis's text and mean token log-probability,
+    the decoder's best (``text``) first."""
 
 
 class WindowDecoder(Protocol):
-    """Decodes 16 kHz audio (lead silence already added) in an encoder window, with an optional prompt."""
+    """Decodes 16 kHz audio (lead silence already added) in an encoder window, with an optional prompt;
+    with ``hypotheses`` > 1 also the n best texts (beam search), as ``Decode.alternatives``."""
 
-    def __call__(self, audio: np.ndarray, window_s: float, prompt: str) -> Decode: ...
+    def __call__(self, audio: np.ndarray, window_s: float, prompt: str, hypotheses: int = 1) -> Decode: ...
 
 
 @dataclass(frozen=True)
@@ -232,7 +236,7 @@ class CTranslate2Decoder:
             self._prompts[prompt] = tokens
         return tokens
 
-    def __call__(self, audio: np.ndarray, window_s: float, prompt: str) -> Decode:
+    def __call__(self, audio: np.ndarray, window_s: float, prompt: str, hypotheses: int = 1) -> Decode:
         import ctranslate2
 
         started = time.perf_counter()
@@ -243,13 +247,13 @@ class CTranslate2Decoder:
         encoded = self.model.model.encode(ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None])), to_cpu=False)
         # faster-whisper rejects prompt + new tokens beyond 448.
         cap = min(int(16 + self.max_tokens_per_s * min(len(audio) / SAMPLE_RATE, FULL_WINDOW_S)), 440)
-        decode = self._generate(encoded, prompt, cap, window_s)
+        decode = self._generate(encoded, prompt, cap, window_s, hypotheses)
         if decode.prompted and distrust(decode, prompt, self.checks) == "echo":
             logger.info("the decode echoed its prompt (%r); decoding again without it", decode.text[:80])
-            decode = self._generate(encoded, "", cap, window_s)
+            decode = self._generate(encoded, "", cap, window_s, hypotheses)
         return _with_seconds(decode, time.perf_counter() - started)
 
-    def _generate(self, encoded: Any, prompt: str, cap: int, window_s: float) -> Decode:
+    def _generate(self, encoded: Any, prompt: str, cap: int, window_s: float, hypotheses: int = 1) -> Decode:
         from faster_whisper.transcribe import get_compression_ratio
 
         tokens_in = self._prompt(prompt)
@@ -257,7 +261,8 @@ class CTranslate2Decoder:
         result = self.model.model.generate(
             encoded,
             [tokens_in],
-            beam_size=self.beam_size,
+            beam_size=max(self.beam_size, hypotheses),
+            num_hypotheses=hypotheses,
             max_length=len(tokens_in) + cap,  # the prompt counts towards the length
             return_scores=True,
             return_no_speech_prob=True,
@@ -266,6 +271,11 @@ class CTranslate2Decoder:
         )[0]
         tokens = result.sequences_ids[0]
         text = self.tokenizer.decode(tokens).strip()
+        alternatives: tuple[tuple[str, float], ...] = ()
+        if hypotheses > 1:
+            alternatives = tuple(
+                (self.tokenizer.decode(ids).strip(), float(score)) for ids, score in zip(result.sequences_ids, result.scores)
+            )
         return Decode(
             text=text,
             no_speech_prob=float(result.no_speech_prob),
@@ -275,6 +285,7 @@ class CTranslate2Decoder:
             ended=len(tokens) < cap,
             window_s=window_s,
             prompted=bool(prompt.strip()),
+            alternatives=alternatives,
         )
 
 

@@ -53,7 +53,13 @@ class AsrConfig(Section):
     without failing any check, differently on each CPU."""
     bias: bool = True
     """Give Whisper the kitchen's words and the household's names (timer labels, list items,
-    recipe titles, places) as a prompt, so it hears them rather than what sounds alike."""
+    recipe titles, places) as a prompt, so it hears them rather than what sounds alike; and
+    choose among a final's best hypotheses by them (see ``hypotheses_en``)."""
+    hypotheses_en: int = Field(5, ge=1, le=10)
+    """With ``bias``: how many hypotheses an English final keeps (a beam search this wide, about
+    25 ms more on tiny.en here); the one that best fits the kitchen's words is heard.  1 is greedy."""
+    hypotheses_ko: int = Field(1, ge=1, le=10)
+    """The same for Korean; 1, as choosing by Korean words is not measured yet."""
 
 
 class VadConfig(Section):

@@ -10,16 +10,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.assistant import Assistant
+from agent.example_bank import BANK
 from agent.cadence import CadenceRules, PaceSettings
 from agent.record import ConversationRecord
 from agent.llm import LlamaChatModel, LlamaSettings, ModelLoadError
 from agent.phrases import system_prompt
-from agent.speech_context import SpeechContext
+from agent.speech_context import KITCHEN_WORDS, SpeechContext
 from agent.tool_use import ToolUse
 from agent.turn_end import TurnEndSettings
 from agent.turn import ListenSettings, TurnDeps
 from audio.chime import chime
 from audio.protocols import Recognizer, Speaker, Synthesizer
+from audio.whisper_rescore import Lexicon
 from firmware_py.config import HearthConfig
 from firmware_py.gpio import GpioButton, KeyboardButton, NoLight, PushToTalk, RgbStatusLight, StatusLight
 from models.store import ModelError, ModelStore, default_models_dir
@@ -73,16 +75,24 @@ def make_recognizer(config: HearthConfig, store: ModelStore) -> Any:
         return SherpaStreamingRecognizer(StreamingSettings(model_dir=store.path(name), num_threads=config.asr.n_threads))
     from audio.whisper_asr import WhisperRecognizer, WhisperSettings
 
+    korean = config.language == "ko"
     return WhisperRecognizer(
         WhisperSettings(
             model_dir=store.path(name),
             language=config.language,
             cpu_threads=config.asr.n_threads,
             partial_interval_s=config.asr.partial_interval_s,
-            partial_window=config.asr.partial_window_ko if config.language == "ko" else config.asr.partial_window_en,
+            partial_window=config.asr.partial_window_ko if korean else config.asr.partial_window_en,
             final_window=config.asr.final_window,
-        )
+            hypotheses=config.asr.hypotheses_ko if korean else config.asr.hypotheses_en,
+        ),
+        lexicon=kitchen_lexicon(config.language),
     )
+
+
+def kitchen_lexicon(language: str) -> Lexicon:
+    """The words the recognizer's hypotheses are weighed by: the requests hearth serves and the units."""
+    return Lexicon.of([entry[0] for entry in BANK.get(language, [])] + [KITCHEN_WORDS.get(language, "")])
 
 
 def _synthesizer(config: HearthConfig, store: ModelStore) -> Any:
