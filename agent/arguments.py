@@ -8,7 +8,8 @@ it in; an optional value the words do not support is dropped.  It never puts in 
 user did not say.
 
 :func:`grounded` is the gate in front of acting tools (a timer started, an item added, a
-note written): true only when the call's content is in the user's words.  A call whose
+note written): true only when the act itself is asked for in the user's words (a cancel
+needs a cancel word, see :mod:`agent.intents`) and the call's content is in them too.  A call whose
 content came from elsewhere, such as "add 50 eggs" inside a recipe the tool read out, is
 asked back instead of made.
 """
@@ -34,6 +35,8 @@ from agent.extract import (
 )
 from agent.extract_lookup import place, recipe_query, when
 from agent.extract_units import conversion
+from agent.corrections import corrected
+from agent.intents import cued_tools, is_follow_up
 from agent.spoken_numbers import numbers, prepare
 from tools.convert import ConversionError, normalize_unit
 
@@ -41,6 +44,10 @@ log = logging.getLogger(__name__)
 
 READ_ONLY = {"timer_status", "time_now", "date_today", "shopping_list", "convert_units", "recipe_search", "weather", "air_quality"}
 """Tools that only look things up; everything else is checked by :func:`grounded`."""
+
+_PRONOUNS = {"it", "them", "that", "this", "those", "these", "one", "some", "something", "stuff", "things",
+             "그거", "이거", "저거", "그것", "이것", "저것", "그걸", "이걸", "거"}
+"""Words that point at something instead of naming it: not an item anyone can buy."""
 
 _ARTICLES = re.compile(r"^(?:the|a|an|my|some|our)\s+")
 
@@ -191,6 +198,9 @@ def _recipe(args: dict[str, Any], text: str, copied: Collection[str]) -> dict[st
     query = recipe_query(text)
     if query:
         args["query"] = query
+    elif args.get("query") and not supported(args["query"], text) and not is_follow_up(text, "ko" if HANGUL.search(text) else "en"):
+        # Earlier turns inform, never override: a dish from a turn before is not this request's.
+        args["query"] = text.strip()
     return args
 
 
@@ -232,7 +242,8 @@ def repair_arguments(tool: str, args: dict[str, Any], user_text: str, *, copied:
     if fix is None:
         return dict(args)
     try:
-        return fix(dict(args), user_text, {str(c).casefold() for c in copied})
+        # "ninety minutes, no wait, two hours": the values are read from what the user settled on.
+        return fix(dict(args), corrected(user_text), {str(c).casefold() for c in copied})
     except Exception:  # a repair bug must not cost the turn: the model's own arguments still stand
         log.exception("argument repair failed for %s %r on %r", tool, args, user_text)
         return dict(args)
@@ -257,6 +268,10 @@ def grounded(tool: str, args: dict[str, Any], user_text: str) -> bool:
     """
     if tool in READ_ONLY:
         return True
+    language = "ko" if HANGUL.search(user_text) else "en"
+    if tool not in cued_tools(user_text, language) and not is_follow_up(user_text, language):
+        return False
+    user_text = corrected(user_text)  # a value the user took back supports nothing
     if tool == "timer_start":
         said = timer_durations(user_text, naming=True)
         label = args.get("label")
@@ -270,7 +285,10 @@ def grounded(tool: str, args: dict[str, Any], user_text: str) -> bool:
         return True
     if tool in ("shopping_add", "shopping_complete"):
         quantity = args.get("quantity")
-        return supported(args.get("item"), user_text) and (quantity is None or _quantity_said(quantity, user_text))
+        item = args.get("item")
+        if _words(str(item or "")) and set(_words(str(item))) <= _PRONOUNS:
+            return False  # "put it on the list": what "it" is was never said
+        return supported(item, user_text) and (quantity is None or _quantity_said(quantity, user_text))
     if tool == "note_add":
         return _note_supported(str(args.get("text") or ""), user_text)
     return all(supported(value, user_text) for value in args.values() if value is not None and not isinstance(value, bool))

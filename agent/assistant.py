@@ -10,6 +10,7 @@ from agent.events import Event, State, StateChanged
 from agent.llm import ChatMessage
 from agent.record import ConversationRecord, RecordEntry
 from agent.timeline import Timeline
+from agent.confirm import PendingAct
 from agent.turn import Outcome, Press, Turn, TurnDeps, TurnResult
 from audio.protocols import AudioChunk
 
@@ -43,6 +44,8 @@ class Assistant:
         self.history: list[ChatMessage] = []
         self.current: Turn | None = None
         self.results: list[TurnResult] = []
+        self.pending: PendingAct | None = None
+        """An act the last turn asked about ("Cancel the pasta timer?"); the next utterance answers it."""
         self._announcing: asyncio.Task[None] | None = None
         self._announce_lock = asyncio.Lock()
 
@@ -55,6 +58,13 @@ class Assistant:
         """Stop the turn in progress, if any; its speaker goes silent at once."""
         if self.current is not None:
             self.current.cancel()
+
+    async def settle(self, timeout_s: float = 3.0) -> None:
+        """Wait (at most ``timeout_s``) for the turn in progress to end and be recorded."""
+        turn = self.current
+        if turn is not None:
+            await asyncio.wait([asyncio.ensure_future(turn.wait())], timeout=timeout_s)
+            await asyncio.sleep(0)  # the finished turn's callback records it
 
     def user_spoke(self) -> None:
         """The user started speaking while a reply plays: stop it, or rush through it."""
@@ -74,6 +84,8 @@ class Assistant:
             # A press during an announcement (a timer ringing) silences it: the user heard it.
             self._announcing.cancel()
             self.deps.speaker.interrupt()
+        # The question is answered by the very next utterance or not at all.
+        pending, self.pending = self.pending, None
         turn = Turn(
             self.deps,
             audio,
@@ -81,6 +93,7 @@ class Assistant:
             history=self.history,
             emit=self.on_event,
             timeline=timeline or Timeline(press.pressed_at),
+            pending=pending,
         )
         self.current = turn
         task = turn.start()
@@ -136,6 +149,8 @@ class Assistant:
             return
         result = task.result()
         self.results.append(result)
+        if result.outcome == Outcome.ANSWERED and self.current is turn:
+            self.pending = result.pending
         self._record(result)
         if result.transcript and result.outcome in (Outcome.ANSWERED, Outcome.INTERRUPTED):
             # Only what the listener heard goes into the history: the model must not

@@ -25,6 +25,7 @@ from typing import Any
 
 from agent.arguments import repair_arguments
 from agent.example_bank import BANK, NONE, Entry
+from agent.intents import offered
 from agent.llm import ChatMessage
 from agent.phrases import system_prompt
 from agent.tool_calls import Example, JsonChatModel, ToolCallPlanner
@@ -117,17 +118,29 @@ class ExamplePicker:
     nearest one sits right before the request, where a small model attends most.
     """
 
-    def __init__(self, language: str = "en", k: int = 6, bank: dict[str, list[Entry]] | None = None) -> None:
+    def __init__(self, language: str = "en", k: int = 6, bank: dict[str, list[Entry]] | None = None, cues: bool = True) -> None:
         self.language = language
         self.k = k
+        self.cues = cues
+        """Offer only the tools the request asks for in words (:mod:`agent.intents`): examples of
+        other tools are neither shown nor allowed by the grammar."""
         self._indexes = {lang: ExampleIndex(entries) for lang, entries in (bank or BANK).items() if entries}
 
     def index_for(self, text: str) -> ExampleIndex:
         lang = language_of(text, self.language)
         return self._indexes.get(lang) or self._indexes[self.language]
 
-    def pick(self, text: str) -> list[Entry]:
+    def ranked(self, text: str) -> list[Scored]:
+        """The entries nearest ``text`` first, of the tools it may be offered (and "none")."""
         ranked = self.index_for(text).rank(text)
+        if not self.cues:
+            return ranked
+        tools = list(dict.fromkeys(s.entry[2] for s in ranked if s.entry[2] != NONE))
+        allowed = set(offered(text, language_of(text, self.language), tools)) | {NONE}
+        return [s for s in ranked if s.entry[2] in allowed]
+
+    def pick(self, text: str) -> list[Entry]:
+        ranked = self.ranked(text)
         chosen = [s.entry for s in ranked[: self.k]]
         if not any(entry[2] == NONE for entry in chosen):
             nearest_none = next((s.entry for s in ranked if s.entry[2] == NONE), None)
@@ -147,7 +160,7 @@ class ExamplePicker:
         It stays open when one of the ``none_within`` (default: all) nearest examples calls no
         tool, or when none of the ``n`` nearest calls one.
         """
-        ranked = self.index_for(text).rank(text)
+        ranked = self.ranked(text)
         names: list[str] = []
         for scored in ranked[: n or self.k]:
             tool = scored.entry[2]
@@ -229,15 +242,17 @@ def default_planner(
     repair: bool = True,
     max_chars: int | None = 60,
     max_tokens: int = 128,
+    cues: bool = True,
 ) -> ToolCallPlanner:
     """The planner hearth decides tool calls with: picked examples, narrowed grammar, repaired arguments.
 
     ``narrow``: None keeps the full grammar; 0 narrows to the tools of the ``k`` picked examples;
     a positive number to those of that many nearest examples (:data:`NARROW`).  ``none_within``: "none" stays on offer only when a no-tool example is
     among that many nearest (None: always), since a small model otherwise declines clear requests.
-    ``max_chars`` caps the spoken line and string arguments.
+    ``max_chars`` caps the spoken line and string arguments.  ``cues``: a tool is offered only
+    when the request asks for it in words (:mod:`agent.intents`).
     """
-    picker = ExamplePicker(language, k)
+    picker = ExamplePicker(language, k, cues=cues)
     model: JsonChatModel = chat
     if narrow is not None:
         model = NarrowedChat(chat, registry, picker, narrow or None, none_within, max_chars)

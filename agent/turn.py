@@ -12,12 +12,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
 
 from agent.cadence import Cadence, CadenceRules, PaceSettings
+from agent.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
 from agent.events import (
     Event,
     ReplyTextAppended,
@@ -34,7 +35,7 @@ from agent.phrases import Phrase, phrase
 from agent.speech_out import SpokenUnit, UnitSpeaker
 from agent.timeline import Timeline
 from agent.tool_calls import NO_TOOL, SayDelta, ToolChosen, ToolPlan
-from agent.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, tool_error_line, usable_line
+from agent.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, usable_line
 from audio.protocols import AudioChunk, Recognizer, Speaker, Synthesizer, TurnEndModel, VoiceActivityDetector
 
 __all__ = ["ListenSettings", "Outcome", "Press", "SpokenUnit", "Turn", "TurnDeps", "TurnResult"]
@@ -58,6 +59,14 @@ class ToolCallRecord:
 
     name: str
     args: dict[str, object]
+    ran: bool = False
+    """It was made (not asked back first)."""
+    acts: bool = False
+    """The tool acts (a timer, the list, a note) rather than looks something up."""
+
+    @property
+    def acted(self) -> bool:
+        return self.ran and self.acts
 
 
 @dataclass
@@ -72,6 +81,9 @@ class TurnResult:
     tool_calls: list[ToolCallRecord] = field(default_factory=list)
     units: list[SpokenUnit] = field(default_factory=list)
     """Every unit in order, with its kind and whether it was heard."""
+    pending: PendingAct | None = None
+    """An act hearth asked about instead of making ("Cancel the pasta timer?", "How long should the
+    pizza timer be?"): the next utterance may complete it."""
 
 
 @dataclass
@@ -114,8 +126,11 @@ class Turn:
         history: Sequence[ChatMessage] = (),
         emit: Callable[[Event], None] = lambda _e: None,
         timeline: Timeline | None = None,
+        pending: PendingAct | None = None,
     ) -> None:
         self.deps = deps
+        self.pending = pending
+        """The act the turn before asked about; this utterance may answer it."""
         self.audio = audio
         self.press = press
         self.history = list(history)
@@ -236,7 +251,7 @@ class Turn:
         units: asyncio.Queue[int | None] = asyncio.Queue()
         reply = _ReplyText(self, units)
         self.result.outcome = Outcome.ANSWERED
-        think = self._think_with_tools if self.deps.tools is not None else self._think
+        think = self._answer_without_model(text) or (self._think_with_tools if self.deps.tools is not None else self._think)
         try:
             async with asyncio.TaskGroup() as group:
                 group.create_task(think(text, reply), name="think")
@@ -245,6 +260,37 @@ class Turn:
             # Also on cancellation: what the model wrote but nobody heard is part of the record.
             reply.close()
         self._finish_units()
+
+    def _answer_without_model(self, text: str) -> Callable[[str, _ReplyText], Awaitable[None]] | None:
+        """The answer when the words call for no decision: a yes or no to the question the turn
+        before asked, or "what did you say?" (the last reply, again)."""
+        d = self.deps
+        pending = self.pending if d.tools is not None else None
+        completed = supplied(pending, text) if pending is not None else None
+        answer = answer_of(text, d.language) if pending is not None else None
+        if pending is not None and (completed is not None or answer == "no" or (answer == "yes" and pending.needs is None)):
+            self.timeline.mark("confirmation", answer=answer or "completed", tool=pending.plan.tool)
+
+            async def answered(text: str, reply: _ReplyText) -> None:
+                if answer == "no" and completed is None:
+                    reply.feed(declined(d.language))
+                else:
+                    await self._call_tool(completed or pending.plan, text, reply, confirmed=True)
+                reply.flush()
+                reply.end()
+
+            return answered
+        last = next((m.content for m in reversed(self.history) if m.role == "assistant" and m.content.strip()), None)
+        if last is not None and asks_to_repeat(text, d.language):
+            self.timeline.mark("repeat")
+
+            async def repeated(_text: str, reply: _ReplyText) -> None:
+                reply.feed(last)
+                reply.flush()
+                reply.end()
+
+            return repeated
+        return None
 
     async def _speak_when_sure(self, units: asyncio.Queue[int | None]) -> None:
         await self._committed.wait()
@@ -303,22 +349,27 @@ class Turn:
             await self._call_tool(plan, text, reply)
         reply.end()
 
-    async def _call_tool(self, plan: ToolPlan, text: str, reply: _ReplyText) -> None:
+    async def _call_tool(self, plan: ToolPlan, text: str, reply: _ReplyText, confirmed: bool = False) -> None:
         d, tl = self.deps, self.timeline
         tools = d.tools
         assert tools is not None and plan.tool is not None
-        self.result.tool_calls.append(ToolCallRecord(plan.tool, dict(plan.args)))
-        if tools.acts(plan.tool) and tools.grounded is not None and not tools.grounded(plan.tool, plan.args, text):
-            log.info("not acting on %s%s: not supported by %r", plan.tool, plan.args, text)
-            tl.mark("tool_refused", tool=plan.tool, reason="ask_back")
-            reply.feed(tool_error_line("ask_back", d.language))
+        record = ToolCallRecord(plan.tool, dict(plan.args), acts=tools.acts(plan.tool))
+        self.result.tool_calls.append(record)
+        if not confirmed and tools.acts(plan.tool) and tools.grounded is not None and not tools.grounded(plan.tool, plan.args, text):
+            needs = missing_value(plan.tool, plan.args, text)
+            pending = PendingAct(replace(plan, args={k: v for k, v in plan.args.items() if k != needs}), needs)
+            log.info("not acting on %s%s: not supported by %r; asking", plan.tool, plan.args, text)
+            tl.mark("tool_refused", tool=plan.tool, reason="ask_back", needs=needs)
+            reply.feed(ask_for(pending, d.language) if needs else question(plan.tool, plan.args, d.language))
             reply.flush()
+            self.result.pending = pending
             return
         # The line before the tool must reach the speaker before the tool starts; and nothing runs
         # before the user has surely finished.
         await self._committed.wait()
         await reply.written()
         tl.mark("tool_start", tool=plan.tool)
+        self.result.tool_calls[-1] = replace(record, ran=True)
         result = await tools.executor.call(plan.tool, plan.args, origin="user")
         tl.mark("tool_end", tool=plan.tool, ok=result.ok, error=result.error.kind if result.error else None)
         if tools.answer == "model" and result.ok:

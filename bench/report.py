@@ -70,6 +70,7 @@ def render_report(report: dict[str, Any]) -> str:
     lines += ["", "## Tool calls", "", "| figure | " + " | ".join(variants) + " |", "| --- | " + " | ".join("---" for _ in variants) + " |"]
     for key in ("tool_accuracy", "tool_args_accuracy", "tool_accuracy_tool_turns", "no_tool_accuracy", "pretool_coverage"):
         lines.append(f"| {LABELS[key]} | " + " | ".join(_pct(report["variants"][v].get(key, {})) for v in variants) + " |")
+    lines.append("| acts nobody asked for (turns) | " + " | ".join(_num(report["variants"][v].get("acting_without_request")) for v in variants) + " |")
     lines += ["", "## Hearing", "", "| figure | " + " | ".join(variants) + " |", "| --- | " + " | ".join("---" for _ in variants) + " |"]
     for key, label in (("dropped_tail_turns", "turns that lost a word at the end"), ("cut_off_turns", "turns cut off before the user finished"),
                        ("cut_off_turns_with_pauses", "… of them with a hesitation in the request"), ("pause_turns", "turns with a hesitation"),

@@ -74,6 +74,10 @@ def _transcript_error(language: str, reference: str, hypothesis: str) -> float:
     return round((char_error_rate if language == "ko" else word_error_rate)(reference, hypothesis), 4)
 
 
+def _expected_tool(expected: Any) -> str:
+    return str(expected["tool"] if isinstance(expected, dict) else expected.tool)
+
+
 def _score_turn(
     result: TurnResult, expected: list[Any], reference: str, language: str, asr_decode_s: float | None,
     heard: HeardReference | None = None,
@@ -81,13 +85,16 @@ def _score_turn(
     from bench.scoring import ToolCall, score_calls
 
     tl = result.timeline
-    score = score_calls(expected, [ToolCall(c.name, dict(c.args)) for c in result.tool_calls])
+    # What happened: a call asked back ("Cancel the pasta timer?") was not made.
+    score = score_calls(expected, [ToolCall(c.name, dict(c.args)) for c in result.tool_calls if c.ran])
     timing = turn_figures(tl)
     return {
         "outcome": result.outcome.value,
         "transcript": result.transcript,
         "reply": result.reply,
-        "tool_calls": [{"name": c.name, "args": c.args} for c in result.tool_calls],
+        "tool_calls": [{"name": c.name, "args": c.args, "ran": c.ran, "acted": c.acted} for c in result.tool_calls],
+        # An act (a timer, the list, a note) the user did not ask for: the worst thing a speaker can do.
+        "acted_unasked": any(c.acted and c.name not in {_expected_tool(e) for e in expected} for c in result.tool_calls),
         "right_tool": score.right_tool,
         "right_args": score.right_args,
         "tool_detail": score.detail,
@@ -253,6 +260,7 @@ class SuiteRun:
                 "units": aggregate(rows, "units"),
                 "dropped_tail_turns": sum(1 for r in rows if r.get("dropped_tail")),
                 "cut_off_turns": sum(1 for r in rows if r.get("cut_off")),
+                "acting_without_request": sum(1 for r in rows if r.get("acted_unasked")),
                 "resumed_turns": sum(1 for r in rows if r.get("resumed")),
                 "cut_off_turns_with_pauses": sum(1 for r in rows if r.get("cut_off") and r.get("pause")),
                 "pause_turns": sum(1 for r in rows if r.get("pause")),

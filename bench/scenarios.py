@@ -40,7 +40,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 Language = Literal["en", "ko"]
 Category = Literal[
     "timer", "time", "date", "shopping", "note", "conversion", "recipe", "weather", "air",
-    "chitchat", "unservable", "nevermind", "speech", "long",
+    "chitchat", "unservable", "nevermind", "speech", "long", "near-miss", "noise", "correction",
 ]
 
 TOOLS: dict[str, dict[str, str]] = {

@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.arguments import repair_arguments
+from agent.arguments import READ_ONLY, grounded, repair_arguments
 from agent.llm import GEMMA_TEMPLATE, ChatMessage, LlamaChatModel, LlamaSettings
 from agent.phrases import system_prompt
 from agent.tool_calls import ToolCallPlanner
@@ -125,6 +125,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "turns": len(rows),
         "tool_accuracy": _share(rows, "right_tool"),
         "tool_args_accuracy": _share(rows, "right_args"),
+        "acting_without_request": sum(1 for r in rows if r["acted_unasked"]),
         "mean_seconds": round(sum(r["seconds"] for r in rows) / max(1, len(rows)), 3),
         "categories": {
             name: {"turns": len(group), "tool_accuracy": _share(group, "right_tool"), "tool_args_accuracy": _share(group, "right_args")}
@@ -144,10 +145,13 @@ async def run_suite(planner: ToolCallPlanner, suite_name: str, limit: int | None
             plan = await planner.plan(text, history)
             actual = [ToolCall(plan.tool, plan.args)] if plan.tool else []
             score = score_calls(list(expected), actual)
+            # What the loop would do: an acting call is made only when grounded in the words.
+            acts = plan.tool is not None and plan.tool not in READ_ONLY and grounded(plan.tool, plan.args, text)
             rows.append({
                 "scenario": scenario.id, "turn": turn, "category": scenario.category, "text": text,
                 "decision": plan.raw, "tool": plan.tool, "args": plan.args, "right_tool": score.right_tool,
-                "right_args": score.right_args, "detail": score.detail, "seconds": round(time.perf_counter() - started, 3),
+                "right_args": score.right_args, "detail": score.detail,
+                "acted_unasked": acts and plan.tool not in {e.tool for e in expected}, "seconds": round(time.perf_counter() - started, 3),
             })
             history += [ChatMessage("user", text), ChatMessage("assistant", plan.say)]
     return rows
@@ -159,7 +163,7 @@ def make_planner(chat: Any, registry: ToolRegistry, language: str, options: argp
                                repair=None if options.no_repair else repair_arguments)
     narrow = None if options.narrow == "off" else int(options.narrow)
     return default_planner(chat, registry, language, k=options.k, narrow=narrow, none_within=options.none_within or None,
-                           repair=not options.no_repair, max_chars=options.max_chars or None)
+                           repair=not options.no_repair, max_chars=options.max_chars or None, cues=not options.no_cues)
 
 
 async def measure(options: argparse.Namespace) -> dict[str, Any]:
@@ -181,7 +185,7 @@ async def measure(options: argparse.Namespace) -> dict[str, Any]:
         "suite": suite.suite, "model": str(model_path), "tools": registry.names, "online_tools": tools_kind,
         "settings": {"fixed_examples": options.fixed_examples, "k": options.k, "narrow": options.narrow,
                      "none_within": options.none_within, "max_chars": options.max_chars,
-                     "repair": not options.no_repair, "temperature": settings.json_temperature},
+                     "repair": not options.no_repair, "cues": not options.no_cues, "temperature": settings.json_temperature},
         **summarise(rows), "wall_seconds": round(time.perf_counter() - started, 1), "rows": rows,
     }
 
@@ -196,6 +200,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--narrow", default="1", help="'off', 0 (tools of the picked examples) or N nearest examples")
     p.add_argument("--none-within", type=int, default=3, help="offer 'no tool' only if a no-tool example is among this many nearest (0: always)")
     p.add_argument("--no-repair", action="store_true", help="keep the model's arguments as written")
+    p.add_argument("--no-cues", action="store_true", help="offer tools the request does not ask for in words")
     p.add_argument("--max-chars", type=int, default=60, help="cap on the spoken line and string arguments (0: none)")
     p.add_argument("--fixed-examples", action="store_true", help="the same four examples for every request")
     p.add_argument("--limit", type=int, help="only the first N scenarios")
@@ -210,7 +215,8 @@ def main() -> None:
     options.out.parent.mkdir(parents=True, exist_ok=True)
     options.out.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     print(f"{report['suite']}: {report['turns']} turns; right tool {report['tool_accuracy']:.1%}, "
-          f"right tool and arguments {report['tool_args_accuracy']:.1%}; {report['mean_seconds']:.2f} s a turn; written to {options.out}")
+          f"right tool and arguments {report['tool_args_accuracy']:.1%}; acts nobody asked for "
+          f"{report['acting_without_request']}; {report['mean_seconds']:.2f} s a turn; written to {options.out}")
     for name, figures in report["categories"].items():
         print(f"  {name:<11} {figures['turns']:>4}  tool {figures['tool_accuracy']:.0%}  args {figures['tool_args_accuracy']:.0%}")
 

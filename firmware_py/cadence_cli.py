@@ -1,6 +1,6 @@
 """``hearth cadence``: how the speaker would cut and pace a reply, without any model.
 
-    echo "우산은 젖은 채로 ..." | hearth cadence --lang ko --closeness 0.8
+    echo "우산은 젖은 채로 ..." | hearth cadence --language ko --closeness 0.8
 
 Reads a reply from standard input (UTF-8) and prints one JSON object,
 ``{"units": [...], "pauses_s": [...]}``: the units exactly as cut (trailing spaces kept) and
@@ -34,7 +34,8 @@ def add_command(sub: Any) -> None:
     """Register ``hearth cadence`` on the ``hearth`` subparsers."""
     cadence = sub.add_parser("cadence", help="cut a reply from standard input into spoken units and print them with their pauses (JSON)")
     cadence.add_argument("--config", type=Path, help="TOML configuration file (default: /etc/hearth/hearth.toml or ~/.config/hearth/hearth.toml)")
-    cadence.add_argument("--lang", choices=["en", "ko"], help="the reply's language (default: the configured language)")
+    cadence.add_argument("--language", "--lang", dest="language", choices=["en", "ko"],
+                         help="the reply's language (default: the configured language)")
     for name in WEIGHTS:
         cadence.add_argument(f"--{name}", type=float, metavar="X", help=f"pace weight cadence.{name} (default: the configured one)")
     cadence.add_argument("-v", "--verbose", action="store_true", help="log more")
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     except (ConfigError, InputError) as exc:
         print(f"hearth cadence: {exc}", file=stderr)
         return 2
-    result = cut(text, config, args.lang)
+    result = cut(text, config, args.language)
     log.debug("cut %d characters into %d units", len(text), len(result["units"]))
     _write(stdout, json.dumps(result, ensure_ascii=False))
     return 0

@@ -16,7 +16,16 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", type=Path, help="TOML configuration file (default: /etc/hearth/hearth.toml or ~/.config/hearth/hearth.toml)")
     parser.add_argument("--language", choices=["en", "ko"], help="override the configured language")
     parser.add_argument("--models-dir", type=Path, help="override where models are installed")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log more")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log what happens (-vv: everything)")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hearth")
+    except PackageNotFoundError:
+        return "(not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     from models.cli import add_commands as add_model_commands
 
     parser = argparse.ArgumentParser(prog="hearth", description="hearth: an offline voice assistant for the kitchen")
+    parser.add_argument("--version", action="version", version=f"hearth {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="play a bundled spoken request through the whole loop")
@@ -32,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", type=Path, default=Path("out/demo-reply.wav"), help="where to write the spoken reply")
     demo.add_argument("--timeline", type=Path, help="write the turn's timeline as JSON here")
     demo.add_argument("--hold", action="store_true", help="hold the button for the whole recording instead of tapping it")
+    demo.add_argument("--data-dir", type=Path, help="timers, lists and notes go here (default: a scratch folder, removed afterwards)")
 
     run = sub.add_parser("run", help="the appliance: microphone, speaker and push-to-talk button")
     _common(run)
@@ -69,8 +80,10 @@ def _load_config(args: argparse.Namespace):
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # A speaker's console shows what it says and hears, not its logs: warnings only, unless asked.
+    verbosity = getattr(args, "verbose", 0) or 0
     logging.basicConfig(
-        level=logging.DEBUG if getattr(args, "verbose", False) else logging.INFO,
+        level=logging.DEBUG if verbosity > 1 else logging.INFO if verbosity == 1 else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
@@ -85,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_cadence(args)
 
     from firmware_py.config import ConfigError
+    from firmware_py.gpio import NoButton
     from firmware_py.wiring import StartupError
 
     try:
@@ -92,12 +106,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "demo":
             from firmware_py.demo import run_demo
 
-            return asyncio.run(run_demo(config, args.input, args.out, args.timeline, hold=args.hold))
+            return asyncio.run(run_demo(config, args.input, args.out, args.timeline, hold=args.hold, data_dir=args.data_dir))
         if args.command == "run":
             return asyncio.run(_run_device(config))
         if args.command == "bench":
             return asyncio.run(_run_bench(config, args))
-    except (ConfigError, StartupError) as exc:
+    except (ConfigError, StartupError, NoButton) as exc:
         print(f"hearth: {exc}", file=sys.stderr)
         return 2
     parser.error(f"unknown command {args.command}")

@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import sys
+import tempfile
 from importlib import resources
 from pathlib import Path
 
@@ -55,8 +56,19 @@ async def run_demo(
     timeline_json: Path | None,
     *,
     hold: bool = False,
+    data_dir: Path | None = None,
 ) -> int:
     path = input_wav or bundled_request(config.language)
+    with tempfile.TemporaryDirectory(prefix="hearth-demo-") as scratch:
+        # A demo must not start a real timer in the household's own data, to ring during ``hearth run``.
+        where = data_dir or Path(scratch)
+        config = config.model_copy(update={"tools": config.tools.model_copy(update={"data_dir": where})})
+        print(f"data:    {where}" + (" (a scratch folder, removed afterwards; --data-dir DIR to keep one)" if data_dir is None else ""),
+              flush=True)
+        return await _demo(config, path, out_wav, timeline_json, hold)
+
+
+async def _demo(config: HearthConfig, path: Path, out_wav: Path, timeline_json: Path | None, hold: bool) -> int:
     try:
         audio = read_wav(path, 16000)
     except AudioFileError as exc:

@@ -136,6 +136,8 @@ class DeviceLoop:
                 raise pump.exception()  # type: ignore[misc]
         finally:
             self.assistant.interrupt()
+            # Ctrl-C in the middle of a reply: the turn ends as interrupted and is recorded.
+            await self.assistant.settle()
             pump.cancel()
             await asyncio.gather(pump, return_exceptions=True)
             self.button.close()

@@ -41,6 +41,10 @@ class StatusLight(Protocol):
     def close(self) -> None: ...
 
 
+class NoButton(RuntimeError):
+    """The configured GPIO button cannot be opened (a machine without GPIO, a pin in use)."""
+
+
 class GpioButton:
     """A button on a BCM pin, wired to ground, using the internal pull-up."""
 
@@ -53,7 +57,10 @@ class GpioButton:
     def open(self, on_press: Callable[[float], None], on_release: Callable[[float], None]) -> None:
         from gpiozero import Button
 
-        self._button = Button(self.pin, pull_up=True, bounce_time=self.bounce_s or None)
+        try:
+            self._button = Button(self.pin, pull_up=True, bounce_time=self.bounce_s or None)
+        except Exception as exc:  # gpiozero raises a family of errors on a machine without GPIO
+            raise NoButton(f"no GPIO button found on BCM {self.pin} ({type(exc).__name__}): use --keyboard") from exc
         # Stamp the edge on gpiozero's thread: that is when the user pressed.
         self._button.when_pressed = lambda: self.loop.call_soon_threadsafe(on_press, time.monotonic())
         self._button.when_released = lambda: self.loop.call_soon_threadsafe(on_release, time.monotonic())
@@ -87,7 +94,7 @@ class KeyboardButton:
             (on_press if self._pressed else on_release)(time.monotonic())
 
         self.loop.add_reader(self._fd, line_ready)
-        print("press Enter to talk, Enter again when done", flush=True)
+        print("press Enter to talk, Enter again when done; Ctrl-C quits", flush=True)
 
     def close(self) -> None:
         if self._fd is not None:
@@ -117,6 +124,25 @@ class RgbStatusLight:
         if self._led is not None:
             self._led.close()
             self._led = None
+
+
+class ConsoleLight:
+    """The state as a line on the terminal, for keyboard push-to-talk (no LED to look at)."""
+
+    def __init__(self, stream: Any = None) -> None:
+        self.stream = stream
+        self._last: State | None = None
+
+    def show(self, state: State) -> None:
+        import sys
+
+        shown = State.SPEAKING if state == State.PAUSING else state  # a pause between units is still speaking
+        if shown != self._last:
+            self._last = shown
+            print(f"[{shown.value}]", file=self.stream or sys.stdout, flush=True)
+
+    def close(self) -> None:
+        pass
 
 
 class NoLight:

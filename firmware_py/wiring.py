@@ -23,7 +23,7 @@ from audio.chime import chime
 from audio.protocols import Recognizer, Speaker, Synthesizer
 from audio.whisper_rescore import Lexicon
 from firmware_py.config import HearthConfig
-from firmware_py.gpio import GpioButton, KeyboardButton, NoLight, PushToTalk, RgbStatusLight, StatusLight
+from firmware_py.gpio import ConsoleLight, GpioButton, KeyboardButton, NoLight, PushToTalk, RgbStatusLight, StatusLight
 from models.store import ModelError, ModelStore, default_models_dir
 from tools.timers import Timer, TimerWatcher, done_message
 
@@ -51,6 +51,25 @@ def required_models(config: HearthConfig) -> list[str]:
     if config.language == "en":
         names += [config.tts.voice_en, "espeak-ng"]
     return names
+
+
+def check_roles(config: HearthConfig, store: ModelStore) -> None:
+    """Each configured model is of the kind its key needs; else one line naming the key."""
+    keys = {
+        "llm.model": (config.llm.model, "llm"),
+        "asr.model_en" if config.language == "en" else "asr.model_ko": (asr_model(config), "asr"),
+        **({"tts.voice_en": (config.tts.voice_en, "tts")} if config.language == "en" else {}),
+        "listen.end_of_turn_model": (config.listen.end_of_turn_model, "turn"),
+    }
+    for key, (name, role) in keys.items():
+        if name == "none" and key == "listen.end_of_turn_model":
+            continue
+        try:
+            entry = store.manifest.get(name)
+        except ModelError:  # the manifest's own message names the model, not the key
+            raise StartupError(f"{key} = {name!r} is not a model hearth knows; `hearth models list` shows them") from None
+        if entry.role != role:
+            raise StartupError(f"{key} = {name!r} is a {entry.role} model, not a {role} model; `hearth models list` shows them")
 
 
 def _turn_model(config: HearthConfig, store: ModelStore) -> Any:
@@ -136,6 +155,7 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
     from audio.vad import SileroVad, VadSettings
 
     store = model_store(config)
+    check_roles(config, store)
     try:
         store.require(required_models(config))
     except ModelError as exc:
@@ -282,7 +302,10 @@ async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) ->
     assistant = Assistant(deps, config.history_turns, barge_in=config.cadence.barge_in, record=record)
     await assistant.warm()
     watcher = _timer_announcements(config, deps, assistant)
-    light: StatusLight = RgbStatusLight(config.button.led_pins) if config.button.led == "rgb" else NoLight()
+    light: StatusLight = (
+        RgbStatusLight(config.button.led_pins) if config.button.led == "rgb"
+        else ConsoleLight() if config.button.kind == "keyboard" else NoLight()
+    )
     button: PushToTalk = (
         KeyboardButton(loop) if config.button.kind == "keyboard" else GpioButton(config.button.pin, config.button.bounce_s, loop)
     )

@@ -218,7 +218,8 @@ def test_repair_never_invents_a_value() -> None:
     # No duration in the words: the model's value stands (grounding will ask back), none is made up.
     assert repair_arguments("timer_start", {"duration_s": 300}, "start a timer") == {"duration_s": 300}
     assert repair_arguments("weather", {}, "what's the weather like") == {}
-    assert repair_arguments("recipe_search", {"query": "soup"}, "I'm hungry") == {"query": "soup"}
+    # A dish nobody said is not searched for: the request's own words are.
+    assert repair_arguments("recipe_search", {"query": "soup"}, "I'm hungry") == {"query": "I'm hungry"}
     assert repair_arguments("unknown_tool", {"x": 1}, "anything") == {"x": 1}
 
 

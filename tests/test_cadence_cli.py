@@ -40,7 +40,7 @@ def _run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], da
 
 
 def test_the_umbrella_reply_comes_out_in_its_five_units_with_the_speakers_pauses(monkeypatch, capsys):
-    code, out, _ = _run(monkeypatch, capsys, UMBRELLA.encode("utf-8"), "--lang", "ko")
+    code, out, _ = _run(monkeypatch, capsys, UMBRELLA.encode("utf-8"), "--language", "ko")
     assert code == 0
     result = json.loads(out)
     assert set(result) == {"units", "pauses_s"}
@@ -53,8 +53,8 @@ def test_the_umbrella_reply_comes_out_in_its_five_units_with_the_speakers_pauses
 
 
 def test_closeness_below_one_shortens_the_pauses(monkeypatch, capsys):
-    _, default_out, _ = _run(monkeypatch, capsys, UMBRELLA.encode("utf-8"), "--lang", "ko")
-    code, close_out, _ = _run(monkeypatch, capsys, UMBRELLA.encode("utf-8"), "--lang", "ko", "--closeness", "0.5")
+    _, default_out, _ = _run(monkeypatch, capsys, UMBRELLA.encode("utf-8"), "--language", "ko")
+    code, close_out, _ = _run(monkeypatch, capsys, UMBRELLA.encode("utf-8"), "--language", "ko", "--closeness", "0.5")
     default, close = json.loads(default_out), json.loads(close_out)
     assert code == 0
     assert close["units"] == default["units"]  # weights change the pauses, never the cuts

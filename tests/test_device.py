@@ -196,3 +196,19 @@ async def test_keyboard_push_to_talk_toggles_on_enter():
     button.close()
     os.close(write_fd)
     stream.close()
+
+
+async def test_stopping_in_the_middle_of_a_reply_records_the_turn(mock_pins, tmp_path):
+    from agent.record import ConversationRecord
+
+    long_reply = "One two three four five. Six seven eight nine ten. Eleven twelve thirteen."
+    deps = make_deps(chat=ScriptedChatModel(long_reply), synthesizer=ToneSynthesizer(seconds_per_char=0.05))
+    record = ConversationRecord.open(tmp_path / "conversation.sqlite3")
+    assistant = Assistant(deps, record=record)
+    device, mic, pin, stop, runner = await start_and_ask(mock_pins, assistant)
+    await wait_for(lambda: assistant.current is not None and assistant.current.timeline.first("first_audio_out") is not None)
+    stop.set()  # Ctrl-C
+    await runner
+    assert [r.outcome for r in assistant.results] == [Outcome.INTERRUPTED]
+    assert [e.role for e in record.entries()][:2] == ["user", "assistant"]
+    record.close()

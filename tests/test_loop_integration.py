@@ -39,6 +39,10 @@ def test_demo_speaks_a_reply_and_writes_the_timeline(models_dir: Path, tmp_path:
     reply = read_wav(out)
     assert reply.duration > 0.5 and float(np.abs(reply.samples).max()) > 0.05
     assert "speech_end_to_first_audio_s" in printed
+    # The demo's timers and lists went to a scratch folder, named, and gone afterwards.
+    (data_line,) = [line for line in printed.splitlines() if line.startswith("data:")]
+    assert "scratch folder" in data_line
+    assert not Path(data_line.split()[1]).exists()
 
 
 def test_korean_end_to_end(models_dir: Path, tmp_path: Path, capsys):

@@ -291,6 +291,20 @@ async def test_spoken_matches_in_english(samples: RecipeBook) -> None:
     assert out.text.startswith(f"I found {len(out.data['matches'])} recipes; the best matches are egg fried rice")
 
 
+async def test_a_voice_is_never_handed_another_script(samples: RecipeBook) -> None:
+    import re
+
+    # 떡볶이's aliases name it in Latin letters for the English voice.
+    out = await search(samples, "tteokbokki")
+    assert out.text.startswith("I found a recipe for tteokbokki.")
+    for query in ("rice", "kimchi", "soup", "egg"):
+        out = await search(samples, query)
+        assert not re.search(r"[가-힣]", out.text), out.text
+    for query in ("팬케이크", "라자냐", "바나나"):
+        out = await search(samples, query, "ko")
+        assert not re.search(r"[A-Za-z]", out.text), out.text
+
+
 async def test_spoken_matches_in_korean(samples: RecipeBook) -> None:
     out = await search(samples, "김치찌개 레시피", "ko")
     assert out.text == "김치찌개 레시피를 찾았어요. 30분 걸려요."

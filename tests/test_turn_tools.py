@@ -121,6 +121,11 @@ class Item(BaseModel):
     item: str
 
 
+class TimerArgs(BaseModel):
+    duration_s: int
+    label: str | None = None
+
+
 class Kitchen:
     """Tools with observable effects: a slow air reading, a fast clock, a shopping list."""
 
@@ -129,6 +134,7 @@ class Kitchen:
         self.air_text = air_text
         self.started: list[tuple[str, float]] = []
         self.shopping: list[str] = []
+        self.timers: list[tuple[int, str | None]] = []
 
     async def air(self, args: Place) -> ToolOutput:
         self.started.append(("air_quality", time.monotonic()))
@@ -145,8 +151,13 @@ class Kitchen:
         self.shopping.append(args.item)
         return ToolOutput(f"Added {args.item}.")
 
+    async def start_timer(self, args: TimerArgs) -> ToolOutput:
+        self.timers.append((args.duration_s, args.label))
+        return ToolOutput(f"{args.label or 'Timer'} set.")
+
     def registry(self) -> ToolRegistry:
         return ToolRegistry([
+            ToolSpec("timer_start", "Start a timer.", TimerArgs, self.start_timer, side_effects="act"),
             ToolSpec("air_quality", "Air quality.", Place, self.air, expected_s=2.0, timeout_s=30),
             ToolSpec("time_now", "The time.", NoArgs, self.clock),
             ToolSpec("shopping_add", "Add to the shopping list.", Item, self.add, side_effects="act"),
@@ -318,8 +329,19 @@ async def test_an_acting_call_the_user_did_not_ask_for_is_asked_back_not_made():
     deps, sink, executor = tool_deps(chat, kitchen, text="add milk", grounded=grounded)
     result, _ = await run_tool_turn(deps, executor, kitchen)
     assert kitchen.shopping == []
-    assert " ".join(result.spoken) == "I'm not sure I got that right. Could you say it again?"
+    assert " ".join(result.spoken) == "Add 50 eggs to the shopping list?"
+    assert result.pending is not None and result.pending.plan.args == {"item": "50 eggs"}
     assert result.timeline.first("tool_refused") is not None
+    assert [(c.name, c.ran, c.acted) for c in result.tool_calls] == [("shopping_add", False, False)]
+
+
+async def test_an_act_that_ran_is_recorded_as_acted_and_a_look_up_is_not():
+    for tool, args, acted in (("shopping_add", {"item": "milk"}, True), ("air_quality", {"location": "home"}, False)):
+        chat = TimedJson(decision("", tool, args))
+        kitchen = Kitchen()
+        deps, sink, executor = tool_deps(chat, kitchen, text="add milk", grounded=lambda *_: True)
+        result, _ = await run_tool_turn(deps, executor, kitchen)
+        assert [(c.name, c.acted) for c in result.tool_calls] == [(tool, acted)]
 
 
 async def test_instructions_inside_a_tool_result_make_nothing_happen():
@@ -370,3 +392,65 @@ async def test_text_streamed_in_pieces_inside_words_is_not_split_apart():
     deps, sink, executor = tool_deps(chat, Kitchen(), text="hi")
     result, _ = await run_tool_turn(deps, executor, Kitchen())
     assert result.reply == "Hello there!"
+
+
+async def _dialog(texts: Sequence[str], chat: TimedJson, kitchen: Kitchen) -> list[str]:
+    """What hearth said to each of ``texts``, one turn after another."""
+    from agent.arguments import grounded
+
+    deps, sink, executor = tool_deps(chat, kitchen, text=texts[0], grounded=grounded)
+    assistant = Assistant(deps)
+    executor.start()
+    spoken = []
+    try:
+        for text in texts:
+            deps.recognizer = ScriptedRecognizer(text)
+            press = Press()
+            asyncio.get_running_loop().call_later(0.0, press.release)
+            result = await assistant.handle(WavFileMicrophone(speech_like(0.4, silence_before_s=0.1, silence_after_s=0.0)).chunks(), press)
+            spoken.append(" ".join(result.spoken))
+    finally:
+        await executor.close()
+    return spoken
+
+
+async def _confirm_dialog(answer: str) -> tuple[list[str], Kitchen, list]:
+    """Turn 1 asks about an act its words do not support; turn 2 says ``answer``."""
+    kitchen = Kitchen()
+    chat = TimedJson(decision("Adding eggs.", "shopping_add", {"item": "eggs"}))
+    spoken = await _dialog(["what's on my shopping list", answer], chat, kitchen)
+    return spoken, kitchen, chat.calls
+
+
+async def test_what_did_you_say_repeats_the_last_reply_without_a_decision():
+    chat = TimedJson(decision("", "time_now", {}))
+    spoken = await _dialog(["what time is it", "What did you say?", "다시 말해줘"], chat, Kitchen())
+    assert spoken == ["It's twelve o'clock."] * 3
+    assert len(chat.calls) == 1
+
+
+async def test_an_act_asked_about_is_made_on_a_yes_and_dropped_on_a_no():
+    spoken, kitchen, calls = await _confirm_dialog("yes please")
+    assert spoken == ["Add eggs to the shopping list?", "Added eggs."]
+    assert kitchen.shopping == ["eggs"]
+    assert len(calls) == 1  # the yes is not a new decision: exactly the call asked about is made
+
+    spoken, kitchen, _ = await _confirm_dialog("No.")
+    assert spoken == ["Add eggs to the shopping list?", "Okay, I won't."]
+    assert kitchen.shopping == []
+
+
+async def test_anything_but_yes_or_no_drops_the_question_and_is_a_new_request():
+    spoken, kitchen, calls = await _confirm_dialog("add milk")
+    assert kitchen.shopping == []  # the model, scripted, still says eggs: asked about again, not made
+    assert spoken[1] == "Add eggs to the shopping list?"
+    assert len(calls) == 2
+
+
+async def test_a_value_nobody_said_is_asked_for_and_the_answer_completes_the_request():
+    kitchen = Kitchen()
+    chat = TimedJson(decision("", "timer_start", {"duration_s": 600, "label": "pizza"}))
+    spoken = await _dialog(["start a timer for the pizza", "twelve minutes"], chat, kitchen)
+    assert spoken == ["How long should the pizza timer be?", "pizza set."]
+    assert kitchen.timers == [(720, "pizza")]  # the ten minutes the model made up were never used
+    assert len(chat.calls) == 1

@@ -13,7 +13,7 @@ import re
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.spec import ToolOutput, ToolSpec
-from tools.spoken import Language, check_language, has_final_consonant, join_words, topic
+from tools.spoken import Language, check_language, has_final_consonant, topic
 
 log = logging.getLogger(__name__)
 
@@ -133,12 +133,12 @@ def normalize_unit(unit: str, language: Language = "en") -> str:
         return UNIT_ALIASES[key]
     if key.replace(" ", "") in UNIT_ALIASES:
         return UNIT_ALIASES[key.replace(" ", "")]
-    known = "g, kg, oz, lb, ml, l, tsp, tbsp, cup, fl_oz, C, F, K, gas_mark"
+    # Spoken to the user: what was not understood, never a list of codes.
     raise _error(
         language,
         "unknown_unit",
-        f"unknown unit {unit!r}; use one of: {known}",
-        f"{topic(unit.strip())} 모르는 단위예요. 쓸 수 있는 단위: {known}.",
+        f"I don't know the unit {unit.strip()}.",
+        f"{topic(unit.strip())} 모르는 단위예요.",
     )
 
 
@@ -164,7 +164,7 @@ def convert(
     ``language`` is that of the ConversionError's message.
     """
     if not math.isfinite(value):
-        raise _error(language, "not_finite", "the amount must be a finite number", "양은 숫자로 말해 주세요.")
+        raise _error(language, "not_finite", "Please say the amount as a number.", "양은 숫자로 말해 주세요.")
     src, dst = normalize_unit(from_unit, language), normalize_unit(to_unit, language)
     thermal = set(TEMPERATURE) | {GAS_MARK}
     if src in thermal or dst in thermal:
@@ -173,12 +173,12 @@ def convert(
             raise _error(
                 language,
                 "not_temperature",
-                f"cannot convert between a temperature and {_kind(other)}",
+                f"I can't turn a temperature into {_kind(other)}.",
                 f"온도와 {'무게' if other in MASS_G else '부피'}는 서로 바꿀 수 없어요.",
             )
         return _convert_temperature(value, src, dst, language), src, dst
     if value < 0:
-        raise _error(language, "negative", "an amount cannot be negative", "양은 0보다 작을 수 없어요.")
+        raise _error(language, "negative", "An amount can't be less than zero.", "양은 0보다 작을 수 없어요.")
     if src in MASS_G and dst in MASS_G:
         return value * MASS_G[src] / MASS_G[dst], src, dst
     if src in VOLUME_ML and dst in VOLUME_ML:
@@ -188,19 +188,18 @@ def convert(
         raise _error(
             language,
             "needs_ingredient",
-            f"converting {_SPOKEN_UNIT[src][1]} to {_SPOKEN_UNIT[dst][1]} depends on the ingredient; "
-            "ask which ingredient (for example flour, sugar or butter)",
+            f"{_SPOKEN_UNIT[src][1].capitalize()} to {_SPOKEN_UNIT[dst][1]} depends on the ingredient. "
+            "Which one is it, flour, sugar, butter?",
             f"{_with(_KO_UNIT[src])} {_KO_UNIT[dst]} 사이는 재료마다 달라요. "
             "밀가루, 설탕, 버터처럼 어떤 재료인지 알려 주세요.",
         )
     name = normalize_ingredient(ingredient)
     if name is None:
-        known_ko = join_words(list(KOREAN_INGREDIENT.values()), "ko")
         raise _error(
             language,
             "unknown_ingredient",
-            f"no density known for {ingredient!r}; known ingredients: {', '.join(INGREDIENT_G_PER_CUP)}",
-            f"{ingredient.strip()} 한 컵이 몇 그램인지 몰라요. 아는 재료는 {_copula(known_ko)}.",
+            f"I don't know how much a cup of {ingredient.strip()} weighs.",
+            f"{ingredient.strip()} 한 컵이 몇 그램인지 몰라요.",
         )
     grams_per_ml = INGREDIENT_G_PER_CUP[name] / VOLUME_ML["cup"]
     if src in VOLUME_ML:
@@ -225,7 +224,7 @@ def _to_celsius(value: float, unit: str, language: Language = "en") -> float:
 def _convert_temperature(value: float, src: str, dst: str, language: Language = "en") -> float:
     celsius = _to_celsius(value, src, language)
     if celsius < -273.15:
-        raise _error(language, "below_absolute_zero", "that is below absolute zero", "절대 영도보다 낮은 온도예요.")
+        raise _error(language, "below_absolute_zero", "That's below absolute zero.", "절대 영도보다 낮은 온도예요.")
     if dst == "C":
         return celsius
     if dst == "F":
@@ -238,7 +237,7 @@ def _convert_temperature(value: float, src: str, dst: str, language: Language = 
 def _gas_mark_to_celsius(mark: float, language: Language = "en") -> float:
     marks = GAS_MARK_C
     if not marks[0][0] <= mark <= marks[-1][0]:
-        raise _error(language, "gas_mark_range", "gas marks go from 1/4 to 9", "가스 마크는 4분의 1부터 9까지 있어요.")
+        raise _error(language, "gas_mark_range", "Gas marks go from a quarter to 9.", "가스 마크는 4분의 1부터 9까지 있어요.")
     for (m0, c0), (m1, c1) in zip(marks, marks[1:]):
         if m0 <= mark <= m1:
             return c0 + (c1 - c0) * (mark - m0) / (m1 - m0)
@@ -251,7 +250,7 @@ def _celsius_to_gas_mark(celsius: float, language: Language = "en") -> float:
         raise _error(
             language,
             "gas_mark_range",
-            f"{round(celsius)} °C is outside the gas mark range (about 110 to 240 °C)",
+            f"{round(celsius)} degrees Celsius is past the gas marks, which run from about 110 to 240 degrees.",
             f"{topic(_ko_temperature(round(celsius), 'C'))} 가스 마크 범위 밖이에요. "
             "가스 마크는 섭씨 약 110도에서 240도까지예요.",
         )

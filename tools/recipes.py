@@ -319,8 +319,25 @@ SPOKEN_MATCHES = 3
 """How many titles the answer names; the rest are counted."""
 
 
-def _spoken_title(title: str, language: Language) -> str:
+_HANGUL = re.compile(r"[가-힣]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def _name_in(recipe: Recipe, language: Language) -> str:
+    """The recipe's name in the script the voice of ``language`` reads: its title, else an alias, else
+    a description ("a Korean recipe"); an English voice never gets Hangul, nor a Korean one Latin."""
+    ours, theirs = (_HANGUL, _LATIN) if language == "ko" else (_LATIN, _HANGUL)
+    for name in (recipe.title, *recipe.aliases):
+        if ours.search(name) and not theirs.search(name):
+            return name
+    if language == "ko":
+        return "영어 이름의 레시피"
+    return "a Korean recipe" if _HANGUL.search(recipe.title) else "a recipe"
+
+
+def _spoken_title(recipe: Recipe, language: Language) -> str:
     # Mid-sentence "Banana bread" reads as "banana bread"; leave "BLT" and "Korean BBQ"-style names be.
+    title = _name_in(recipe, language)
     words = title.split()
     if language == "en" and title[:1].isupper() and title[1:2].islower() and not any(w[:1].isupper() for w in words[1:]):
         return title[:1].lower() + title[1:]
@@ -333,7 +350,7 @@ def _match_data(recipe: Recipe) -> dict[str, object]:
 
 
 def _found_text(matches: list[Recipe], language: Language) -> str:
-    names = [_spoken_title(r.title, language) for r in matches[:SPOKEN_MATCHES]]
+    names = [_spoken_title(r, language) for r in matches[:SPOKEN_MATCHES]]
     first = matches[0]
     if language == "ko":
         if len(matches) == 1:

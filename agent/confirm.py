@@ -1,0 +1,147 @@
+"""Asking before an act hearth is not sure of, and hearing the answer.
+
+An acting call that the user's words do not support (no cancel word for a cancel,
+an item they never said) is not made.  hearth says what it would do, as a question
+("Cancel the pasta timer?"), and keeps the call; the next utterance decides: a yes
+makes exactly that call, a no drops it, anything else drops it and is heard as a
+new request.  So a mishearing costs one question, never a wrong act, and the user
+hears what hearth understood.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from agent.corrections import corrected
+from agent.extract import timer_durations
+from agent.tool_calls import ToolPlan
+from tools.timers import say_duration
+
+Answer = Literal["yes", "no"]
+
+
+@dataclass(frozen=True)
+class PendingAct:
+    """An act hearth asked about instead of making, kept for the next utterance."""
+
+    plan: ToolPlan
+    """The call as it would be made."""
+    needs: str | None = None
+    """A required value the user did not say ("duration_s"): the next utterance may give it."""
+
+
+def missing_value(tool: str, args: dict[str, Any], user_text: str) -> str | None:
+    """The required value of an acting call that the user's words do not hold, if any.
+
+    "Start a timer for the pizza" says no length: it is asked for ("How long?"), never made up.
+    """
+    if tool == "timer_start" and not timer_durations(corrected(user_text), naming=True):
+        return "duration_s"
+    return None
+
+
+def supplied(pending: PendingAct, text: str) -> ToolPlan | None:
+    """The pending call completed with the value this utterance gives, or None if it gives none."""
+    if pending.needs == "duration_s":
+        said = timer_durations(corrected(text), naming=True)
+        if said:
+            return replace(pending.plan, args={**pending.plan.args, "duration_s": said[-1]})
+    return None
+
+
+def ask_for(pending: PendingAct, language: str) -> str:
+    """The question for a missing value ("How long should the pizza timer be?")."""
+    label = str(pending.plan.args.get("label") or "").strip()
+    if language == "ko":
+        return f"{label} 타이머를 얼마나 맞출까요?" if label else "몇 분으로 맞출까요?"
+    return f"How long should the {label} timer be?" if label else "How long should the timer be?"
+
+_YES_EN = re.compile(
+    r"^(yes|yeah|yep|yup|sure|please|please do|do it|go ahead|ok|okay|correct|right|that's right|exactly|affirmative|"
+    r"yes please|yeah please|sure thing|of course|uh huh|mm hmm)$"
+)
+_NO_EN = re.compile(r"^(no|nope|nah|don't|do not|no thanks|no thank you|never mind|nevermind|cancel|stop|wrong|not that)$")
+_YES_KO = re.compile(r"^(네|넵|예|응|어|그래|그래요|좋아|좋아요|맞아|맞아요|해 ?줘|해 ?주세요|부탁해|부탁해요|오케이)$")
+_NO_KO = re.compile(r"^(아니|아니요|아뇨|아니야|됐어|됐어요|하지 ?마|싫어|취소|그만)$")
+
+
+def answer_of(text: str, language: str) -> Answer | None:
+    """"yes" or "no" when the whole utterance is one (a word or two, "yes please", "아니요"), else None."""
+    words = " ".join(re.sub(r"[^\w'가-힣\s]", " ", text.lower()).split())
+    if not words:
+        return None
+    korean = language == "ko" or re.search(r"[가-힣]", words) is not None
+    if (_YES_KO if korean else _YES_EN).match(words):
+        return "yes"
+    if (_NO_KO if korean else _NO_EN).match(words):
+        return "no"
+    return None
+
+
+_REPEAT_EN = re.compile(
+    r"^(what did you (just )?say|what was that|say (that|it) again|come again|pardon( me)?|sorry|excuse me|"
+    r"repeat (that|it)( again)?|can you repeat (that|it)|could you repeat (that|it)|once more|"
+    r"(can|could) you say (that|it) again)( please)?$"
+)
+_REPEAT_KO = re.compile(r"^(뭐라고(요)?|다시 (한 ?번 )?(말해|말씀해) ?(줘|주세요|줄래)?(요)?|다시요|한 ?번 더( 말해 ?(줘|주세요)?)?|방금 뭐라고 했어(요)?)$")
+
+
+def asks_to_repeat(text: str, language: str) -> bool:
+    """Whether the whole utterance asks to hear the last reply again ("What did you say?", "다시 말해줘")."""
+    words = " ".join(re.sub(r"[^\w'가-힣\s]", " ", text.lower()).split())
+    korean = language == "ko" or re.search(r"[가-힣]", words) is not None
+    return bool(words) and (_REPEAT_KO if korean else _REPEAT_EN).match(words) is not None
+
+
+def _label(args: dict[str, Any], language: str) -> str:
+    label = str(args.get("label") or "").strip()
+    if language == "ko":
+        return f"{label} 타이머" if label else "타이머"
+    return f"the {label} timer" if label else "the timer"
+
+
+def _duration(args: dict[str, Any], key: str, language: str) -> str:
+    value = args.get(key)
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not value:
+        return ""
+    return say_duration(abs(value), language="ko" if language == "ko" else "en")
+
+
+def question(tool: str, args: dict[str, Any], language: str) -> str:
+    """What hearth would do, asked back in the user's language ("Cancel the pasta timer?")."""
+    item = str(args.get("item") or "").strip()
+    if language == "ko":
+        questions = {
+            "timer_start": f"{_duration(args, 'duration_s', language)} 타이머 맞출까요?".strip(),
+            "timer_cancel": "모든 타이머를 취소할까요?" if args.get("all") else f"{_label(args, language)} 취소할까요?",
+            "timer_pause": f"{_label(args, language)} 멈출까요?",
+            "timer_resume": f"{_label(args, language)} 다시 시작할까요?",
+            "timer_adjust": f"{_label(args, language)} 시간을 바꿀까요?",
+            "shopping_add": f"장보기 목록에 {item} 넣을까요?" if item else "장보기 목록에 넣을까요?",
+            "shopping_complete": f"장보기 목록에서 {item} 뺄까요?" if item else "장보기 목록에서 뺄까요?",
+            "note_add": "메모로 남길까요?",
+        }
+        return questions.get(tool, "그렇게 할까요?")
+    minutes = _duration(args, "duration_s", language)
+    delta = _duration(args, "delta_s", language)
+    questions = {
+        "timer_start": f"Start a timer for {minutes}?" if minutes else "Start a timer?",
+        "timer_cancel": "Cancel all the timers?" if args.get("all") else f"Cancel {_label(args, language)}?",
+        "timer_pause": f"Pause {_label(args, language)}?",
+        "timer_resume": f"Resume {_label(args, language)}?",
+        "timer_adjust": (
+            f"{'Add' if (args.get('delta_s') or 0) >= 0 else 'Take'} {delta} {'to' if (args.get('delta_s') or 0) >= 0 else 'off'} {_label(args, language)}?"
+            if delta else f"Change {_label(args, language)}?"
+        ),
+        "shopping_add": f"Add {item} to the shopping list?" if item else "Add that to the shopping list?",
+        "shopping_complete": f"Take {item} off the shopping list?" if item else "Take that off the shopping list?",
+        "note_add": "Save that as a note?",
+    }
+    return questions.get(tool, "Shall I do that?")
+
+
+def declined(language: str) -> str:
+    """What hearth says when the user answers no."""
+    return "알겠어요, 안 할게요." if language == "ko" else "Okay, I won't."

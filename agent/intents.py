@@ -1,0 +1,144 @@
+"""What a request must say for a tool to be on offer.
+
+A small model asked to choose between a tool and none too often calls the tool
+its nearest example calls: "Turn the volume up" cancelled a timer, "Tell me a
+joke" read the shopping list.  So a tool is offered to the model only when the
+request says something that asks for it: a cancel needs a cancel word, an add an
+add word, the weather a word about the weather.  The model still decides among
+what is offered, and "none" is always among it; the cue only takes away what the
+user cannot have meant.
+
+A follow-up ("and one more for the rolls", "what about the day after tomorrow?",
+"내일은?") leans on the turn before, so it is not narrowed.
+
+English cues match at the start of a word ("cancel" also matches "cancelled"),
+or as a phrase of whole words; Korean cues match anywhere in the text, since
+particles and endings attach to the stem.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+_EN: dict[str, tuple[str, ...]] = {
+    "timer_start": (
+        "timer", "time", "countdown", "count down", "set", "start", "remind", "alarm", "clock", "buzz",
+        "wake me", "give me", "minute", "second", "hour",
+    ),
+    "timer_cancel": (
+        "cancel", "stop", "delete", "remove", "kill", "clear", "turn off", "switch off", "shut off", "end",
+        "get rid", "forget the", "drop the",
+    ),
+    "timer_status": ("timer", "left", "remaining", "how long", "how much longer", "how much time", "status", "done", "goes off", "go off"),
+    "timer_adjust": (
+        "add", "more", "extra", "another", "longer", "shorter", "less", "off", "minus", "reduce", "extend",
+        "increase", "decrease", "shorten", "cut", "knock", "remove", "take", "away",
+    ),
+    "timer_pause": ("pause", "hold", "freeze"),
+    "timer_resume": ("resume", "continue", "unpause", "un-pause", "carry on", "keep", "restart", "start", "go on", "run again", "going again"),
+    "time_now": ("time", "clock", "how late", "o'clock", "hour"),
+    "date_today": ("date", "day", "today", "month", "year", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+    "shopping_add": (
+        "add", "put", "need", "buy", "get", "out of", "ran out", "run out", "running out", "pick up", "forget",
+        "low on", "grab",
+    ),
+    "shopping_complete": (
+        "tick", "check", "cross", "remove", "delete", "take", "got", "bought", "mark", "strike", "scratch", "complete",
+        "off the list", "off my list", "off our list", "from the list", "from my list",
+    ),
+    "shopping_list": ("list", "shopping", "grocer", "store", "shop", "buy", "need", "pick up"),
+    "note_add": ("note", "remember", "write", "jot", "save", "memo", "record", "remind"),
+    "convert_units": (
+        "convert", "how many", "how much", "in grams", "gram", "kilo", "ounce", "oz", "pound", "lb", "cup",
+        "spoon", "tsp", "tbsp", "litre", "liter", "millilit", "ml", "celsius", "fahrenheit", "degree", "gas mark",
+        "weigh", "stick",
+    ),
+    "recipe_search": ("recipe", "cook", "make", "bake", "prepare", "dish", "dinner", "lunch", "breakfast", "meal", "idea", "how do i", "how to"),
+    "weather": (
+        "weather", "forecast", "rain", "sun", "cloud", "snow", "wind", "storm", "cold", "hot", "warm", "temperature",
+        "degree", "umbrella", "jacket", "coat", "humid", "outside", "freezing", "chilly",
+    ),
+    "air_quality": ("air", "dust", "pollution", "pollen", "smog", "mask", "particulate", "pm2", "pm10", "window"),
+}
+
+_KO: dict[str, tuple[str, ...]] = {
+    "timer_start": ("타이머", "재 줘", "재줘", "재 주", "재주", "알람", "시작", "설정", "맞춰", "분", "초", "시간"),
+    "timer_cancel": ("취소", "꺼", "끄", "끝내", "중지", "그만", "없애", "지워", "삭제", "멈춰"),
+    "timer_status": ("남았", "남은", "언제", "얼마나", "몇 분", "몇 초", "끝나", "타이머"),
+    "timer_adjust": ("추가", "더", "늘려", "연장", "빼", "줄여", "줄이", "당겨"),
+    "timer_pause": ("일시정지", "일시 정지", "멈춰", "세워", "잠깐", "정지"),
+    "timer_resume": ("다시", "계속", "재개", "이어", "풀어"),
+    "time_now": ("몇 시", "몇시", "시간", "시각"),
+    "date_today": ("날짜", "며칠", "몇 월", "몇월", "요일", "오늘"),
+    "shopping_add": ("추가", "넣어", "담아", "사야", "사 와", "떨어졌", "필요", "적어"),
+    "shopping_complete": ("지워", "빼", "샀", "체크", "표시", "완료", "삭제", "없애"),
+    "shopping_list": ("목록", "리스트", "장보기", "장 볼", "장볼", "살 거", "사야", "쇼핑"),
+    "note_add": ("메모", "적어", "기억", "기록", "써 둬", "써둬", "남겨"),
+    "convert_units": (
+        "그램", "킬로", "컵", "큰술", "작은술", "스푼", "밀리", "리터", "파운드", "온스", "섭씨", "화씨", "도는", "가스 마크",
+        "몇 도", "바꿔", "환산", "변환", "얼마야", "몇 그램",
+    ),
+    "recipe_search": ("레시피", "요리", "만드", "만들", "끓이", "굽", "볶", "조리", "방법", "어떻게"),
+    "weather": ("날씨", "비 ", "비가", "비 와", "비와", "눈 ", "눈이", "추워", "춥", "더워", "덥", "기온", "온도", "우산", "맑", "흐려", "바람", "몇 도", "예보"),
+    "air_quality": ("미세먼지", "먼지", "공기", "대기", "황사", "마스크", "창문"),
+}
+
+CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {"en": _EN, "ko": _KO}
+"""Per language, per tool: the words and phrases of which a request must hold one to be offered that tool."""
+
+COMMAND_CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    "en": {"shopping_add": ("list", "shopping")},
+    "ko": {"shopping_add": ("목록", "리스트", "장보기")},
+}
+"""Cues that ask for a tool only in a command, not in a question: "shopping list: baking soda" adds,
+"what's on my shopping list?" reads."""
+
+_QUESTION_EN = re.compile(r"^\s*(what|what's|whats|which|who|how|is|are|do|does|did|can|could|will|any|read|tell|show|list)\b|\?\s*$")
+_QUESTION_KO = re.compile(r"[?？]\s*$|뭐|무엇|알려|불러|읽어|있어|있지|있나|몇")
+
+_FOLLOW_UP_EN = re.compile(r"^\s*(and|also|plus|what about|how about|same|then|ok(ay)?,? (and|now))\b|\b(too|as well|also|another one|one more|that one|make (it|that))\b")
+_FOLLOW_UP_KO = re.compile(r"^\s*(그럼|그리고|그거|그건|아까|또|이번엔)|[은는]\s*[?？]?\s*$|(도 해|도 추가|하나 더)")
+_HANGUL = re.compile(r"[가-힣]")
+
+
+def _normalize(text: str) -> str:
+    return " ".join(re.sub(r"[^\w'가-힣\s-]", " ", text.lower()).split())
+
+
+def says(cue: str, text: str, korean: bool) -> bool:
+    """Whether ``text`` (normalized) holds ``cue``: anywhere in Korean, at a word start in English."""
+    if korean:
+        return cue in text
+    return re.search(r"(?<![\w'])" + re.escape(cue), text) is not None
+
+
+def cued_tools(text: str, language: str, tools: Iterable[str] | None = None) -> set[str]:
+    """The tools (of ``tools``, default every tool with cues) that the request asks for in words."""
+    korean = language == "ko" or bool(_HANGUL.search(text))
+    table = CUES["ko" if korean else "en"]
+    normalized = _normalize(text)
+    names = table.keys() if tools is None else [t for t in tools if t in table]
+    cued = {name for name in names if any(says(cue, normalized, korean) for cue in table[name])}
+    if not (_QUESTION_KO if korean else _QUESTION_EN).search(text.strip().lower()):
+        commands = COMMAND_CUES["ko" if korean else "en"]
+        cued |= {name for name in names if any(says(cue, normalized, korean) for cue in commands.get(name, ()))}
+    return cued
+
+
+def is_follow_up(text: str, language: str) -> bool:
+    """Whether the request leans on the turn before ("and one more…", "what about tomorrow?", "내일은?")."""
+    korean = language == "ko" or bool(_HANGUL.search(text))
+    pattern = _FOLLOW_UP_KO if korean else _FOLLOW_UP_EN
+    return pattern.search(text.strip().lower()) is not None
+
+
+def offered(text: str, language: str, tools: Iterable[str]) -> list[str]:
+    """Of ``tools`` (in their order), those the request may be given: the cued ones; every one for
+    a follow-up; tools without a cue table are always offered."""
+    tools = list(tools)
+    known = {t for t in tools if t in CUES["ko" if language == "ko" else "en"] or t in CUES["en"]}
+    if is_follow_up(text, language):
+        return tools
+    cued = cued_tools(text, language, tools)
+    return [t for t in tools if t in cued or t not in known]

@@ -1,0 +1,69 @@
+"""The command line speaks plainly: a version, quiet logs, one line for a missing button or a
+model of the wrong kind, and the state shown in keyboard mode."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+
+import pytest
+
+from agent.events import State
+from firmware_py.cli import build_parser, main
+from firmware_py.config import parse_config
+from firmware_py.gpio import ConsoleLight, GpioButton, NoButton
+from firmware_py.wiring import StartupError, check_roles, model_store
+
+
+def test_version(capsys) -> None:
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.startswith("hearth ")
+
+
+def test_logs_are_warnings_unless_asked(monkeypatch) -> None:
+    levels = []
+    monkeypatch.setattr(logging, "basicConfig", lambda **kw: levels.append(kw["level"]))
+    monkeypatch.setattr("firmware_py.cli._run_bench", lambda config, args: asyncio.sleep(0, 0))
+    for argv in (["bench"], ["bench", "-v"], ["bench", "-vv"]):
+        assert main([*argv, "--suite", "en-kitchen", "--out", "unused"]) == 0
+    assert levels == [logging.WARNING, logging.INFO, logging.DEBUG]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "key"),
+    [
+        ({"llm.model": "whisper-tiny-en"}, "llm.model = 'whisper-tiny-en' is a asr model"),
+        ({"asr.model_en": "piper-en-joe"}, "asr.model_en = 'piper-en-joe' is a tts model"),
+        ({"listen.end_of_turn_model": "silero-vad"}, "listen.end_of_turn_model = 'silero-vad' is a vad model"),
+        ({"llm.model": "no-such-model"}, "llm.model = 'no-such-model' is not a model hearth knows"),
+    ],
+)
+def test_a_model_of_the_wrong_kind_names_its_key(overrides: dict, key: str) -> None:
+    config = parse_config({})
+    for dotted, value in overrides.items():
+        section, field = dotted.split(".")
+        config = config.model_copy(update={section: getattr(config, section).model_copy(update={field: value})})
+    with pytest.raises(StartupError, match="^" + key.replace("(", r"\(")):
+        check_roles(config, model_store(config))
+    check_roles(parse_config({}), model_store(parse_config({})))  # the defaults are all of the right kind
+
+
+async def test_no_gpio_is_one_line_that_names_the_way_out(monkeypatch) -> None:
+    from gpiozero import Device
+
+    # As on a machine without GPIO, whatever machine runs the test: no pin factory can be loaded.
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "no-such-pin-factory")
+    with pytest.raises(NoButton, match="use --keyboard$"):
+        GpioButton(17, 0.0, asyncio.get_running_loop()).open(lambda t: None, lambda t: None)
+
+
+def test_keyboard_mode_shows_the_state() -> None:
+    out = io.StringIO()
+    light = ConsoleLight(out)
+    for state in (State.LISTENING, State.THINKING, State.SPEAKING, State.PAUSING, State.SPEAKING, State.IDLE):
+        light.show(state)
+    assert out.getvalue().split() == ["[listening]", "[thinking]", "[speaking]", "[idle]"]

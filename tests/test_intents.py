@@ -1,0 +1,101 @@
+"""A tool is offered only when the request asks for it in words."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.example_bank import BANK, NONE
+from agent.intents import cued_tools, is_follow_up, offered
+from agent.tool_examples import ExamplePicker
+from tools.registry import NO_TOOL
+
+ACTING = ("timer_start", "timer_cancel", "timer_adjust", "timer_pause", "timer_resume", "shopping_add", "shopping_complete", "note_add")
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_every_example_asks_for_its_tool_in_words(language: str) -> None:
+    # The bank is how hearth is taught each tool; a phrasing it teaches must never be filtered out.
+    missing = [
+        (tool, request) for request, _say, tool, _args in BANK[language]
+        if tool != NONE and tool not in cued_tools(request, language) and not is_follow_up(request, language)
+    ]
+    assert missing == []
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("Turn the volume up.", "en"),
+        ("Tell me a joke.", "en"),
+        ("Try again.", "en"),
+        ("Fail better.", "en"),
+        ("Book a table for two at eight.", "en"),
+        ("What's the capital of France?", "en"),
+        ("고마워", "ko"),
+        ("노래 틀어줘", "ko"),
+        ("안녕하세요", "ko"),
+    ],
+)
+def test_requests_that_ask_for_no_act_are_offered_no_acting_tool(text: str, language: str) -> None:
+    assert not set(offered(text, language, ACTING))
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "tool"),
+    [
+        ("Cancel the pasta timer.", "en", "timer_cancel"),
+        ("Stop the rice timer.", "en", "timer_cancel"),
+        ("Put oat milk on the shopping list.", "en", "shopping_add"),
+        ("I bought the eggs.", "en", "shopping_complete"),
+        ("Okay, unpause it.", "en", "timer_resume"),
+        ("Remember that the blue jar is salt.", "en", "note_add"),
+        ("파스타 타이머 취소해 줘", "ko", "timer_cancel"),
+        ("우유 장보기 목록에 넣어 줘", "ko", "shopping_add"),
+        ("메모해 줘, 내일 택배 와", "ko", "note_add"),
+    ],
+)
+def test_a_request_in_so_many_words_is_offered_its_tool(text: str, language: str, tool: str) -> None:
+    assert tool in offered(text, language, ACTING)
+
+
+def test_english_cues_match_at_word_starts_only() -> None:
+    assert "timer_cancel" in cued_tools("cancelled the pasta timer", "en")
+    assert "timer_cancel" not in cued_tools("the weekend", "en")  # "end" inside a word is not an end
+
+
+def test_a_follow_up_leans_on_the_turn_before() -> None:
+    assert is_follow_up("And one more for the rolls, twelve minutes.", "en")
+    assert is_follow_up("What about the day after tomorrow?", "en")
+    assert is_follow_up("내일은?", "ko")
+    assert not is_follow_up("Tell me a joke.", "en")
+    assert offered("what about the day after tomorrow", "en", ["weather", "timer_cancel"]) == ["weather", "timer_cancel"]
+
+
+def test_the_picker_shows_and_allows_only_offered_tools() -> None:
+    picker = ExamplePicker("en")
+    names, allow_none = picker.choices("Turn the volume up.", n=1, none_within=3)
+    assert names == [] and allow_none
+    assert all(tool == NONE for _request, _say, tool, _args in picker.pick("Turn the volume up."))
+    names, _ = picker.choices("Cancel the pasta timer.", n=1, none_within=3)
+    assert names == ["timer_cancel"]
+    # Without cues the nearest example's tool is on offer whatever the words.
+    assert ExamplePicker("en", cues=False).choices("Turn the volume up.", n=1, none_within=3)[0] != []
+    assert NO_TOOL == "none"
+
+
+def test_an_act_is_grounded_only_when_asked_for_in_words() -> None:
+    from agent.arguments import grounded
+
+    assert not grounded("timer_cancel", {}, "Turn the volume up.")
+    assert grounded("timer_cancel", {"label": "pasta"}, "Cancel the pasta timer.")
+    assert not grounded("timer_resume", {}, "Try again.")
+    assert grounded("timer_resume", {}, "Resume the timer.")
+    assert not grounded("note_add", {"text": "노래"}, "노래 틀어줘")
+    assert grounded("timer_cancel", {}, "타이머 취소해 줘")
+    # A follow-up leans on the turn before: "and that one too" may cancel again.
+    assert grounded("timer_cancel", {}, "And the rice one too.")
+
+    # "Put it on the list": what "it" is was never said.
+    assert not grounded("shopping_add", {"item": "it"}, "Put it on the list.")
+    assert not grounded("shopping_add", {"item": "그거"}, "그거 목록에 넣어 줘")
+    assert grounded("shopping_add", {"item": "oat milk"}, "Put oat milk on the list.")
