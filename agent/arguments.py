@@ -49,6 +49,17 @@ _PRONOUNS = {"it", "them", "that", "this", "those", "these", "one", "some", "som
              "그거", "이거", "저거", "그것", "이것", "저것", "그걸", "이걸", "거"}
 """Words that point at something instead of naming it: not an item anyone can buy."""
 
+_LIST_WORDS = {"on", "to", "onto", "the", "my", "our", "list", "shopping", "too", "as", "well", "please", "목록", "목록에", "장보기", "리스트", "리스트에"}
+_CHANGES_A_TIMER = {"timer_cancel", "timer_pause", "timer_resume", "timer_adjust"}
+_TIMER_REFERENCE = re.compile(r"\btimers?\b|타이머|\b(?:it|that|them|this one|that one|all|every)\b|그거|다\s")
+
+
+def _names_nothing(item: str) -> bool:
+    """An item that only points ("it", "that one", "그거") or is the list itself ("it on the list")."""
+    words = _words(item)
+    return bool(words) and words[0] in _PRONOUNS and set(words[1:]) <= _LIST_WORDS
+
+
 _ARTICLES = re.compile(r"^(?:the|a|an|my|some|our)\s+")
 
 
@@ -149,6 +160,9 @@ def _timer_adjust(args: dict[str, Any], text: str, copied: Collection[str]) -> d
 def _shopping(complete: bool) -> Callable[[dict[str, Any], str, Collection[str]], dict[str, Any]]:
     def fix(args: dict[str, Any], text: str, copied: Collection[str]) -> dict[str, Any]:
         found = shopping_item(text, complete=complete)
+        if found is not None and _names_nothing(found[0]):
+            # "we need more coffee, add it to the list": "it" is the coffee the model named, if it was said.
+            found = None if supported(args.get("item"), text) and not _names_nothing(str(args.get("item"))) else found
         if found is not None:
             args["item"] = found[0]
             if not complete:
@@ -279,6 +293,10 @@ def grounded(tool: str, args: dict[str, Any], user_text: str) -> bool:
     if tool == "timer_adjust":
         delta = args.get("delta_s")
         return isinstance(delta, int) and abs(delta) in timer_durations(user_text, naming=False)
+    if tool in _CHANGES_A_TIMER and not (
+        _TIMER_REFERENCE.search(user_text.casefold()) or supported(args.get("label"), user_text) or is_follow_up(user_text, language)
+    ):
+        return False  # "stop talking", "cancel our dinner plans": no timer was spoken of
     if tool == "timer_cancel":
         return not args.get("all") or mentions_all(user_text)
     if tool in ("timer_pause", "timer_resume"):
@@ -286,7 +304,7 @@ def grounded(tool: str, args: dict[str, Any], user_text: str) -> bool:
     if tool in ("shopping_add", "shopping_complete"):
         quantity = args.get("quantity")
         item = args.get("item")
-        if _words(str(item or "")) and set(_words(str(item))) <= _PRONOUNS:
+        if _names_nothing(str(item or "")):
             return False  # "put it on the list": what "it" is was never said
         return supported(item, user_text) and (quantity is None or _quantity_said(quantity, user_text))
     if tool == "note_add":

@@ -44,6 +44,8 @@ class Assistant:
         self.history: list[ChatMessage] = []
         self.current: Turn | None = None
         self.results: list[TurnResult] = []
+        self.turns_started = 0
+        """Turns started so far (presses and spoken starts): a ringing timer counts one as heard."""
         self.pending: PendingAct | None = None
         """An act the last turn asked about ("Cancel the pasta timer?"); the next utterance answers it."""
         self._announcing: asyncio.Task[None] | None = None
@@ -84,6 +86,7 @@ class Assistant:
             # A press during an announcement (a timer ringing) silences it: the user heard it.
             self._announcing.cancel()
             self.deps.speaker.interrupt()
+        self.turns_started += 1
         # The question is answered by the very next utterance or not at all.
         pending, self.pending = self.pending, None
         turn = Turn(

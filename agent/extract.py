@@ -76,17 +76,28 @@ def _words_until_stop(words: list[str], limit: int = 3) -> list[str]:
 
 
 def could_be_label(value: str) -> bool:
-    """Whether a label written by the model can name a timer at all ("hour", "timer" and "the" cannot)."""
+    """Whether a label written by the model can name a timer at all ("hour", "timer" and "the" cannot);
+    an ordinal ("first", "두번째") picks one of several."""
     words = prepare(value).split()
     if not words:
         return False
+    if _EN_ORDINAL.search(f"{prepare(value)} one") or _KO_ORDINAL.fullmatch(prepare(value).replace(" ", "")):
+        return True
     if HANGUL.search(value):
         return not any(w in _KO_NOT_LABELS or re.search(r"(?:분|초|시간)$", w) or korean_number(w) is not None for w in words)
     return not all(w in _EN_NOT_LABELS or re.fullmatch(r"[\d.,]+", w) for w in words)
 
 
+_EN_ORDINAL = re.compile(r"\b(?:the\s+)?(first|second|third|fourth|fifth|last|latest|newest)\s+(?:one|timer)\b")
+_KO_ORDINAL = re.compile(r"(첫|두|세|네|다섯)\s*번째|마지막")
+
+
 def timer_label(text: str) -> str | None:
-    """The timer's name when the words give one: "pasta timer", "timer called tea", "for the bread", "라면 타이머"."""
+    """The timer's name when the words give one: "pasta timer", "timer called tea", "for the bread", "라면 타이머";
+    or which of several: "the first one", "the second timer", "두 번째 타이머"."""
+    prepared_ordinal = prepare(text)
+    if (match := (_KO_ORDINAL if HANGUL.search(text) else _EN_ORDINAL).search(prepared_ordinal)) is not None:
+        return match.group(0).replace(" ", "") if HANGUL.search(text) else match.group(1)
     if HANGUL.search(text):
         return _korean_label(text)
     prepared = prepare(text)

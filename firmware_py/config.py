@@ -146,6 +146,10 @@ class ToolsConfig(Section):
     """Tools expected to take longer than this get a short line spoken before they run (0: all)."""
     answer: Literal["tool_text", "model"] = "tool_text"
     """After a tool: speak the tool's own answer, or let the model phrase it (bigger models)."""
+    ring_times: int = Field(5, ge=1, le=60)
+    """A finished timer is announced up to this many times, until a press answers it."""
+    ring_interval_s: float = Field(15.0, ge=1.0, le=600.0)
+    """Silence between two announcements of a finished timer."""
 
 
 class CadenceConfig(Section):

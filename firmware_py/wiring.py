@@ -23,6 +23,7 @@ from audio.chime import chime
 from audio.protocols import Recognizer, Speaker, Synthesizer
 from audio.whisper_rescore import Lexicon
 from firmware_py.config import HearthConfig
+from firmware_py.ringing import RingSettings, Ringers, ring_until_heard
 from firmware_py.gpio import ConsoleLight, GpioButton, KeyboardButton, NoLight, PushToTalk, RgbStatusLight, StatusLight
 from models.store import ModelError, ModelStore, default_models_dir
 from tools.timers import Timer, TimerWatcher, done_message
@@ -270,10 +271,13 @@ class DeviceParts:
     button: PushToTalk
     light: StatusLight
     watcher: TimerWatcher | None = None
+    ringers: Ringers | None = None
 
     async def close(self) -> None:
         if self.watcher is not None:
             await self.watcher.stop()
+        if self.ringers is not None:
+            await self.ringers.stop()
         await close_turn_deps(self.assistant.deps)
         if self.assistant.record is not None:
             self.assistant.record.close()
@@ -301,7 +305,8 @@ async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) ->
         raise StartupError(f"cannot open the conversation record in {data_dir(config)}: {exc}") from None
     assistant = Assistant(deps, config.history_turns, barge_in=config.cadence.barge_in, record=record)
     await assistant.warm()
-    watcher = _timer_announcements(config, deps, assistant)
+    ringing = _timer_announcements(config, deps, assistant)
+    watcher, ringers = ringing if ringing is not None else (None, None)
     light: StatusLight = (
         RgbStatusLight(config.button.led_pins) if config.button.led == "rgb"
         else ConsoleLight() if config.button.kind == "keyboard" else NoLight()
@@ -309,21 +314,25 @@ async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) ->
     button: PushToTalk = (
         KeyboardButton(loop) if config.button.kind == "keyboard" else GpioButton(config.button.pin, config.button.bounce_s, loop)
     )
-    return DeviceParts(assistant, microphone, speaker, button, light, watcher)
+    return DeviceParts(assistant, microphone, speaker, button, light, watcher, ringers)
 
 
-def _timer_announcements(config: HearthConfig, deps: TurnDeps, assistant: Assistant) -> TimerWatcher | None:
-    """Ring finished timers aloud: a chime and a line, between turns (timers survive a restart)."""
+def _timer_announcements(config: HearthConfig, deps: TurnDeps, assistant: Assistant) -> tuple[TimerWatcher, Ringers] | None:
+    """Ring finished timers aloud, between turns, until someone answers (timers survive a restart)."""
     from firmware_py.home_tools import HomeTools
 
     home = deps.tools.home if deps.tools is not None else None
     if not isinstance(home, HomeTools):
         return None
     sound = chime(config.audio.output_rate)
+    ringers = Ringers()
+
+    settings = RingSettings(times=config.tools.ring_times, interval_s=config.tools.ring_interval_s)
 
     async def ring(timer: Timer) -> None:
-        await assistant.announce(done_message(timer, home.timers.clock(), config.language), sound)
+        text = done_message(timer, home.timers.clock(), config.language)
+        ringers.start(ring_until_heard(assistant, text, sound, settings))
 
     watcher = TimerWatcher(home.timers, ring)
     watcher.start()
-    return watcher
+    return watcher, ringers

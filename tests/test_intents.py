@@ -99,3 +99,18 @@ def test_an_act_is_grounded_only_when_asked_for_in_words() -> None:
     assert not grounded("shopping_add", {"item": "it"}, "Put it on the list.")
     assert not grounded("shopping_add", {"item": "그거"}, "그거 목록에 넣어 줘")
     assert grounded("shopping_add", {"item": "oat milk"}, "Put oat milk on the list.")
+
+
+def test_a_timer_is_changed_only_when_a_timer_is_spoken_of() -> None:
+    from agent.arguments import grounded, repair_arguments
+
+    assert not grounded("timer_cancel", {}, "Stop talking for a second.")
+    assert not grounded("timer_cancel", {}, "We had to cancel our dinner plans.")
+    assert grounded("timer_cancel", {}, "Stop the timer.")
+    assert grounded("timer_cancel", {"label": "pasta"}, "Cancel the pasta.")
+    assert grounded("timer_cancel", {}, "Cancel it.")
+    assert grounded("timer_pause", {}, "타이머 잠깐 멈춰 줘")
+    # "it" that refers to an item the user named is that item; "it on the list" alone names nothing.
+    args = repair_arguments("shopping_add", {"item": "coffee"}, "We need more coffee, add it to the list.")
+    assert args["item"] == "coffee" and grounded("shopping_add", args, "We need more coffee, add it to the list.")
+    assert not grounded("shopping_add", {"item": "it on the list"}, "Put it on the list.")

@@ -407,3 +407,37 @@ async def test_korean_done_messages(store: TimerStore, clock: FakeClock) -> None
     assert done_message(late, ramen.ends_at + 552, "ko") == "꺼져 있는 동안 라면 타이머가 끝났어요. 9분 전이에요."
     assert done_message(late, ramen.ends_at + 552) == "라면 timer finished while I was off, 9 minutes ago."
     assert done_message(late, ramen.ends_at + 20, "ko") == "꺼져 있는 동안 라면 타이머가 끝났어요. 20초 전이에요."
+
+
+async def test_two_timers_of_one_length_are_told_apart_and_picked_by_order(store: TimerStore, clock: FakeClock) -> None:
+    tools = {t.name: t for t in timer_tools(store)}
+    await call(tools, "timer_start", duration_s=300)
+    clock.advance(60)
+    await call(tools, "timer_start", duration_s=300)
+    out = await call(tools, "timer_status")
+    assert out.text == (
+        "You have 2 timers. The first 5 minute timer has 4 minutes left. The second 5 minute timer has 5 minutes left."
+    )
+    out = await call(tools, "timer_cancel")
+    assert out.text == "You have 2 timers: first 5 minute timer and second 5 minute timer. Which one?"
+    out = await call(tools, "timer_cancel", label="first")
+    assert out.text == "5 minute timer cancelled." and [t.remaining_s(clock()) for t in store.active()] == [300]
+
+
+async def test_korean_names_the_order_and_takes_it(store: TimerStore, clock: FakeClock) -> None:
+    tools = {t.name: t for t in timer_tools(store, "ko")}
+    await call(tools, "timer_start", duration_s=300)
+    clock.advance(60)
+    await call(tools, "timer_start", duration_s=300)
+    out = await call(tools, "timer_status")
+    assert "첫 번째 5분 타이머는 4분 남았어요." in out.text and "두 번째 5분 타이머는 5분 남았어요." in out.text
+    await call(tools, "timer_cancel", label="두번째")
+    assert [t.remaining_s(clock()) for t in store.active()] == [240]
+
+
+async def test_an_unnamed_timer_is_found_by_its_length(store: TimerStore) -> None:
+    tools = {t.name: t for t in timer_tools(store)}
+    await call(tools, "timer_start", duration_s=300)
+    await call(tools, "timer_start", duration_s=600)
+    out = await call(tools, "timer_cancel", label="10 minute")
+    assert out.text == "10 minute timer cancelled."

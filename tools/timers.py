@@ -14,6 +14,7 @@ import logging
 import math
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,6 +134,40 @@ def say_duration(
     return " ".join(parts)
 
 
+_ORDINALS: dict[str, tuple[str, ...]] = {
+    "en": ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"),
+    "ko": ("첫 번째", "두 번째", "세 번째", "네 번째", "다섯 번째", "여섯 번째", "일곱 번째", "여덟 번째", "아홉 번째", "열 번째"),
+}
+_LAST = {"last", "latest", "newest", "마지막", "마지막 번째"}
+
+
+def spoken_names(timers: list[Timer], language: Language) -> dict[int, str]:
+    """Each timer's name as spoken beside the others: two unnamed 5 minute timers are "the first 5
+    minute timer" and "the second 5 minute timer" (in the order they were started)."""
+    names = {t.id: t.spoken_name(language) for t in timers}
+    counts = Counter(names.values())
+    seen: Counter[str] = Counter()
+    ordinals = _ORDINALS["ko" if language == "ko" else "en"]
+    ordered: dict[int, str] = {}
+    for timer in sorted(timers, key=lambda t: t.id):  # the order they were started in
+        name = names[timer.id]
+        ordered[timer.id] = f"{ordinals[seen[name]]} {name}" if counts[name] > 1 and seen[name] < len(ordinals) else name
+        seen[name] += 1
+    return {timer.id: ordered[timer.id] for timer in timers}
+
+
+def _ordinal_index(key: str) -> int | None:
+    """0 for "first" / "첫 번째", 1 for "second", -1 for "last"; None when ``key`` is no ordinal."""
+    squeezed = key.replace(" ", "")
+    if key in _LAST or squeezed in {k.replace(" ", "") for k in _LAST}:
+        return -1
+    for ordinals in _ORDINALS.values():
+        for index, word in enumerate(ordinals):
+            if squeezed in (word.replace(" ", ""), word.replace(" ", "") + "거", word.replace(" ", "") + "것"):
+                return index
+    return None
+
+
 def _norm_label(label: str | None) -> str | None:
     if label is None:
         return None
@@ -210,7 +245,12 @@ class TimerStore:
         if not timers:
             raise TimerError("There are no timers running.", "no_timers")
         key = _norm_label(label)
-        names = [t.name for t in timers]
+        names = list(spoken_names(timers, "en").values())
+        if key is not None and (index := _ordinal_index(key)) is not None:
+            # "the first one": of the timers there are, in the order they were started.
+            ordered = sorted(timers, key=lambda t: t.id)
+            if -len(ordered) <= index < len(ordered):
+                return ordered[index]
         if key is None:
             if len(timers) == 1:
                 return timers[0]
@@ -220,6 +260,10 @@ class TimerStore:
         for timer in timers:
             if timer.label == key:
                 return timer
+        by_length = [t for t in timers if t.label is None and key in (
+            say_duration(t.duration_s, unit_form="adjective"), say_duration(t.duration_s, language="ko"))]
+        if len(by_length) == 1:
+            return by_length[0]  # "the 5 minute timer", when only one unnamed timer is that long
         raise TimerError(
             f"There's no {key} timer. You have {join_words(['the ' + n for n in names], 'en')}.",
             "not_found",
@@ -468,7 +512,9 @@ def _error(exc: TimerError, language: Language) -> ToolOutput:
 
 def _korean_error(exc: TimerError) -> str:
     """The store's (English) reason said again in Korean, from its code and the timers involved."""
-    names = [t.spoken_name("ko") for t in exc.timers]
+    names = list(spoken_names(exc.timers, "ko").values()) if exc.code in ("ambiguous", "not_found") else [
+        t.spoken_name("ko") for t in exc.timers
+    ]
     if exc.code == "ambiguous":
         return f"타이머가 {len(names)}개 있어요: {join_words(names, 'ko')}. 어느 타이머 말씀이세요?"
     if exc.code == "not_found":
@@ -482,14 +528,15 @@ def _korean_error(exc: TimerError) -> str:
     return "지금 맞춰 둔 타이머가 없어요."
 
 
-def _left_sentence(timer: Timer, now: float, language: Language) -> str:
+def _left_sentence(timer: Timer, now: float, language: Language, name: str | None = None) -> str:
     left = say_duration(timer.remaining_s(now), language=language)
+    name = name or timer.spoken_name(language)
     if language == "ko":
         paused = "멈춰 있고 " if timer.state == "paused" else ""
-        return f"{topic(timer.spoken_name(language))} {paused}{left} 남았어요."
+        return f"{topic(name)} {paused}{left} 남았어요."
     if timer.state == "paused":
-        return f"The {timer.name} is paused with {left} left."
-    return f"The {timer.name} has {left} left."
+        return f"The {name} is paused with {left} left."
+    return f"The {name} has {left} left."
 
 
 def timer_tools(store: TimerStore, language: str = "en") -> list[ToolSpec]:
@@ -535,7 +582,8 @@ def timer_tools(store: TimerStore, language: str = "en") -> list[ToolSpec]:
         data = {"timers": [_timer_data(t, now) for t in timers]}
         if not timers:
             return ToolOutput("지금 맞춰 둔 타이머가 없어요." if ko else "No timers are running.", data)
-        sentences = [_left_sentence(t, now, lang) for t in timers]
+        named = spoken_names(timers, lang)
+        sentences = [_left_sentence(t, now, lang, named[t.id]) for t in timers]
         if len(timers) > 1:
             sentences.insert(0, f"타이머가 {len(timers)}개 있어요." if ko else f"You have {len(timers)} timers.")
         return ToolOutput(" ".join(sentences), data)

@@ -1,0 +1,78 @@
+"""A finished timer rings until someone hears it.
+
+A kitchen timer that chimes once while the tap runs is a timer nobody heard.  So a
+finished timer is announced (a chime and its name) again and again, with a pause
+between, until the user answers: a press stops it at once (the press also starts
+listening, so "stop" or "그만" is simply heard as the next request), and a press at
+any time after a ring counts as heard too.  It gives up after ``times`` rings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from audio.protocols import AudioChunk
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RingSettings:
+    """How a finished timer rings."""
+
+    times: int = 5
+    """At most this many announcements of one timer; 1 rings once."""
+    interval_s: float = 15.0
+    """Silence between two announcements, in which a press counts as heard."""
+
+
+class Announcer(Protocol):
+    turns_started: int
+    """Counts presses that started a turn: one after a ring means the ring was heard."""
+
+    async def announce(self, text: str, sound: AudioChunk | None = None) -> bool: ...
+
+
+async def ring_until_heard(
+    announcer: Announcer,
+    text: str,
+    sound: AudioChunk | None,
+    settings: RingSettings,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+) -> int:
+    """Announce ``text`` until a press answers it or ``settings.times`` is reached; the rings made."""
+    for ring in range(1, max(1, settings.times) + 1):
+        before = announcer.turns_started
+        if not await announcer.announce(text, sound):
+            return ring  # a press cut it short: heard
+        if ring == settings.times:
+            break
+        await sleep(settings.interval_s)
+        if announcer.turns_started != before:
+            return ring  # the user pressed after it: heard
+    log.info("rang %d times, nobody answered: %r", settings.times, text)
+    return settings.times
+
+
+class Ringers:
+    """The rings in progress, one task per finished timer, so one timer never waits for another."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[int]] = set()
+
+    def start(self, ringing: Awaitable[int]) -> None:
+        task = asyncio.ensure_future(ringing)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def stop(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
