@@ -40,7 +40,7 @@ _EN: dict[str, tuple[str, ...]] = {
     "time_now": ("time", "clock", "how late", "o'clock", "hour"),
     "date_today": ("date", "day", "today", "month", "year", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
     "shopping_add": (
-        "add", "put", "need", "buy", "get", "out of", "ran out", "run out", "running out", "pick up", "forget",
+        "add", "need", "buy", "get", "out of", "ran out", "run out", "running out", "pick up", "forget",
         "low on", "grab",
     ),
     "shopping_complete": (
@@ -88,6 +88,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {"en": _EN, "ko": _KO}
 """Per language, per tool: the words and phrases of which a request must hold one to be offered that tool."""
 
 COMMAND_CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    # "put" adds only with the list to put it on: "put on some music" is no shopping.
     "en": {"shopping_add": ("list", "shopping")},
     "ko": {"shopping_add": ("목록", "리스트", "장보기")},
 }

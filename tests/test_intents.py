@@ -31,6 +31,7 @@ def test_every_example_asks_for_its_tool_in_words(language: str) -> None:
         ("Fail better.", "en"),
         ("Book a table for two at eight.", "en"),
         ("What's the capital of France?", "en"),
+        ("Put on some relaxing music.", "en"),
         ("고마워", "ko"),
         ("노래 틀어줘", "ko"),
         ("안녕하세요", "ko"),
