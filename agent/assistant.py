@@ -11,6 +11,7 @@ from agent.llm import ChatMessage
 from agent.record import ConversationRecord, RecordEntry
 from agent.timeline import Timeline
 from agent.confirm import PendingAct
+from agent.undo import Act
 from agent.turn import Outcome, Press, Turn, TurnDeps, TurnResult
 from audio.protocols import AudioChunk
 
@@ -47,6 +48,8 @@ class Assistant:
         self.turns_started = 0
         """Turns started so far (presses and spoken starts): a ringing timer counts one as heard."""
         self.pending: PendingAct | None = None
+        self.last_act: Act | None = None
+        """The last act made (a timer, the list), which "undo that" takes back."""
         """An act the last turn asked about ("Cancel the pasta timer?"); the next utterance answers it."""
         self._announcing: asyncio.Task[None] | None = None
         self._announce_lock = asyncio.Lock()
@@ -97,6 +100,7 @@ class Assistant:
             emit=self.on_event,
             timeline=timeline or Timeline(press.pressed_at),
             pending=pending,
+            last_act=self.last_act,
         )
         self.current = turn
         task = turn.start()
@@ -154,6 +158,9 @@ class Assistant:
         self.results.append(result)
         if result.outcome == Outcome.ANSWERED and self.current is turn:
             self.pending = result.pending
+        acts = [c for c in result.tool_calls if c.acted]
+        if acts:
+            self.last_act = Act(acts[-1].name, dict(acts[-1].args), dict(acts[-1].data))
         self._record(result)
         if result.transcript and result.outcome in (Outcome.ANSWERED, Outcome.INTERRUPTED):
             # Only what the listener heard goes into the history: the model must not

@@ -18,6 +18,7 @@ from enum import Enum
 
 
 from agent.cadence import Cadence, CadenceRules, PaceSettings
+from agent.undo import Act, asks_to_undo, cannot_undo, nothing_to_undo, opposite
 from agent.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
 from agent.events import (
     Event,
@@ -63,6 +64,9 @@ class ToolCallRecord:
     """It was made (not asked back first)."""
     acts: bool = False
     """The tool acts (a timer, the list, a note) rather than looks something up."""
+
+    data: dict[str, object] = field(default_factory=dict)
+    """What the tool reported (the timer it started, the item it added): what an undo works from."""
 
     @property
     def acted(self) -> bool:
@@ -127,8 +131,11 @@ class Turn:
         emit: Callable[[Event], None] = lambda _e: None,
         timeline: Timeline | None = None,
         pending: PendingAct | None = None,
+        last_act: Act | None = None,
     ) -> None:
         self.deps = deps
+        self.last_act = last_act
+        """The last act made in this conversation, which "undo that" takes back."""
         self.pending = pending
         """The act the turn before asked about; this utterance may answer it."""
         self.audio = audio
@@ -280,6 +287,20 @@ class Turn:
                 reply.end()
 
             return answered
+        if d.tools is not None and asks_to_undo(text, d.language):
+            self.timeline.mark("undo", tool=self.last_act.tool if self.last_act else None)
+            act = self.last_act
+            undo = opposite(act) if act is not None else None
+
+            async def undone(text: str, reply: _ReplyText) -> None:
+                if undo is None:
+                    reply.feed(nothing_to_undo(d.language) if act is None else cannot_undo(d.language))
+                else:
+                    await self._call_tool(ToolPlan("", undo[0], undo[1]), text, reply, confirmed=True)
+                reply.flush()
+                reply.end()
+
+            return undone
         last = next((m.content for m in reversed(self.history) if m.role == "assistant" and m.content.strip()), None)
         if last is not None and asks_to_repeat(text, d.language):
             self.timeline.mark("repeat")
@@ -371,6 +392,8 @@ class Turn:
         tl.mark("tool_start", tool=plan.tool)
         self.result.tool_calls[-1] = replace(record, ran=True)
         result = await tools.executor.call(plan.tool, plan.args, origin="user")
+        if result.ok and result.output is not None:
+            self.result.tool_calls[-1] = replace(self.result.tool_calls[-1], data=dict(result.output.data or {}))
         tl.mark("tool_end", tool=plan.tool, ok=result.ok, error=result.error.kind if result.error else None)
         if tools.answer == "model" and result.ok:
             messages = [

@@ -441,3 +441,12 @@ async def test_an_unnamed_timer_is_found_by_its_length(store: TimerStore) -> Non
     await call(tools, "timer_start", duration_s=600)
     out = await call(tools, "timer_cancel", label="10 minute")
     assert out.text == "10 minute timer cancelled."
+
+
+async def test_the_last_timer_started_is_the_one_an_undo_cancels(store: TimerStore, clock: FakeClock) -> None:
+    tools = {t.name: t for t in timer_tools(store)}
+    await call(tools, "timer_start", duration_s=300, label="rice")
+    clock.advance(1)
+    await call(tools, "timer_start", duration_s=300)
+    out = await call(tools, "timer_cancel", label="last")
+    assert out.text == "5 minute timer cancelled." and [t.label for t in store.active()] == ["rice"]

@@ -151,6 +151,10 @@ class Kitchen:
         self.shopping.append(args.item)
         return ToolOutput(f"Added {args.item}.")
 
+    async def complete(self, args: Item) -> ToolOutput:
+        self.shopping.remove(args.item)
+        return ToolOutput(f"Ticked off {args.item}.")
+
     async def start_timer(self, args: TimerArgs) -> ToolOutput:
         self.timers.append((args.duration_s, args.label))
         return ToolOutput(f"{args.label or 'Timer'} set.")
@@ -161,6 +165,7 @@ class Kitchen:
             ToolSpec("air_quality", "Air quality.", Place, self.air, expected_s=2.0, timeout_s=30),
             ToolSpec("time_now", "The time.", NoArgs, self.clock),
             ToolSpec("shopping_add", "Add to the shopping list.", Item, self.add, side_effects="act"),
+            ToolSpec("shopping_complete", "Tick off the shopping list.", Item, self.complete, side_effects="act"),
         ])
 
 
@@ -454,3 +459,18 @@ async def test_a_value_nobody_said_is_asked_for_and_the_answer_completes_the_req
     assert spoken == ["How long should the pizza timer be?", "pizza set."]
     assert kitchen.timers == [(720, "pizza")]  # the ten minutes the model made up were never used
     assert len(chat.calls) == 1
+
+
+async def test_undo_takes_the_last_act_back_from_the_record_not_the_model():
+    kitchen = Kitchen()
+    chat = TimedJson(decision("", "shopping_add", {"item": "milk"}))
+    spoken = await _dialog(["add milk", "undo that", "아니 취소"], chat, kitchen)
+    # The undo is worked out from what was done; the model is asked once, for the add.
+    assert spoken == ["Added milk.", "Ticked off milk.", "Added milk."]
+    assert kitchen.shopping == ["milk"] and len(chat.calls) == 1
+
+
+async def test_undo_with_nothing_done_says_so():
+    chat = TimedJson(decision("", "time_now", {}))
+    spoken = await _dialog(["what time is it", "undo that"], chat, Kitchen())
+    assert spoken == ["It's twelve o'clock.", "There's nothing to take back."]

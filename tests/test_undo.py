@@ -1,0 +1,30 @@
+"""The opposite of each act, worked out from what the tool reported."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.undo import Act, asks_to_undo, opposite
+
+
+@pytest.mark.parametrize("text", ["Undo that.", "No, put it back.", "Take that back", "undo", "아니 취소", "방금 거 취소해 줘", "되돌려 줘"])
+def test_asking_to_undo(text: str) -> None:
+    assert asks_to_undo(text, "en")
+
+
+@pytest.mark.parametrize("text", ["Cancel the pasta timer.", "Put it on the list.", "타이머 취소해 줘", "Undo the pasta timer and start a new one"])
+def test_other_requests_are_not_undo(text: str) -> None:
+    assert not asks_to_undo(text, "en")
+
+
+def test_opposites() -> None:
+    assert opposite(Act("timer_start", {"duration_s": 300}, {"label": None})) == ("timer_cancel", {"label": "last"})
+    assert opposite(Act("timer_start", {"duration_s": 300, "label": "rice"}, {"label": "rice"})) == ("timer_cancel", {"label": "rice"})
+    cancelled = {"cancelled": [{"label": "pasta", "remaining_s": 420, "duration_s": 600}]}
+    assert opposite(Act("timer_cancel", {"label": "pasta"}, cancelled)) == ("timer_start", {"duration_s": 420, "label": "pasta"})
+    assert opposite(Act("timer_adjust", {"delta_s": 120}, {"label": "stew"})) == ("timer_adjust", {"delta_s": -120, "label": "stew"})
+    assert opposite(Act("timer_pause", {}, {"label": None})) == ("timer_resume", {})
+    assert opposite(Act("shopping_add", {"item": "milk"}, {})) == ("shopping_complete", {"item": "milk"})
+    assert opposite(Act("note_add", {"text": "x"}, {})) is None
+    # Several timers cancelled at once cannot be put back one by one from one "undo".
+    assert opposite(Act("timer_cancel", {"all": True}, {"cancelled": [{"remaining_s": 1}, {"remaining_s": 2}]})) is None
