@@ -212,7 +212,7 @@ def _recipe(args: dict[str, Any], text: str, copied: Collection[str]) -> dict[st
     query = recipe_query(text)
     if query:
         args["query"] = query
-    elif args.get("query") and not supported(args["query"], text) and not is_follow_up(text, "ko" if HANGUL.search(text) else "en"):
+    elif args.get("query") and not supported(args["query"], text) and not is_follow_up(text, "en"):
         # Earlier turns inform, never override: a dish from a turn before is not this request's.
         args["query"] = text.strip()
     return args

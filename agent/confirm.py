@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from agent.corrections import corrected
 from agent.extract import timer_durations
+from agent.intents import speaks_korean, utterance_words
 from agent.tool_calls import ToolPlan
 from tools.timers import say_duration
 
@@ -69,10 +70,10 @@ _NO_KO = re.compile(r"^(아니|아니요|아뇨|아니야|됐어|됐어요|하�
 
 def answer_of(text: str, language: str) -> Answer | None:
     """"yes" or "no" when the whole utterance is one (a word or two, "yes please", "아니요"), else None."""
-    words = " ".join(re.sub(r"[^\w'가-힣\s]", " ", text.lower()).split())
+    words = utterance_words(text)
     if not words:
         return None
-    korean = language == "ko" or re.search(r"[가-힣]", words) is not None
+    korean = speaks_korean(words, language)
     if (_YES_KO if korean else _YES_EN).match(words):
         return "yes"
     if (_NO_KO if korean else _NO_EN).match(words):
@@ -90,8 +91,8 @@ _REPEAT_KO = re.compile(r"^(뭐라고(요)?|다시 (한 ?번 )?(말해|말씀해
 
 def asks_to_repeat(text: str, language: str) -> bool:
     """Whether the whole utterance asks to hear the last reply again ("What did you say?", "다시 말해줘")."""
-    words = " ".join(re.sub(r"[^\w'가-힣\s]", " ", text.lower()).split())
-    korean = language == "ko" or re.search(r"[가-힣]", words) is not None
+    words = utterance_words(text)
+    korean = speaks_korean(words, language)
     return bool(words) and (_REPEAT_KO if korean else _REPEAT_EN).match(words) is not None
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from agent.extract import HANGUL
+
 _EN_MARKERS = (
     r"no,? wait", r"wait,? no", r"no,? sorry", r"sorry,? i mean", r"i mean", r"i meant", r"make (?:it|that)",
     r"no,? no", r"no", r"actually", r"or rather", r"rather",
@@ -23,7 +25,6 @@ _NUMBER = re.compile(
     r"ninety|a|an|half|quarter)\b", re.IGNORECASE
 )
 _WORD = re.compile(r"\S+")
-_HANGUL = re.compile(r"[가-힣]")
 
 
 def corrected(text: str) -> str:
@@ -32,7 +33,7 @@ def corrected(text: str) -> str:
     A correction needs words before it and after it; "no" that starts an answer ("No, thanks")
     is not one.
     """
-    korean = _HANGUL.search(text) is not None
+    korean = HANGUL.search(text) is not None
     pattern = _KO if korean else _EN
     last = None
     for match in pattern.finditer(text):

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from agent.extract import HANGUL
+
 _EN: dict[str, tuple[str, ...]] = {
     "timer_start": (
         "timer", "time", "countdown", "count down", "set", "start", "remind", "alarm", "clock", "buzz",
@@ -100,11 +102,14 @@ _QUESTION_KO = re.compile(r"[?？]\s*$|뭐|무엇|알려|불러|읽어|있어|�
 
 _FOLLOW_UP_EN = re.compile(r"^\s*(and|also|plus|what about|how about|same|then|ok(ay)?,? (and|now))\b|\b(too|as well|also|another one|one more|that one|make (it|that))\b")
 _FOLLOW_UP_KO = re.compile(r"^\s*(그럼|그리고|그거|그건|아까|또|이번엔)|[은는]\s*[?？]?\s*$|(도 해|도 추가|하나 더)")
-_HANGUL = re.compile(r"[가-힣]")
+def speaks_korean(text: str, language: str) -> bool:
+    """Whether ``text`` is to be read as Korean: the language says so, or it holds Hangul."""
+    return language == "ko" or HANGUL.search(text) is not None
 
 
-def _normalize(text: str) -> str:
-    return " ".join(re.sub(r"[^\w'가-힣\s-]", " ", text.lower()).split())
+def utterance_words(text: str, keep: str = "") -> str:
+    """``text`` lower-cased, its punctuation (but apostrophes and ``keep``) made spaces, spaces single."""
+    return " ".join(re.sub(rf"[^\w'가-힣\s{re.escape(keep)}]", " ", text.lower()).split())
 
 
 def says(cue: str, text: str, korean: bool) -> bool:
@@ -116,9 +121,9 @@ def says(cue: str, text: str, korean: bool) -> bool:
 
 def cued_tools(text: str, language: str, tools: Iterable[str] | None = None) -> set[str]:
     """The tools (of ``tools``, default every tool with cues) that the request asks for in words."""
-    korean = language == "ko" or bool(_HANGUL.search(text))
+    korean = speaks_korean(text, language)
     table = CUES["ko" if korean else "en"]
-    normalized = _normalize(text)
+    normalized = utterance_words(text, keep="-")
     names = table.keys() if tools is None else [t for t in tools if t in table]
     cued = {name for name in names if any(says(cue, normalized, korean) for cue in table[name])}
     if not (_QUESTION_KO if korean else _QUESTION_EN).search(text.strip().lower()):
@@ -129,7 +134,7 @@ def cued_tools(text: str, language: str, tools: Iterable[str] | None = None) -> 
 
 def is_follow_up(text: str, language: str) -> bool:
     """Whether the request leans on the turn before ("and one more…", "what about tomorrow?", "내일은?")."""
-    korean = language == "ko" or bool(_HANGUL.search(text))
+    korean = speaks_korean(text, language)
     pattern = _FOLLOW_UP_KO if korean else _FOLLOW_UP_EN
     return pattern.search(text.strip().lower()) is not None
 

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from agent.intents import speaks_korean, utterance_words
+
 _UNDO_EN = re.compile(
     r"^(?:no,? )?(?:undo(?: that| it| the last one)?|take (?:that|it) back|put it back|reverse that|revert that)(?: please)?$"
 )
@@ -20,8 +22,8 @@ _UNDO_KO = re.compile(r"^(?:아니,? ?취소|방금 (?:거|것) 취소(?:해 ?�
 
 def asks_to_undo(text: str, language: str) -> bool:
     """Whether the whole utterance asks to take the last act back."""
-    words = " ".join(re.sub(r"[^\w'가-힣\s,]", " ", text.lower()).split()).strip(" ,")
-    korean = language == "ko" or re.search(r"[가-힣]", words) is not None
+    words = utterance_words(text, keep=",").strip(" ,")
+    korean = speaks_korean(words, language)
     return bool(words) and (_UNDO_KO if korean else _UNDO_EN).match(words) is not None
 
 
