@@ -36,13 +36,14 @@ from agent.extract import (
 from agent.extract_lookup import place, recipe_query, when
 from agent.extract_units import conversion
 from agent.corrections import corrected
-from agent.intents import cued_tools, is_follow_up
+from agent.intents import cued_tools, is_follow_up, tells_own_plan
 from agent.spoken_numbers import numbers, prepare
 from tools.convert import ConversionError, normalize_unit
 
 log = logging.getLogger(__name__)
 
-READ_ONLY = {"timer_status", "time_now", "date_today", "shopping_list", "convert_units", "recipe_search", "weather", "air_quality"}
+READ_ONLY = {"timer_status", "time_now", "date_today", "shopping_list", "convert_units", "recipe_search", "weather", "air_quality",
+             "recipe_read", "recipe_step"}
 """Tools that only look things up; everything else is checked by :func:`grounded`."""
 
 _PRONOUNS = {"it", "them", "that", "this", "those", "these", "one", "some", "something", "stuff", "things",
@@ -283,6 +284,8 @@ def grounded(tool: str, args: dict[str, Any], user_text: str) -> bool:
     if tool in READ_ONLY:
         return True
     language = "ko" if HANGUL.search(user_text) else "en"
+    if tells_own_plan(user_text, language):
+        return False  # "I'll add the salt myself later": asked back, never done
     if tool not in cued_tools(user_text, language) and not is_follow_up(user_text, language):
         return False
     user_text = corrected(user_text)  # a value the user took back supports nothing

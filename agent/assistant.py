@@ -48,9 +48,11 @@ class Assistant:
         self.turns_started = 0
         """Turns started so far (presses and spoken starts): a ringing timer counts one as heard."""
         self.pending: PendingAct | None = None
+        """An act the last turn asked about ("Cancel the pasta timer?"); the next utterance answers it."""
         self.last_act: Act | None = None
         """The last act made (a timer, the list), which "undo that" takes back."""
-        """An act the last turn asked about ("Cancel the pasta timer?"); the next utterance answers it."""
+        self.last_tool: str | None = None
+        """The tool the last answered turn called, if any ("again" after a recipe step is the step)."""
         self._announcing: asyncio.Task[None] | None = None
         self._announce_lock = asyncio.Lock()
 
@@ -101,6 +103,7 @@ class Assistant:
             timeline=timeline or Timeline(press.pressed_at),
             pending=pending,
             last_act=self.last_act,
+            last_tool=self.last_tool,
         )
         self.current = turn
         task = turn.start()
@@ -158,6 +161,9 @@ class Assistant:
         self.results.append(result)
         if result.outcome == Outcome.ANSWERED and self.current is turn:
             self.pending = result.pending
+        if result.outcome == Outcome.ANSWERED and not result.repeated:
+            ran = [c for c in result.tool_calls if c.ran]
+            self.last_tool = ran[-1].name if ran else None
         acts = [c for c in result.tool_calls if c.acted]
         if acts:
             self.last_act = Act(acts[-1].name, dict(acts[-1].args), dict(acts[-1].data))

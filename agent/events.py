@@ -28,6 +28,11 @@ class StateChanged:
 
 
 @dataclass(frozen=True)
+class SpeechStarted:
+    """The voice detector heard the user start speaking (once per utterance)."""
+
+
+@dataclass(frozen=True)
 class TranscriptPartial:
     text: str
 
@@ -74,6 +79,7 @@ class Speak:
 
 Event = (
     StateChanged
+    | SpeechStarted
     | TranscriptPartial
     | TranscriptFinal
     | ReplyTextAppended

@@ -102,6 +102,20 @@ _QUESTION_KO = re.compile(r"[?？]\s*$|뭐|무엇|알려|불러|읽어|있어|�
 
 _FOLLOW_UP_EN = re.compile(r"^\s*(and|also|plus|what about|how about|same|then|ok(ay)?,? (and|now))\b|\b(too|as well|also|another one|one more|that one|make (it|that))\b")
 _FOLLOW_UP_KO = re.compile(r"^\s*(그럼|그리고|그거|그건|아까|또|이번엔)|[은는]\s*[?？]?\s*$|(도 해|도 추가|하나 더)")
+_OWN_PLAN_EN = re.compile(
+    r"^(?:(?:ok|okay|well|oh|so|right|fine|no),? )*(?:i'll|i will|i'm going to|i am going to|i'm gonna|we'll|we will|"
+    r"we're going to|we are going to|let me)\b(?! (?:take|have|need|want)\b)"
+)
+_OWN_PLAN_KO = re.compile(r"(?:내가|제가).*(?:[을할갈살넣볼]게|게요)\s*$")
+
+
+def tells_own_plan(text: str, language: str) -> bool:
+    """Whether the user says what they will do themselves ("I'll add the salt myself later",
+    "소금은 내가 넣을게"): words of an act, but no request to hearth."""
+    words = utterance_words(text)
+    return (_OWN_PLAN_KO if speaks_korean(words, language) else _OWN_PLAN_EN).search(words) is not None
+
+
 def speaks_korean(text: str, language: str) -> bool:
     """Whether ``text`` is to be read as Korean: the language says so, or it holds Hangul."""
     return language == "ko" or HANGUL.search(text) is not None

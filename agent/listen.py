@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agent.events import Event, TranscriptFinal, TranscriptPartial
+from agent.events import Event, SpeechStarted, TranscriptFinal, TranscriptPartial
 from agent.features import Features
 from agent.timeline import RESUMED, Timeline
 from agent.turn_end import TurnEndSettings, quiet_since, sounds_unfinished
@@ -301,6 +301,7 @@ class UtteranceListener:
                     self.speech_start = event.sample
                     self.speech_start_at = self._at(event.sample)
                     tl.mark("speech_start", self.speech_start_at)
+                    self.emit(SpeechStarted())
                     self._new_attempt()
                 elif self.attempt is not None and self.attempt.closed:
                     tl.mark("speech_resumed", self._at(event.sample))

@@ -18,6 +18,7 @@ from enum import Enum
 
 
 from agent.cadence import Cadence, CadenceRules, PaceSettings
+from agent.commands import READING_TOOLS, local_command
 from agent.undo import Act, asks_to_undo, cannot_undo, nothing_to_undo, opposite
 from agent.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
 from agent.events import (
@@ -67,10 +68,14 @@ class ToolCallRecord:
 
     data: dict[str, object] = field(default_factory=dict)
     """What the tool reported (the timer it started, the item it added): what an undo works from."""
+    ok: bool = False
+    """The tool ran and reported no error: what it was asked to change, it changed."""
 
     @property
     def acted(self) -> bool:
-        return self.ran and self.acts
+        """It changed something. An acting call the tool refused (pausing a timer that is already
+        paused, arguments that did not validate) changed nothing, and nothing is there to undo."""
+        return self.ran and self.acts and self.ok
 
 
 @dataclass
@@ -87,7 +92,9 @@ class TurnResult:
     """Every unit in order, with its kind and whether it was heard."""
     pending: PendingAct | None = None
     """An act hearth asked about instead of making ("Cancel the pasta timer?", "How long should the
-    pizza timer be?"): the next utterance may complete it."""
+    pizza timer be?"), or offered ("Shall I set a 25-minute timer?"): the next utterance may complete it."""
+    repeated: bool = False
+    """The answer was the last reply again ("what did you say?"): what came before still stands."""
 
 
 @dataclass
@@ -132,8 +139,11 @@ class Turn:
         timeline: Timeline | None = None,
         pending: PendingAct | None = None,
         last_act: Act | None = None,
+        last_tool: str | None = None,
     ) -> None:
         self.deps = deps
+        self.last_tool = last_tool
+        """The tool the turn before called ("recipe_step": "again" means the step again)."""
         self.last_act = last_act
         """The last act made in this conversation, which "undo that" takes back."""
         self.pending = pending
@@ -301,11 +311,22 @@ class Turn:
                 reply.end()
 
             return undone
+        reading = self.last_tool in READING_TOOLS
+        command = local_command(text, d.language, d.tools.registry, reading) if d.tools is not None else None
+        if command is not None:
+            self.timeline.mark("command", tool=command.tool)
+
+            async def commanded(text: str, reply: _ReplyText) -> None:
+                await self._call_tool(command, text, reply, confirmed=True)
+                reply.end()
+
+            return commanded
         last = next((m.content for m in reversed(self.history) if m.role == "assistant" and m.content.strip()), None)
         if last is not None and asks_to_repeat(text, d.language):
             self.timeline.mark("repeat")
 
             async def repeated(_text: str, reply: _ReplyText) -> None:
+                self.result.repeated = True
                 reply.feed(last)
                 reply.flush()
                 reply.end()
@@ -393,7 +414,12 @@ class Turn:
         self.result.tool_calls[-1] = replace(record, ran=True)
         result = await tools.executor.call(plan.tool, plan.args, origin="user")
         if result.ok and result.output is not None:
-            self.result.tool_calls[-1] = replace(self.result.tool_calls[-1], data=dict(result.output.data or {}))
+            data = dict(result.output.data or {})
+            self.result.tool_calls[-1] = replace(self.result.tool_calls[-1], data=data, ok="error" not in data)
+            offer = (result.output.data or {}).get("offer")
+            if isinstance(offer, dict) and offer.get("tool") in tools.registry and isinstance(offer.get("args"), dict):
+                # A tool's offer ("Shall I set a 25-minute timer?") is an act asked about: a yes makes it.
+                self.result.pending = PendingAct(ToolPlan("", str(offer["tool"]), dict(offer["args"])))
         tl.mark("tool_end", tool=plan.tool, ok=result.ok, error=result.error.kind if result.error else None)
         if tools.answer == "model" and result.ok:
             messages = [

@@ -55,6 +55,8 @@ def opposite(act: Act) -> tuple[str, dict[str, Any]] | None:
         return "timer_pause", {"label": label} if label else {}
     if act.tool == "timer_adjust" and isinstance(args.get("delta_s"), int):
         return "timer_adjust", {"delta_s": -args["delta_s"], **({"label": label} if label else {})}
+    if act.tool == "volume_set" and isinstance(data.get("previous"), int):
+        return "volume_set", {"level": data["previous"]}
     if act.tool == "shopping_add" and args.get("item"):
         return "shopping_complete", {"item": args["item"]}
     if act.tool == "shopping_complete" and args.get("item"):

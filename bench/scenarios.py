@@ -40,7 +40,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 Language = Literal["en", "ko"]
 Category = Literal[
     "timer", "time", "date", "shopping", "note", "conversion", "recipe", "weather", "air",
-    "chitchat", "unservable", "nevermind", "speech", "long", "near-miss", "noise", "correction",
+    "chitchat", "unservable", "nevermind", "speech", "long", "near-miss", "noise", "correction", "device", "reading",
 ]
 
 TOOLS: dict[str, dict[str, str]] = {
@@ -60,9 +60,17 @@ TOOLS: dict[str, dict[str, str]] = {
     "recipe_search": {"query": "text"},
     "weather": {"location": "text", "when": "text"},
     "air_quality": {"location": "text"},
+    "volume_set": {"level": "number", "step": "number", "wrap": "bool"},
+    "recipe_read": {"query": "text"},
+    "recipe_step": {"move": "text"},
 }
 """The tool vocabulary: each tool's arguments and their kind, which decides how values are compared
 (:data:`bench.scoring.MATCHERS`)."""
+
+COMMAND_TOOLS = ("volume_set", "recipe_read", "recipe_step")
+"""Tools hearth calls on its own command words ("louder", "next step"), never offered to the model."""
+MODEL_TOOLS = frozenset(TOOLS) - frozenset(COMMAND_TOOLS)
+"""Tools the model chooses among."""
 
 UNITS = ("g", "kg", "ml", "l", "cup", "tbsp", "tsp", "oz", "lb", "C", "F", "gas_mark")
 """Unit names as ``convert_units`` expects them (expected values in suites use these)."""

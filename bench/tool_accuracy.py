@@ -29,9 +29,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent.arguments import READ_ONLY, grounded, repair_arguments
 from agent.llm import GEMMA_TEMPLATE, ChatMessage, LlamaChatModel, LlamaSettings
 from agent.phrases import system_prompt
+from agent.commands import READING_TOOLS, local_command
 from agent.tool_calls import ToolCallPlanner
 from agent.tool_examples import default_planner
-from bench.scenarios import load_suite
+from bench.scenarios import COMMAND_TOOLS, load_suite
 from bench.scoring import ToolCall, score_calls
 from firmware_py.config import load_config
 from firmware_py.wiring import model_store
@@ -139,14 +140,19 @@ async def run_suite(planner: ToolCallPlanner, suite_name: str, limit: int | None
     rows: list[dict[str, Any]] = []
     for scenario in suite.scenarios[:limit]:
         history: list[ChatMessage] = []
+        last_tool: str | None = None
         turns = [(scenario.said, scenario.expect), *((f.said, f.expect) for f in scenario.followups or [])]
         for turn, (text, expected) in enumerate(turns):
             started = time.perf_counter()
-            plan = await planner.plan(text, history)
+            # As in the turn: hearth's own commands (volume, recipe steps) first, then the model.
+            command = local_command(text, suite.language, COMMAND_TOOLS, reading=last_tool in READING_TOOLS)
+            plan = command or await planner.plan(text, history)
+            last_tool = plan.tool
             actual = [ToolCall(plan.tool, plan.args)] if plan.tool else []
             score = score_calls(list(expected), actual)
-            # What the loop would do: an acting call is made only when grounded in the words.
-            acts = plan.tool is not None and plan.tool not in READ_ONLY and grounded(plan.tool, plan.args, text)
+            # What the loop would do: an acting call is made only when grounded in the words (a
+            # command always is: it matched the user's words exactly).
+            acts = plan.tool is not None and plan.tool not in READ_ONLY and (command is not None or grounded(plan.tool, plan.args, text))
             rows.append({
                 "scenario": scenario.id, "turn": turn, "category": scenario.category, "text": text,
                 "decision": plan.raw, "tool": plan.tool, "args": plan.args, "right_tool": score.right_tool,

@@ -172,7 +172,8 @@ async def _run_device(config) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     parts = await build_device(config, loop)
-    device = DeviceLoop(parts.assistant, parts.microphone, parts.button, parts.light)
+    device = DeviceLoop(parts.assistant, parts.microphone, parts.button, parts.light,
+                        on_long_press=parts.long_press, long_press_s=config.button.long_press_s)
     try:
         await device.run(stop)
     finally:

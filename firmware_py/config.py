@@ -89,6 +89,9 @@ class AudioConfig(Section):
     """PortAudio output device name or index; unset means the system default."""
     output_rate: int = Field(22050, ge=8000, le=96000)
     """Sample rate the speaker is opened at (voices at other rates are resampled)."""
+    volume: int = Field(8, ge=1, le=10)
+    """The level (1 quietest, 10 loudest; 3 dB a step) hearth starts at the first time. After that
+    the level last set by voice ("louder", "volume 5") or the long press is kept."""
 
 
 class ListenConfig(Section):
@@ -121,6 +124,9 @@ class ButtonConfig(Section):
     """BCM number of the push-to-talk button (wired to ground; the internal pull-up is used)."""
     bounce_s: float = Field(0.02, ge=0.0, le=0.5)
     """Debounce time."""
+    long_press_s: float = Field(1.5, ge=0.5, le=10.0)
+    """Holding the button this long without saying anything turns the volume up a step (from the
+    loudest, back to the quietest); a press with speech is a request, however long."""
     led: Literal["rgb", "none"] = "rgb"
     """Status LED: an RGB LED on three pins, or none."""
     led_pins: tuple[int, int, int] = (22, 23, 24)

@@ -6,11 +6,11 @@ import asyncio
 import collections
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from agent.assistant import Assistant
 from agent.barge_in import PauseListener
-from agent.events import Event, State, StateChanged, TranscriptFinal, TurnFailed
+from agent.events import Event, SpeechStarted, State, StateChanged, TranscriptFinal, TurnFailed
 from agent.turn import Press
 from audio.protocols import AudioChunk, Microphone
 from firmware_py.gpio import PushToTalk, StatusLight
@@ -79,10 +79,25 @@ class DeviceLoop:
     Speaking up while hearth talks also interrupts it: it is heard in Cadence's pauses
     (:class:`~agent.barge_in.PauseListener`).  With ``barge_in = "stop"`` hearth stops and
     listens, as after a press; with "rush" it says the rest without pauses.
+
+    A press held ``long_press_s`` or longer with nothing said is not a request: the turn it
+    started is dropped unheard and ``on_long_press`` runs (the volume steps up).
     """
 
-    def __init__(self, assistant: Assistant, microphone: Microphone, button: PushToTalk, light: StatusLight) -> None:
+    def __init__(
+        self,
+        assistant: Assistant,
+        microphone: Microphone,
+        button: PushToTalk,
+        light: StatusLight,
+        on_long_press: Callable[[], Awaitable[None]] | None = None,
+        long_press_s: float = 1.5,
+    ) -> None:
         self.assistant = assistant
+        self.on_long_press = on_long_press
+        self.long_press_s = long_press_s
+        self._spoke_since_press = False
+        self._long_presses: set[asyncio.Task[None]] = set()
         self.tap = MicrophoneTap(microphone)
         self.button = button
         self.light = light
@@ -101,6 +116,8 @@ class DeviceLoop:
             if event.state not in (State.LISTENING, State.THINKING):
                 # While thinking the turn still listens: a user who only paused may go on.
                 self.tap.stop_listening()
+        elif isinstance(event, SpeechStarted):
+            self._spoke_since_press = True
         elif isinstance(event, TranscriptFinal):
             log.info("heard: %r", event.text)
         elif isinstance(event, TurnFailed):
@@ -109,6 +126,7 @@ class DeviceLoop:
     def on_press(self, at: float) -> None:
         log.info("button pressed")
         self._press = Press(at)
+        self._spoke_since_press = False
         # Starting a turn cancels the one in progress: barge-in silences the speaker first.
         self.assistant.start_turn(self.tap.listen(), self._press)
 
@@ -122,8 +140,25 @@ class DeviceLoop:
             self.assistant.start_turn(self.tap.listen(preroll=True), self._press)
 
     def on_release(self, at: float) -> None:
-        if self._press is not None:
-            self._press.release(at)
+        press = self._press
+        if press is None:
+            return
+        press.release(at)
+        if self.on_long_press is not None and at - press.pressed_at >= self.long_press_s and not self._spoke_since_press:
+            log.info("long press (%.1f s, nothing said)", at - press.pressed_at)
+            self._press = None
+            self.tap.stop_listening()
+            self.assistant.interrupt()  # the turn heard nothing: it ends unrecorded, with no "I didn't hear"
+            task = asyncio.ensure_future(self._long_press())
+            self._long_presses.add(task)
+            task.add_done_callback(self._long_presses.discard)
+
+    async def _long_press(self) -> None:
+        assert self.on_long_press is not None
+        try:
+            await self.on_long_press()
+        except Exception:  # noqa: BLE001 - a failed volume step must not stop the speaker serving presses
+            log.exception("the long press failed")
 
     async def run(self, stop: asyncio.Event) -> None:
         self.light.show(State.IDLE)
@@ -138,6 +173,9 @@ class DeviceLoop:
             self.assistant.interrupt()
             # Ctrl-C in the middle of a reply: the turn ends as interrupted and is recorded.
             await self.assistant.settle()
+            for task in list(self._long_presses):
+                task.cancel()
+            await asyncio.gather(*self._long_presses, return_exceptions=True)
             pump.cancel()
             await asyncio.gather(pump, return_exceptions=True)
             self.button.close()

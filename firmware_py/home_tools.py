@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from collections.abc import Callable
 
 from firmware_py.config import HearthConfig
 from tools.clock import clock_tools
@@ -16,10 +17,13 @@ from tools.convert import convert_tools
 from tools.executor import ToolExecutor
 from tools.forecast import place_key, place_names
 from tools.lists import ListStore, list_tools
+from tools.recipe_reading import ReadingPlace, reading_tools
 from tools.recipes import RecipeBook, recipe_tools
+from tools.settings import SettingsStore
 from tools.registry import ToolRegistry
 from tools.sensors import Bme280Sensor, Sensor, SensorError
 from tools.timers import TimerStore, timer_tools
+from tools.volume import Volume, volume_tools
 from tools.weather import HOME_WORDS, WeatherSettings, weather_tools
 
 log = logging.getLogger(__name__)
@@ -51,6 +55,8 @@ class HomeTools:
     timers: TimerStore
     lists: ListStore
     recipes: RecipeBook
+    settings: SettingsStore
+    volume: Volume
     closers: list[Any] = field(default_factory=list)
     home: str = ""
     """The place weather questions are about when none is named."""
@@ -81,21 +87,33 @@ class HomeTools:
 
     async def close(self) -> None:
         await self.executor.close()
-        for store in (self.recipes, self.lists, self.timers, *self.closers):
+        for store in (self.recipes, self.lists, self.timers, self.settings, *self.closers):
             store.close()
 
 
-async def open_home_tools(config: HearthConfig) -> HomeTools:
-    """Open the stores (indexing the recipe folder if it changed) and start the executor."""
+def _no_volume(level: int) -> None:
+    log.info("volume %d (no speaker to apply it to)", level)
+
+
+async def open_home_tools(config: HearthConfig, apply_volume: Callable[[int], None] = _no_volume) -> HomeTools:
+    """Open the stores (indexing the recipe folder if it changed) and start the executor.
+
+    ``apply_volume`` sets the speaker's level; it is called at once with the level kept from
+    the last run.
+    """
     folder = data_dir(config)
     folder.mkdir(parents=True, exist_ok=True)
     language = config.language
     timers = TimerStore(folder / "hearth.db")
     lists = ListStore(folder / "hearth.db")
+    settings = SettingsStore(folder / "hearth.db")
     recipes = RecipeBook(config.tools.recipes_dir.expanduser() if config.tools.recipes_dir else SAMPLE_RECIPES, folder / "recipes.db")
     t0 = time.monotonic()
     timers.open()
     lists.open()
+    settings.open()
+    volume = Volume(settings, apply_volume, default=config.audio.volume)
+    volume.restore()
     stats = await asyncio.to_thread(recipes.open)
     closers: list[Any] = []
     sensor: Sensor | None = None
@@ -121,8 +139,10 @@ async def open_home_tools(config: HearthConfig) -> HomeTools:
         *clock_tools(language=language),
         *convert_tools(language=language),
         *recipe_tools(recipes, language),
+        *reading_tools(recipes, ReadingPlace(settings), language),
+        *volume_tools(volume, language),
         *weather_tools(weather, sensor),
     ])
     executor = ToolExecutor(registry)
     executor.start()
-    return HomeTools(registry, executor, timers, lists, recipes, closers, home=config.tools.home, forecast_path=weather.forecast_path)
+    return HomeTools(registry, executor, timers, lists, recipes, settings, volume, closers, home=config.tools.home, forecast_path=weather.forecast_path)

@@ -8,6 +8,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Any
+from collections.abc import Awaitable, Callable
 
 from agent.assistant import Assistant
 from agent.example_bank import BANK
@@ -21,6 +22,7 @@ from agent.turn_end import TurnEndSettings
 from agent.turn import ListenSettings, TurnDeps
 from audio.chime import chime
 from audio.protocols import Recognizer, Speaker, Synthesizer
+from audio.volume import VolumeSpeaker
 from audio.whisper_rescore import Lexicon
 from firmware_py.config import HearthConfig
 from firmware_py.ringing import RingSettings, Ringers, ring_until_heard
@@ -199,7 +201,9 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
         raise StartupError(f"a model failed to load: {exc}; run `hearth models verify`") from None
     log.info("models loaded and warm in %.1f s", time.monotonic() - t0)
     rules, pace = cadence_settings(config)
-    tools = await _tool_use(config, chat) if config.tools.enabled else None
+    # Everything hearth plays goes through the volume, so the reply to "louder" is heard louder.
+    speaker = VolumeSpeaker(speaker, config.audio.volume)
+    tools = await _tool_use(config, chat, speaker) if config.tools.enabled else None
     return TurnDeps(
         tools=tools,
         vad=vad,
@@ -237,17 +241,17 @@ def _speech_context(config: HearthConfig, tools: ToolUse | None) -> SpeechContex
     return SpeechContext(config.language, names)
 
 
-async def _tool_use(config: HearthConfig, chat: LlamaChatModel) -> ToolUse:
+async def _tool_use(config: HearthConfig, chat: LlamaChatModel, speaker: VolumeSpeaker) -> ToolUse:
     from agent.arguments import grounded
     from agent.tool_examples import default_planner
     from firmware_py.home_tools import open_home_tools
 
     try:
-        home = await open_home_tools(config)
+        home = await open_home_tools(config, apply_volume=lambda level: setattr(speaker, "level", level))
     except (OSError, sqlite3.Error) as exc:
         raise StartupError(f"the tools' data could not be opened: {exc}; check tools.data_dir") from None
     return ToolUse(
-        planner=default_planner(chat, home.registry, config.language),
+        planner=default_planner(chat, home.registry.for_model(), config.language),
         executor=home.executor,
         registry=home.registry,
         pretool_threshold_s=config.tools.pretool_threshold_s,
@@ -272,6 +276,8 @@ class DeviceParts:
     light: StatusLight
     watcher: TimerWatcher | None = None
     ringers: Ringers | None = None
+    long_press: Callable[[], Awaitable[None]] | None = None
+    """What a long press without speech does: the volume up a step, said at the new level."""
 
     async def close(self) -> None:
         if self.watcher is not None:
@@ -314,7 +320,23 @@ async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) ->
     button: PushToTalk = (
         KeyboardButton(loop) if config.button.kind == "keyboard" else GpioButton(config.button.pin, config.button.bounce_s, loop)
     )
-    return DeviceParts(assistant, microphone, speaker, button, light, watcher, ringers)
+    return DeviceParts(assistant, microphone, speaker, button, light, watcher, ringers, _volume_step(deps, assistant))
+
+
+def _volume_step(deps: TurnDeps, assistant: Assistant) -> Callable[[], Awaitable[None]] | None:
+    """The long press: one step louder, from the loudest back to the quietest, said at the new level."""
+    tools = deps.tools
+    if tools is None or "volume_set" not in tools.registry:
+        return None
+
+    async def step() -> None:
+        result = await tools.executor.call("volume_set", {"step": 1, "wrap": True}, origin="user")
+        if result.ok and result.output is not None:
+            await assistant.announce(result.output.text)
+        else:
+            log.error("volume step failed: %s", result.error)
+
+    return step
 
 
 def _timer_announcements(config: HearthConfig, deps: TurnDeps, assistant: Assistant) -> tuple[TimerWatcher, Ringers] | None:

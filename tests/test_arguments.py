@@ -259,3 +259,9 @@ def test_supported_words() -> None:
 )
 def test_grounded(tool: str, args: dict, text: str, ok: bool) -> None:
     assert grounded(tool, args, text) is ok
+
+
+def test_an_act_the_user_says_they_will_do_themselves_is_not_made() -> None:
+    assert not grounded("shopping_add", {"item": "salt"}, "I'll add the salt myself later.")
+    assert not grounded("shopping_add", {"item": "소금"}, "소금은 내가 나중에 넣을게")
+    assert grounded("shopping_add", {"item": "salt"}, "Add salt to the list.")

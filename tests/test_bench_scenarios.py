@@ -13,6 +13,8 @@ from bench.audio import AudioSettings, cached_audio_path, suite_texts
 from bench.ha_intents import CREDIT, load_ha_suite
 from bench.scenarios import (
     SCENARIOS_DIR,
+    COMMAND_TOOLS,
+    MODEL_TOOLS,
     TOOLS,
     Scenario,
     Suite,
@@ -81,9 +83,16 @@ def test_kitchen_suites_are_large_enough_and_cover_every_kind(suites: dict[str, 
         assert wanted <= {s.category for s in suite.scenarios}, suite.suite
         assert any(s.followups for s in suite.scenarios), suite.suite
         tools = {c.tool for s in suite.scenarios for c in s.expect}
-        assert tools == set(TOOLS), f"{suite.suite} never expects {set(TOOLS) - tools}"
+        assert tools == MODEL_TOOLS, f"{suite.suite} never expects {MODEL_TOOLS - tools}"
         assert all(s.synthetic and s.audio is None for s in suite.scenarios)
     assert ko.language == "ko" and en.language == "en"
+
+
+def test_the_basics_suites_cover_every_command_tool(suites: dict[str, Suite]) -> None:
+    for name in ("basics-en", "basics-ko"):
+        scenarios = suites[name].scenarios
+        turns = [*(s.expect for s in scenarios), *(f.expect for s in scenarios for f in s.followups or [])]
+        assert {c.tool for expect in turns for c in expect} == set(COMMAND_TOOLS), name
 
 
 def test_no_tool_categories_expect_no_tool(suites: dict[str, Suite]) -> None:

@@ -212,3 +212,48 @@ async def test_stopping_in_the_middle_of_a_reply_records_the_turn(mock_pins, tmp
     assert [r.outcome for r in assistant.results] == [Outcome.INTERRUPTED]
     assert [e.role for e in record.entries()][:2] == ["user", "assistant"]
     record.close()
+
+
+async def _hold(mock_pins, hold_s: float, talk: bool):
+    """Press for ``hold_s``, speaking through it or not; returns (results, long presses, spoken phrases)."""
+    loop = asyncio.get_running_loop()
+    synthesizer = ToneSynthesizer(seconds_per_char=0.002)
+    deps = make_deps(chat=ScriptedChatModel("Sure."), synthesizer=synthesizer)
+    assistant = Assistant(deps)
+    mic = LiveMicrophone()
+    long_presses: list[float] = []
+
+    async def step_volume() -> None:
+        long_presses.append(loop.time())
+        await assistant.announce("Volume 8.")
+
+    device = DeviceLoop(assistant, mic, GpioButton(17, 0.0, loop), RgbStatusLight((22, 23, 24)),
+                        on_long_press=step_volume, long_press_s=1.0)
+    stop = asyncio.Event()
+    runner = asyncio.create_task(device.run(stop))
+    await asyncio.sleep(0.1)
+    pin = mock_pins.pin(17)
+    pin.drive_low()
+    mic.talking = talk
+    await asyncio.sleep(hold_s)
+    mic.talking = False
+    await asyncio.sleep(0.05)
+    pin.drive_high()
+    await wait_for(lambda: long_presses or assistant.results)
+    await asyncio.sleep(0.3)
+    stop.set()
+    await runner
+    return assistant.results, long_presses, synthesizer.texts
+
+
+async def test_a_long_press_with_nothing_said_steps_the_volume_and_is_no_request(mock_pins):
+    results, long_presses, said = await _hold(mock_pins, 1.3, talk=False)
+    assert len(long_presses) == 1
+    assert said == ["Volume 8."]  # no "I didn't hear anything" before it
+    assert all(r.transcript == "" for r in results)
+
+
+async def test_a_long_press_with_speech_is_a_request(mock_pins):
+    results, long_presses, said = await _hold(mock_pins, 1.3, talk=True)
+    assert long_presses == []
+    assert results and results[0].spoken == ["Sure."]

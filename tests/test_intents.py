@@ -115,3 +115,15 @@ def test_a_timer_is_changed_only_when_a_timer_is_spoken_of() -> None:
     args = repair_arguments("shopping_add", {"item": "coffee"}, "We need more coffee, add it to the list.")
     assert args["item"] == "coffee" and grounded("shopping_add", args, "We need more coffee, add it to the list.")
     assert not grounded("shopping_add", {"item": "it on the list"}, "Put it on the list.")
+
+
+@pytest.mark.parametrize(("text", "own"), [
+    ("I'll add the salt myself later.", True), ("Okay, I'm going to cancel dinner.", True), ("let me think", True),
+    ("소금은 내가 나중에 넣을게", True), ("제가 살게요", True),
+    ("Add salt to the list.", False), ("I'll need eggs tomorrow.", False), ("I'll take a ten minute timer.", False),
+    ("우유 추가해 줘", False),
+])
+def test_the_user_telling_their_own_plan_is_no_request(text: str, own: bool) -> None:
+    from agent.intents import tells_own_plan
+
+    assert tells_own_plan(text, "ko" if any("가" <= c <= "힣" for c in text) else "en") is own

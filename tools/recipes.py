@@ -57,9 +57,10 @@ _FILLER_PHRASES = (
     "how do i make", "how do you make", "how to make", "how to cook", "recipe for", "recipes for", "a recipe",
     "만드는 법", "만드는법", "만드는 방법", "끓이는 법", "끓이는 방법", "어떻게 만들어", "어떻게 끓여", "어떻게 해",
 )
-_STOPWORDS = frozenset(
+STOPWORDS = frozenset(
     "a an the for of to with and or me my some any good nice easy quick simple recipe recipes find look up search "
     "show give tell have you got how make cook do i please something dish"
+    " read walk through step steps by aloud out loud again 읽어 읽어줘 읽어 줘 단계별로 차근차근 하나씩"
     " 레시피 요리법 조리법 만드는 만들기 만들어 법 방법 알려줘 알려 줘 찾아줘 찾아 좀 어떻게 끓여 끓이는 요리 하는".split()
 )
 # Korean particles that cling to the noun ("김치찌개를"): searched both with and without them.
@@ -93,7 +94,7 @@ def query_terms(query: str) -> list[str]:
     text = fold(query)
     for phrase in _FILLER_PHRASES:
         text = text.replace(phrase, " ")
-    words = [w for w in re.findall(r"\w+", text) if w not in _STOPWORDS]
+    words = [w for w in re.findall(r"\w+", text) if w not in STOPWORDS]
     terms: list[str] = []
     for word in words:
         terms.append(word)
@@ -106,7 +107,7 @@ def query_terms(query: str) -> list[str]:
     if len(hangul) >= 2:
         # Spacing in Korean is loose: "김치 찌개" is the dish "김치찌개".
         terms.extend(a + b for a, b in zip(hangul, hangul[1:]))
-    return list(dict.fromkeys(t for t in terms if t not in _STOPWORDS))
+    return list(dict.fromkeys(t for t in terms if t not in STOPWORDS))
 
 
 class RecipeBook:
@@ -293,6 +294,12 @@ class RecipeBook:
         ).fetchall()
         return [int(r[0]) for r in rows]
 
+    def by_path(self, path: str) -> Recipe | None:
+        """The recipe read from ``path`` (relative to the folder), or None if it is gone."""
+        with self._lock:
+            row = self.conn.execute("SELECT id FROM recipes WHERE path = ?", (path,)).fetchone()
+            return None if row is None else self._load(int(row[0]))
+
     def _load(self, recipe_id: int) -> Recipe:
         row = self.conn.execute("SELECT * FROM recipes WHERE id = ?", (recipe_id,)).fetchone()
         data = json.loads(row["data"])
@@ -335,7 +342,8 @@ def _name_in(recipe: Recipe, language: Language) -> str:
     return "a Korean recipe" if _HANGUL.search(recipe.title) else "a recipe"
 
 
-def _spoken_title(recipe: Recipe, language: Language) -> str:
+def spoken_title(recipe: Recipe, language: Language) -> str:
+    """The recipe's name as said mid-sentence by the voice of ``language``."""
     # Mid-sentence "Banana bread" reads as "banana bread"; leave "BLT" and "Korean BBQ"-style names be.
     title = _name_in(recipe, language)
     words = title.split()
@@ -350,7 +358,7 @@ def _match_data(recipe: Recipe) -> dict[str, object]:
 
 
 def _found_text(matches: list[Recipe], language: Language) -> str:
-    names = [_spoken_title(r, language) for r in matches[:SPOKEN_MATCHES]]
+    names = [spoken_title(r, language) for r in matches[:SPOKEN_MATCHES]]
     first = matches[0]
     if language == "ko":
         if len(matches) == 1:

@@ -49,6 +49,10 @@ class ToolRegistry:
     def specs(self) -> list[ToolSpec[Any]]:
         return list(self._specs.values())
 
+    def for_model(self) -> ToolRegistry:
+        """The tools the model may call (those only command words call left out)."""
+        return ToolRegistry(spec for spec in self._specs.values() if spec.model_calls)
+
     def slow(self, name: str, threshold_s: float = 0.3) -> bool:
         """Whether the tool usually takes long enough to deserve a spoken line before it runs."""
         spec = self._specs.get(name)

@@ -52,6 +52,9 @@ class ToolSpec(Generic[A]):
     """Typical duration; tools expected to take longer than the pre-tool threshold get a spoken line first."""
     timeout_s: float = 5.0
     """Longest it may run before it is cancelled and reported as timed out."""
+    model_calls: bool = True
+    """Offered to the model. False for tools that only hearth's own command words call ("louder",
+    "next step"): a command that plain is matched exactly, never left to a guess."""
 
     def schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments."""
