@@ -247,18 +247,29 @@ _FIXERS: dict[str, Callable[[dict[str, Any], str, Collection[str]], dict[str, An
 }
 
 
-def repair_arguments(tool: str, args: dict[str, Any], user_text: str, *, copied: Collection[str] = ()) -> dict[str, Any]:
+def repair_arguments(
+    tool: str, args: dict[str, Any], user_text: str, *, copied: Collection[str] = (), earlier: str | None = None
+) -> dict[str, Any]:
     """The model's arguments with every value the user's words state put in, and unsupported extras dropped.
 
     ``copied``: values (case-folded) that appear in the examples the model was shown, so a
     place the words do not name is dropped as a copy rather than kept as conversation context.
+    ``earlier``: what the user said in the turns before, when known. A place that neither this
+    request nor an earlier one named was made up ("Sudan" for a question about the weather
+    here): it is dropped, and the weather is the home's.
     """
     fix = _FIXERS.get(tool)
     if fix is None:
         return dict(args)
     try:
         # "ninety minutes, no wait, two hours": the values are read from what the user settled on.
-        return fix(dict(args), corrected(user_text), {str(c).casefold() for c in copied})
+        text = corrected(user_text)
+        fixed = fix(dict(args), text, {str(c).casefold() for c in copied})
+        location = fixed.get("location")
+        if (earlier is not None and tool in ("weather", "air_quality") and location is not None and location != place(text)
+                and not supported(location, user_text) and not supported(location, earlier)):
+            del fixed["location"]
+        return fixed
     except Exception:  # a repair bug must not cost the turn: the model's own arguments still stand
         log.exception("argument repair failed for %s %r on %r", tool, args, user_text)
         return dict(args)

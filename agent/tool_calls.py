@@ -213,8 +213,9 @@ Example = tuple[str, dict[str, Any]]
 ExamplePicker = Callable[[str], Sequence[Example]]
 """Chooses the examples for one request (e.g. the most similar ones)."""
 
-ArgRepair = Callable[[str, dict[str, Any], str], dict[str, Any]]
-"""``(tool, args, user_text) -> args``: corrects arguments from what the user actually said."""
+ArgRepair = Callable[..., dict[str, Any]]
+"""``(tool, args, user_text, earlier=...) -> args``: corrects arguments from what the user actually
+said; ``earlier`` is what they said in the turns before."""
 
 
 class ToolCallPlanner:
@@ -254,7 +255,8 @@ class ToolCallPlanner:
             pieces.append(piece)
             for event in reader.feed(piece):
                 yield event
-        yield self._decide("".join(pieces), user_text)
+        earlier = " ".join(m.content for m in history if m.role == "user")
+        yield self._decide("".join(pieces), user_text, earlier)
 
     async def plan(
         self,
@@ -269,7 +271,7 @@ class ToolCallPlanner:
                 return event
         raise AssertionError("stream() always ends with a plan")
 
-    def _decide(self, raw: str, user_text: str) -> ToolPlan:
+    def _decide(self, raw: str, user_text: str, earlier: str = "") -> ToolPlan:
         try:
             data = json.loads(raw)
         except json.JSONDecodeError:
@@ -280,5 +282,5 @@ class ToolCallPlanner:
         name = None if tool in (None, NO_TOOL) else str(tool)
         args = dict(data.get("args") or {})
         if name is not None and self.repair is not None:
-            args = self.repair(name, args, user_text)
+            args = self.repair(name, args, user_text, earlier=earlier)
         return ToolPlan(say=str(data.get("say", "")), tool=name, args=args, raw=raw)

@@ -55,6 +55,10 @@ def opposite(act: Act) -> tuple[str, dict[str, Any]] | None:
         return "timer_pause", {"label": label} if label else {}
     if act.tool == "timer_adjust" and isinstance(args.get("delta_s"), int):
         return "timer_adjust", {"delta_s": -args["delta_s"], **({"label": label} if label else {})}
+    if act.tool == "note_add" and isinstance(data.get("id"), int):
+        return "note_remove", {"id": data["id"]}
+    if act.tool == "note_remove" and data.get("text"):
+        return "note_add", {"text": data["text"]}
     if act.tool == "volume_set" and isinstance(data.get("previous"), int):
         return "volume_set", {"level": data["previous"]}
     if act.tool == "shopping_add" and args.get("item"):

@@ -110,7 +110,8 @@ def build_registry(folder: Path, language: str = "en") -> tuple[ToolRegistry, st
     timers.open()
     lists.open()
     online, kind = online_tools(folder, language)
-    return ToolRegistry([*timer_tools(timers), *list_tools(lists), *clock_tools(), *convert_tools(), *online]), kind
+    # What the model is offered: the tools only hearth's command words call are left out, as in the loop.
+    return ToolRegistry([*timer_tools(timers), *list_tools(lists), *clock_tools(), *convert_tools(), *online]).for_model(), kind
 
 
 def _share(rows: list[dict[str, Any]], key: str) -> float:

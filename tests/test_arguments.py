@@ -265,3 +265,12 @@ def test_an_act_the_user_says_they_will_do_themselves_is_not_made() -> None:
     assert not grounded("shopping_add", {"item": "salt"}, "I'll add the salt myself later.")
     assert not grounded("shopping_add", {"item": "소금"}, "소금은 내가 나중에 넣을게")
     assert grounded("shopping_add", {"item": "salt"}, "Add salt to the list.")
+
+
+def test_a_place_nobody_named_is_dropped_and_one_named_before_is_kept() -> None:
+    assert "location" not in repair_arguments("weather", {"location": "Sudan"}, "Will it rain today?", earlier="")
+    kept = repair_arguments("weather", {"location": "Busan", "when": "tomorrow"}, "And tomorrow?", earlier="What's the weather in Busan?")
+    assert kept["location"] == "Busan"
+    assert repair_arguments("air_quality", {"location": "일산"}, "일산 미세먼지 어때?", earlier="")["location"] == "일산"
+    # Without the conversation at hand (earlier=None), a place is left to the model as before.
+    assert repair_arguments("weather", {"location": "Sudan"}, "Will it rain today?")["location"] == "Sudan"

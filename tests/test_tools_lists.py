@@ -30,7 +30,7 @@ async def call(tools, name: str, **kwargs):
 
 
 def test_tool_names(tools) -> None:
-    assert set(tools) == {"shopping_add", "shopping_complete", "shopping_list", "note_add"}
+    assert set(tools) == {"shopping_add", "shopping_complete", "shopping_list", "note_add", "note_remove"}
     assert tools["shopping_list"].side_effects == "read"
     assert set(tools["shopping_add"].schema()["properties"]) == {"item", "quantity"}
     with pytest.raises(ValidationError):

@@ -28,3 +28,23 @@ def test_opposites() -> None:
     assert opposite(Act("note_add", {"text": "x"}, {})) is None
     # Several timers cancelled at once cannot be put back one by one from one "undo".
     assert opposite(Act("timer_cancel", {"all": True}, {"cancelled": [{"remaining_s": 1}, {"remaining_s": 2}]})) is None
+
+
+def test_a_note_is_taken_back_by_its_number_and_a_removal_writes_it_again() -> None:
+    assert opposite(Act("note_add", {"text": "buy basil"}, {"id": 4, "text": "buy basil"})) == ("note_remove", {"id": 4})
+    assert opposite(Act("note_remove", {"id": 4}, {"id": 4, "text": "buy basil"})) == ("note_add", {"text": "buy basil"})
+
+
+async def test_removing_a_note(tmp_path) -> None:
+    from tools.lists import ListStore, list_tools
+
+    store = ListStore(tmp_path / "hearth.db")
+    store.open()
+    tools = {spec.name: spec for spec in list_tools(store)}
+    added = await tools["note_add"].run(tools["note_add"].args(text="the oven runs hot"))
+    removed = await tools["note_remove"].run(tools["note_remove"].args(id=added.data["id"]))
+    assert removed.text == "Note removed." and store.notes() == []
+    again = await tools["note_remove"].run(tools["note_remove"].args(id=added.data["id"]))
+    assert again.data["error"] == "not_found"
+    assert not tools["note_remove"].model_calls
+    store.close()

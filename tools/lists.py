@@ -149,6 +149,14 @@ class ListStore:
         cur = self.conn.execute("INSERT INTO notes (text, created_at) VALUES (?, ?)", (body, now))
         return Note(cur.lastrowid, body, now)
 
+    def remove_note(self, note_id: int) -> Note | None:
+        """Delete note ``note_id``; the note as it was, or None if there is no such note."""
+        row = self.conn.execute("SELECT id, text, created_at FROM notes WHERE id = ?", (note_id,)).fetchone()
+        if row is None:
+            return None
+        self.conn.execute("DELETE FROM notes WHERE id = ?", (note_id,))
+        return Note(row["id"], row["text"], row["created_at"])
+
     def notes(self) -> list[Note]:
         rows = self.conn.execute("SELECT id, text, created_at FROM notes ORDER BY id").fetchall()
         return [Note(r["id"], r["text"], r["created_at"]) for r in rows]
@@ -168,6 +176,11 @@ class ShoppingCompleteArgs(BaseModel):
 class NoteAddArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     text: str = Field(min_length=1, description="The note, as the user said it.")
+
+
+class NoteRemoveArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: int = Field(ge=1, description="The note's number, as note_add reported it.")
 
 
 def _spoken_item(entry: ShoppingItem, language: Language = "en") -> str:
@@ -243,11 +256,19 @@ def list_tools(store: ListStore, language: str = "en") -> list[ToolSpec]:
         note = store.add_note(args.text)
         return ToolOutput("메모했어요." if ko else "Noted.", {"id": note.id, "text": note.text})
 
+    async def note_remove(args: NoteRemoveArgs) -> ToolOutput:
+        note = store.remove_note(args.id)
+        if note is None:
+            return ToolOutput("그 메모는 이미 없어요." if ko else "That note is already gone.", {"error": "not_found", "id": args.id})
+        return ToolOutput("메모를 지웠어요." if ko else "Note removed.", {"id": note.id, "text": note.text})
+
     return [
         ToolSpec("shopping_add", "Add an item to the shopping list, or change its quantity.", ShoppingAddArgs, shopping_add, "act"),
         ToolSpec("shopping_complete", "Tick an item off the shopping list.", ShoppingCompleteArgs, shopping_complete, "act"),
         ToolSpec("shopping_list", "Read out the shopping list.", NoArgs, shopping_list, "read"),
         ToolSpec("note_add", "Write down a note the user dictates.", NoteAddArgs, note_add, "act"),
+        # Only "undo that" removes a note: the model is never offered a delete.
+        ToolSpec("note_remove", "Remove a note just written.", NoteRemoveArgs, note_remove, "act", model_calls=False),
     ]
 
 
