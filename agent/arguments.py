@@ -33,7 +33,7 @@ from agent.extract import (
     timer_durations,
     timer_label,
 )
-from agent.extract_lookup import place, recipe_query, when
+from agent.extract_lookup import could_be_place, place, recipe_query, when
 from agent.extract_units import conversion
 from agent.corrections import corrected
 from agent.intents import cued_tools, is_follow_up, tells_own_plan
@@ -227,6 +227,8 @@ def _place_and_day(args: dict[str, Any], text: str, copied: Collection[str], *, 
             args[key] = found
         elif args.get(key) is not None and not supported(args[key], text) and str(args[key]).casefold() in copied:
             del args[key]
+    if isinstance(args.get("location"), str) and not could_be_place(args["location"]):
+        del args["location"]  # "미세먼지 어때?": the dust is what is asked about, not where
     return args
 
 

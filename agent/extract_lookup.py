@@ -80,6 +80,21 @@ _KO_NOT_PLACES = {"여기", "우리", "동네", "밖", "바깥", "집", "이", "
 _KO_WEEKDAYS = ("월요일", "화요일", "수요일", "목요일", "금요일", "토요일", "일요일")
 
 
+_EN_WEATHER_WORDS = {"weather", "air", "air quality", "forecast", "rain", "snow", "wind", "temperature", "outside",
+                     "dust", "fine dust", "pollution", "pollen", "sun", "sunny", "cloudy", "humidity"}
+
+
+def could_be_place(value: str) -> bool:
+    """Whether ``value`` can name a place at all: "미세먼지", "weather", "tomorrow" or "here" cannot,
+    though a small model sometimes writes them as the location."""
+    word = strip_korean_particle(value.strip().casefold().strip(",.!?"))
+    if not word:
+        return False
+    if HANGUL.search(word):
+        return not (word in _KO_WEATHER_NOUNS or word in _KO_NOT_PLACES or _is_time_word(word))
+    return word not in _EN_WEATHER_WORDS and word not in _EN_NOT_PLACES and word not in _EN_WHEN and word not in _WEEKDAYS_EN
+
+
 def place(text: str) -> str | None:
     """A place named for the weather or air: "in Los Angeles" → "Los Angeles", "서울에 비 와" → "서울"."""
     prepared = prepare(text)

@@ -16,10 +16,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 KITCHEN_WORDS: dict[str, str] = {
-    "en": "Kitchen timer, shopping list, recipes. Grams, cups, ounces, tablespoons, teaspoons, Celsius, Fahrenheit, gas mark.",
-    "ko": "타이머, 장보기 목록, 레시피, 메모. 그램, 컵, 큰술, 작은술, 밀리리터, 섭씨, 화씨, 날씨, 미세먼지.",
+    "en": "Kitchen timer, shopping list, recipes. Grams, cups, ounces, tablespoons, teaspoons, Celsius, Fahrenheit, gas mark."
+          " Louder, quieter, volume. Next step.",
+    "ko": "타이머, 장보기 목록, 레시피, 메모. 그램, 컵, 큰술, 작은술, 밀리리터, 섭씨, 화씨, 날씨, 미세먼지. 볼륨, 다음 단계.",
 }
-"""The words every kitchen request draws on, per language: the tools' nouns and the units."""
+"""The words every kitchen request draws on, per language: the tools' nouns, the units, and hearth's
+own command words (the volume, the recipe's steps)."""
 
 _HANGUL = re.compile(r"[가-힣]")
 _LATIN = re.compile(r"[A-Za-z]")

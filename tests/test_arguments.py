@@ -274,3 +274,13 @@ def test_a_place_nobody_named_is_dropped_and_one_named_before_is_kept() -> None:
     assert repair_arguments("air_quality", {"location": "일산"}, "일산 미세먼지 어때?", earlier="")["location"] == "일산"
     # Without the conversation at hand (earlier=None), a place is left to the model as before.
     assert repair_arguments("weather", {"location": "Sudan"}, "Will it rain today?")["location"] == "Sudan"
+
+
+@pytest.mark.parametrize("word", ["미세먼지", "날씨", "내일", "weather", "tomorrow", "here"])
+def test_a_word_that_names_no_place_is_no_location(word: str) -> None:
+    assert "location" not in repair_arguments("air_quality", {"location": word}, f"{word} 어때?")
+
+
+def test_real_places_stay() -> None:
+    assert repair_arguments("weather", {"location": "Vienna"}, "Weather in Vienna?")["location"] == "Vienna"
+    assert repair_arguments("air_quality", {"location": "비엔나"}, "비엔나 미세먼지 어때?")["location"] == "비엔나"
