@@ -7,11 +7,11 @@ import logging
 from collections.abc import AsyncIterator, Callable
 
 from agent.events import Event, State, StateChanged
-from agent.llm import ChatMessage
+from agent.model.llm import ChatMessage
 from agent.record import ConversationRecord, RecordEntry
 from agent.timeline import Timeline
-from agent.confirm import PendingAct
-from agent.undo import Act
+from agent.deciding.confirm import PendingAct
+from agent.deciding.undo import Act
 from agent.turn import Outcome, Press, Turn, TurnDeps, TurnResult
 from audio.protocols import AudioChunk
 

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 
 
-from agent.cadence import Cadence, CadenceRules, PaceSettings
-from agent.commands import READING_TOOLS, local_command
-from agent.undo import Act, asks_to_undo, cannot_undo, nothing_to_undo, opposite
-from agent.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
+from agent.speaking.cadence import Cadence, CadenceRules, PaceSettings
+from agent.deciding.commands import READING_TOOLS, local_command
+from agent.deciding.undo import Act, asks_to_undo, cannot_undo, nothing_to_undo, opposite
+from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
 from agent.events import (
     Event,
     ReplyTextAppended,
@@ -30,14 +30,14 @@ from agent.events import (
     TurnInterrupted,
 )
 from agent.features import Features
-from agent.filters import FilterChain, default_chain
-from agent.listen import ListenSettings, Press, UtteranceListener
-from agent.llm import ChatMessage, ChatModel
-from agent.phrases import Phrase, phrase
-from agent.speech_out import SpokenUnit, UnitSpeaker
+from agent.speaking.filters import FilterChain, default_chain
+from agent.listening.listen import ListenSettings, Press, UtteranceListener
+from agent.model.llm import ChatMessage, ChatModel
+from agent.speaking.phrases import Phrase, phrase
+from agent.speaking.speech_out import SpokenUnit, UnitSpeaker
 from agent.timeline import Timeline
-from agent.tool_calls import NO_TOOL, SayDelta, ToolChosen, ToolPlan
-from agent.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, usable_line
+from agent.deciding.tool_calls import NO_TOOL, SayDelta, ToolChosen, ToolPlan
+from agent.deciding.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, usable_line
 from audio.protocols import AudioChunk, Recognizer, Speaker, Synthesizer, TurnEndModel, VoiceActivityDetector
 
 __all__ = ["ListenSettings", "Outcome", "Press", "SpokenUnit", "Turn", "TurnDeps", "TurnResult"]

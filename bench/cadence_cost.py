@@ -2,7 +2,7 @@
 
     python -m bench.cadence_cost [--out out/cadence-cost.json] [--rounds N]
 
-:class:`agent.cadence.UnitStream` runs on every piece of text the model writes, on the same
+:class:`agent.speaking.cadence.UnitStream` runs on every piece of text the model writes, on the same
 CPU that decodes the next token, so its cost per token must stay small next to a token's
 decode time; the target is at most 20 µs per token.  The pieces are what the model really
 streams: each text is tokenized with the installed SmolLM2 tokenizer (its vocabulary only, no
@@ -11,7 +11,7 @@ syllable is split over several byte tokens), so the splitter sees the same many 
 sees live.  Each round feeds every piece and flushes, timing each call; the figure is the median
 round, so that a round disturbed by another process does not decide it.  The units streamed are
 checked against
-:func:`agent.cadence.split_units` first: a fast splitter that cuts differently is no result.
+:func:`agent.speaking.cadence.split_units` first: a fast splitter that cuts differently is no result.
 
 Exit status: 0 with the table printed and the JSON written; 1 when the streamed units differ
 from ``split_units``; 2 when the model or the kss texts are missing.
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.cadence import CadenceRules, UnitStream, split_units
+from agent.speaking.cadence import CadenceRules, UnitStream, split_units
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@
 
 Each file holds one gold sentence per line and documents separated by an empty line; a
 document's raw text is its lines joined with nothing between them.  The text is cut with
-:func:`agent.cadence.sentence_ends` (the paragraph and sentence tiers, no length rules, no unit
+:func:`agent.speaking.cadence.sentence_ends` (the paragraph and sentence tiers, no length rules, no unit
 cap) and the predicted ends are compared with the gold line ends.  Positions are counted in
 non-space characters, so where the spaces around a boundary go does not matter.  A document's
 own end is not counted: every splitter gets it for free.
@@ -18,7 +18,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from agent.cadence import sentence_ends
+from agent.speaking.cadence import sentence_ends
 
 FILES = ("sample.txt", "blogs_ko.txt", "tweets.txt", "v_ending.txt")
 DEFAULT_KSS = Path(__file__).resolve().parent.parent.parent / "shared" / "evals" / "kss"

@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.llm import LlamaChatModel, LlamaSettings
-from agent.phrases import system_prompt
-from agent.tool_calls import planner_messages
-from agent.tool_examples import ExamplePicker, NarrowedChat
+from agent.model.llm import LlamaChatModel, LlamaSettings
+from agent.speaking.phrases import system_prompt
+from agent.deciding.tool_calls import planner_messages
+from agent.deciding.tool_examples import ExamplePicker, NarrowedChat
 from bench.scenarios import load_suite
 from bench.tool_accuracy import build_registry
 from firmware_py.config import load_config

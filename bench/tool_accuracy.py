@@ -4,7 +4,7 @@
     python -m bench.tool_accuracy --suite ha-ko            # Home Assistant's Korean sentences
 
 Each request (follow-ups too, with the earlier turns as history) goes to the planner
-the live turn uses (:func:`agent.tool_examples.default_planner`) with hearth's tools;
+the live turn uses (:func:`agent.deciding.tool_examples.default_planner`) with hearth's tools;
 the decision is scored like the full benchmark scores it.  Separates "the model chose
 wrong" from "the ear misheard" when reading ``hearth bench`` figures.  Switches turn
 single steps off (``--fixed-examples``, ``--no-repair``, ``--narrow off``) to measure
@@ -26,12 +26,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.arguments import READ_ONLY, grounded, repair_arguments
-from agent.llm import GEMMA_TEMPLATE, ChatMessage, LlamaChatModel, LlamaSettings
-from agent.phrases import system_prompt
-from agent.commands import READING_TOOLS, local_command
-from agent.tool_calls import ToolCallPlanner
-from agent.tool_examples import default_planner
+from agent.deciding.arguments import READ_ONLY, grounded, repair_arguments
+from agent.model.llm import GEMMA_TEMPLATE, ChatMessage, LlamaChatModel, LlamaSettings
+from agent.speaking.phrases import system_prompt
+from agent.deciding.commands import READING_TOOLS, local_command
+from agent.deciding.tool_calls import ToolCallPlanner
+from agent.deciding.tool_examples import default_planner
 from bench.scenarios import COMMAND_TOOLS, load_suite
 from bench.scoring import ToolCall, score_calls
 from firmware_py.config import load_config

@@ -7,7 +7,7 @@ Reads a reply from standard input (UTF-8) and prints one JSON object,
 the silence before each one.  It exists so that the rules and the pause weights can be tried
 on real text from a shell, and so that what it shows is what the speaker does: it builds the
 settings with :func:`firmware_py.wiring.cadence_settings` from the same configuration file and
-runs the same :class:`agent.cadence.Cadence` object the speaker path runs.  Anything else
+runs the same :class:`agent.speaking.cadence.Cadence` object the speaker path runs.  Anything else
 (a private re-implementation of the calls) could drift from what is heard.
 """
 
@@ -61,7 +61,7 @@ def overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 def cut(text: str, config: Any, language: str | None = None) -> dict[str, list[Any]]:
     """``text`` cut and paced exactly as the speaker does it, as the command prints it."""
-    from agent.cadence import Cadence
+    from agent.speaking.cadence import Cadence
     from firmware_py.wiring import cadence_settings
 
     rules, pace = cadence_settings(config, language)

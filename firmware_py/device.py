@@ -9,7 +9,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from agent.assistant import Assistant
-from agent.barge_in import PauseListener
+from agent.listening.barge_in import PauseListener
 from agent.events import Event, SpeechStarted, State, StateChanged, TranscriptFinal, TurnFailed
 from agent.turn import Press
 from audio.protocols import AudioChunk, Microphone
@@ -77,7 +77,7 @@ class DeviceLoop:
     """Push-to-talk: press to speak (hold, or tap and talk); press again to interrupt.
 
     Speaking up while hearth talks also interrupts it: it is heard in Cadence's pauses
-    (:class:`~agent.barge_in.PauseListener`).  With ``barge_in = "stop"`` hearth stops and
+    (:class:`~agent.listening.barge_in.PauseListener`).  With ``barge_in = "stop"`` hearth stops and
     listens, as after a press; with "rush" it says the rest without pauses.
 
     A press held ``long_press_s`` or longer with nothing said is not a request: the turn it

@@ -11,14 +11,14 @@ from typing import Any
 from collections.abc import Awaitable, Callable
 
 from agent.assistant import Assistant
-from agent.example_bank import BANK
-from agent.cadence import CadenceRules, PaceSettings
+from agent.deciding.example_bank import BANK
+from agent.speaking.cadence import CadenceRules, PaceSettings
 from agent.record import ConversationRecord
-from agent.llm import LlamaChatModel, LlamaSettings, ModelLoadError
-from agent.phrases import system_prompt
-from agent.speech_context import KITCHEN_WORDS, SpeechContext
-from agent.tool_use import ToolUse
-from agent.turn_end import TurnEndSettings
+from agent.model.llm import LlamaChatModel, LlamaSettings, ModelLoadError
+from agent.speaking.phrases import system_prompt
+from agent.listening.speech_context import KITCHEN_WORDS, SpeechContext
+from agent.deciding.tool_use import ToolUse
+from agent.listening.turn_end import TurnEndSettings
 from agent.turn import ListenSettings, TurnDeps
 from audio.chime import chime
 from audio.protocols import Recognizer, Speaker, Synthesizer
@@ -242,8 +242,8 @@ def _speech_context(config: HearthConfig, tools: ToolUse | None) -> SpeechContex
 
 
 async def _tool_use(config: HearthConfig, chat: LlamaChatModel, speaker: VolumeSpeaker) -> ToolUse:
-    from agent.arguments import grounded
-    from agent.tool_examples import default_planner
+    from agent.deciding.arguments import grounded
+    from agent.deciding.tool_examples import default_planner
     from firmware_py.home_tools import open_home_tools
 
     try:

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Sequence
 
 import numpy as np
 
-from agent.llm import ChatMessage
+from agent.model.llm import ChatMessage
 from audio.protocols import AudioChunk, Transcript, VadEvent
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from agent.assistant import Assistant
-from agent.listen import Press
+from agent.listening.listen import Press
 from audio.chime import chime
 from audio.wav import WavFileMicrophone
 from tests.fakes import speech_like

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from agent.arguments import grounded, repair_arguments, supported
-from agent.extract import mentions_all, note_text, shopping_item, timer_durations, timer_label, adjustment_sign
-from agent.extract_lookup import place, recipe_query, when
-from agent.extract_units import Conversion, conversion
-from agent.spoken_numbers import durations, numbers
+from agent.deciding.arguments import grounded, repair_arguments, supported
+from agent.deciding.extract import mentions_all, note_text, shopping_item, timer_durations, timer_label, adjustment_sign
+from agent.deciding.extract_lookup import place, recipe_query, when
+from agent.deciding.extract_units import Conversion, conversion
+from agent.deciding.spoken_numbers import durations, numbers
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.cadence import CadenceRules, PaceSettings, UnitStream, speech_pauses, split_units, typed_delays
-from agent.cadence.boundaries import Tier, scan
+from agent.speaking.cadence import CadenceRules, PaceSettings, UnitStream, speech_pauses, split_units, typed_delays
+from agent.speaking.cadence.boundaries import Tier, scan
 
 UMBRELLA = (
     "우산은 젖은 채로 접어두면 곰팡이 슬어버리니까 현관에 그냥 펼쳐두지 마. "

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.cadence import speech_pauses, split_units
+from agent.speaking.cadence import speech_pauses, split_units
 from firmware_py.cli import main
 
 # The seed's example (a copy of tests/test_cadence.py's UMBRELLA).

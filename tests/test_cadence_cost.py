@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from agent.cadence import CadenceRules
+from agent.speaking.cadence import CadenceRules
 from bench import cadence_cost
 
 TEXT = "Preheat the oven to 180 degrees. Beat the eggs with the sugar, then fold in the flour gently. 우산은 펼쳐서 말려. "

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from agent.assistant import Assistant
-from agent.barge_in import PauseListener
-from agent.cadence import split_units
+from agent.listening.barge_in import PauseListener
+from agent.speaking.cadence import split_units
 from agent.turn import ListenSettings, Press, TurnDeps
 from audio.levels import QUIET
 from audio.piper_tts import PiperSettings, PiperSynthesizer

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.arguments import grounded, repair_arguments
-from agent.corrections import corrected
+from agent.deciding.arguments import grounded, repair_arguments
+from agent.deciding.corrections import corrected
 
 
 @pytest.mark.parametrize(

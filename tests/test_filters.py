@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent.filters import FilterChain, RoleMarkerFilter, ThinkingFilter, default_chain
+from agent.speaking.filters import FilterChain, RoleMarkerFilter, ThinkingFilter, default_chain
 
 
 def run(chain: FilterChain, pieces: list[str]) -> str:

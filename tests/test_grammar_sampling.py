@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import LlamaChatModel, LlamaSettings, json_gbnf
-from agent.tool_calls import planner_messages
-from agent.tool_examples import ExamplePicker
+from agent.model.llm import LlamaChatModel, LlamaSettings, json_gbnf
+from agent.deciding.tool_calls import planner_messages
+from agent.deciding.tool_examples import ExamplePicker
 from bench.tool_accuracy import build_registry
 
 

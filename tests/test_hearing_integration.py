@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agent.speech_context import SpeechContext
+from agent.listening.speech_context import SpeechContext
 from audio.protocols import AudioChunk
 from audio.wav import read_wav
 from audio.whisper_asr import WhisperRecognizer, WhisperSettings

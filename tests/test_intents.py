@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.example_bank import BANK, NONE
-from agent.intents import cued_tools, is_follow_up, offered
-from agent.tool_examples import ExamplePicker
+from agent.deciding.example_bank import BANK, NONE
+from agent.deciding.intents import cued_tools, is_follow_up, offered
+from agent.deciding.tool_examples import ExamplePicker
 from tools.registry import NO_TOOL
 
 ACTING = ("timer_start", "timer_cancel", "timer_adjust", "timer_pause", "timer_resume", "shopping_add", "shopping_complete", "note_add")
@@ -85,7 +85,7 @@ def test_the_picker_shows_and_allows_only_offered_tools() -> None:
 
 
 def test_an_act_is_grounded_only_when_asked_for_in_words() -> None:
-    from agent.arguments import grounded
+    from agent.deciding.arguments import grounded
 
     assert not grounded("timer_cancel", {}, "Turn the volume up.")
     assert grounded("timer_cancel", {"label": "pasta"}, "Cancel the pasta timer.")
@@ -103,7 +103,7 @@ def test_an_act_is_grounded_only_when_asked_for_in_words() -> None:
 
 
 def test_a_timer_is_changed_only_when_a_timer_is_spoken_of() -> None:
-    from agent.arguments import grounded, repair_arguments
+    from agent.deciding.arguments import grounded, repair_arguments
 
     assert not grounded("timer_cancel", {}, "Stop talking for a second.")
     assert not grounded("timer_cancel", {}, "We had to cancel our dinner plans.")
@@ -124,6 +124,6 @@ def test_a_timer_is_changed_only_when_a_timer_is_spoken_of() -> None:
     ("우유 추가해 줘", False),
 ])
 def test_the_user_telling_their_own_plan_is_no_request(text: str, own: bool) -> None:
-    from agent.intents import tells_own_plan
+    from agent.deciding.intents import tells_own_plan
 
     assert tells_own_plan(text, "ko" if any("가" <= c <= "힣" for c in text) else "en") is own

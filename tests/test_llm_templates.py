@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-from agent.llm import GEMMA_TEMPLATE
+from agent.model.llm import GEMMA_TEMPLATE
 
 
 def test_gemma_turns_fold_the_system_prompt_into_the_first_user_turn() -> None:

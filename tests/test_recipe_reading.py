@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from agent.assistant import Assistant
-from agent.commands import local_command, recipe_move, recipe_to_read
-from agent.listen import Press
-from agent.tool_calls import ToolCallPlanner
-from agent.tool_use import ToolUse
+from agent.deciding.commands import local_command, recipe_move, recipe_to_read
+from agent.listening.listen import Press
+from agent.deciding.tool_calls import ToolCallPlanner
+from agent.deciding.tool_use import ToolUse
 from audio.wav import WavFileMicrophone
 from firmware_py.home_tools import SAMPLE_RECIPES
 from tests.fakes import ScriptedRecognizer, ToneSynthesizer, speech_like

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import LlamaChatModel, LlamaSettings
-from agent.tool_calls import SayWatcher, ToolCallPlanner
+from agent.model.llm import LlamaChatModel, LlamaSettings
+from agent.deciding.tool_calls import SayWatcher, ToolCallPlanner
 from tools.clock import clock_tools
 from tools.convert import convert_tools
 from tools.registry import ToolRegistry

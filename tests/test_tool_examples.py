@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent.example_bank import BANK, NONE
-from agent.tool_calls import ToolCallPlanner
-from agent.tool_examples import ExamplePicker, NarrowedChat, default_planner, example_values, language_of
+from agent.deciding.example_bank import BANK, NONE
+from agent.deciding.tool_calls import ToolCallPlanner
+from agent.deciding.tool_examples import ExamplePicker, NarrowedChat, default_planner, example_values, language_of
 from bench.ha_intents import ha_intents_dir
 from bench.scenarios import MODEL_TOOLS, SCENARIOS_DIR, said
 from bench.tool_accuracy import build_registry
@@ -135,7 +135,7 @@ async def test_the_narrowed_chat_offers_only_the_likely_tools(tmp_path: Path) ->
     registry, _ = build_registry(tmp_path)
     chat = RecordingChat({"say": "ok", "tool": "none"})
     narrowed = NarrowedChat(chat, registry, ExamplePicker("en"), n=1, none_within=3, max_chars=40)
-    from agent.llm import ChatMessage
+    from agent.model.llm import ChatMessage
 
     async for _ in narrowed.stream([ChatMessage("user", "cross the yeast off my list")], 64, json_schema=registry.tool_call_schema()):
         pass

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agent.assistant import Assistant
-from agent.cadence import speech_pauses
+from agent.speaking.cadence import speech_pauses
 from agent.events import State, StateChanged, TurnInterrupted
 from agent.timeline import KEY_MARKS
 from agent.turn import ListenSettings, Outcome, Press, TurnDeps

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agent.assistant import Assistant
-from agent.cadence import speech_pauses, split_units
+from agent.speaking.cadence import speech_pauses, split_units
 from agent.events import State, StateChanged
 from agent.features import Features
 from agent.record import ConversationRecord
@@ -251,7 +251,7 @@ def test_an_unknown_barge_in_mode_is_refused():
 
 
 def test_the_pause_listener_hears_only_in_pauses_and_after_the_guard():
-    from agent.barge_in import PauseListener
+    from agent.listening.barge_in import PauseListener
     from tests.fakes import EnergyVad
 
     heard: list[int] = []

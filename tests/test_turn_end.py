@@ -7,7 +7,7 @@ import pytest
 
 from agent.features import Features
 from agent.turn import ListenSettings, Outcome
-from agent.turn_end import TurnEndSettings, quiet_since, sounds_unfinished
+from agent.listening.turn_end import TurnEndSettings, quiet_since, sounds_unfinished
 from audio.protocols import AudioChunk, TurnEndModel
 from tests.fakes import EnergyVad, ScriptedRecognizer, ScriptedTurnModel, speech_like
 from tests.test_turn import make_deps, run_turn

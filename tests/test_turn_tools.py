@@ -19,10 +19,10 @@ from pydantic import BaseModel
 
 from agent.assistant import Assistant
 from agent.features import Features
-from agent.listen import Press
-from agent.filters import FilterChain, RoleMarkerFilter, ThinkingFilter
-from agent.tool_calls import ToolCallPlanner
-from agent.tool_use import ToolUse, pretool_line, usable_line
+from agent.listening.listen import Press
+from agent.speaking.filters import FilterChain, RoleMarkerFilter, ThinkingFilter
+from agent.deciding.tool_calls import ToolCallPlanner
+from agent.deciding.tool_use import ToolUse, pretool_line, usable_line
 from agent.turn import Outcome, TurnDeps
 from audio.protocols import AudioChunk
 from audio.wav import WavFileMicrophone
@@ -401,7 +401,7 @@ async def test_text_streamed_in_pieces_inside_words_is_not_split_apart():
 
 async def _dialog(texts: Sequence[str], chat: TimedJson, kitchen: Kitchen) -> list[str]:
     """What hearth said to each of ``texts``, one turn after another."""
-    from agent.arguments import grounded
+    from agent.deciding.arguments import grounded
 
     deps, sink, executor = tool_deps(chat, kitchen, text=texts[0], grounded=grounded)
     assistant = Assistant(deps)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.undo import Act, asks_to_undo, opposite
+from agent.deciding.undo import Act, asks_to_undo, opposite
 
 
 @pytest.mark.parametrize("text", ["Undo that.", "No, put it back.", "Take that back", "undo", "아니 취소", "방금 거 취소해 줘", "되돌려 줘"])

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from agent.assistant import Assistant
-from agent.commands import volume_command
-from agent.listen import Press
-from agent.tool_calls import ToolCallPlanner
-from agent.tool_use import ToolUse
-from agent.undo import Act, opposite
+from agent.deciding.commands import volume_command
+from agent.listening.listen import Press
+from agent.deciding.tool_calls import ToolCallPlanner
+from agent.deciding.tool_use import ToolUse
+from agent.deciding.undo import Act, opposite
 from audio.protocols import AudioChunk
 from audio.volume import VolumeSpeaker, gain_of
 from audio.wav import WavFileMicrophone

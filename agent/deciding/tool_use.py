@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from agent.tool_calls import ToolCallPlanner
+from agent.deciding.tool_calls import ToolCallPlanner
 from tools.executor import ToolExecutor, ToolResult
 from tools.registry import ToolRegistry
 

@@ -13,8 +13,8 @@ import logging
 import re
 from dataclasses import dataclass
 
-from agent.extract import HANGUL, original, strip_korean_particle
-from agent.spoken_numbers import KO_NUMBER, english_tokens, korean_number, prepare, read_amount
+from agent.deciding.extract import HANGUL, original, strip_korean_particle
+from agent.deciding.spoken_numbers import KO_NUMBER, english_tokens, korean_number, prepare, read_amount
 from tools.convert import normalize_ingredient
 
 log = logging.getLogger(__name__)

@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agent.intents import speaks_korean, utterance_words
-from agent.spoken_numbers import EN_ONES, KO_NATIVE_ONES, korean_number
-from agent.tool_calls import ToolPlan
+from agent.deciding.intents import speaks_korean, utterance_words
+from agent.deciding.spoken_numbers import EN_ONES, KO_NATIVE_ONES, korean_number
+from agent.deciding.tool_calls import ToolPlan
 
 READING_TOOLS = ("recipe_read", "recipe_step")
 MAX_COMMAND_WORDS = 12

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from agent.extract import HANGUL
+from agent.deciding.extract import HANGUL
 
 _EN_MARKERS = (
     r"no,? wait", r"wait,? no", r"no,? sorry", r"sorry,? i mean", r"i mean", r"i meant", r"make (?:it|that)",

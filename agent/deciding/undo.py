@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agent.intents import speaks_korean, utterance_words
+from agent.deciding.intents import speaks_korean, utterance_words
 
 _UNDO_EN = re.compile(
     r"^(?:no,? )?(?:undo(?: that| it| the last one)?|take (?:that|it) back|put it back|reverse that|revert that)(?: please)?$"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.cadence.boundaries import Boundary, Scan, Tier, scan
+from agent.speaking.cadence.boundaries import Boundary, Scan, Tier, scan
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,13 @@
 A small model picks the right tool far more often than it writes the right arguments: it
 turns "ten minutes" into 150, copies "noodles" from an example, swaps the two units.  The
 request usually states the value outright, so :func:`repair_arguments` reads it from the
-words (:mod:`agent.extract`, :mod:`agent.extract_units`, :mod:`agent.extract_lookup`) and puts
+words (:mod:`agent.deciding.extract`, :mod:`agent.deciding.extract_units`, :mod:`agent.deciding.extract_lookup`) and puts
 it in; an optional value the words do not support is dropped.  It never puts in a value the
 user did not say.
 
 :func:`grounded` is the gate in front of acting tools (a timer started, an item added, a
 note written): true only when the act itself is asked for in the user's words (a cancel
-needs a cancel word, see :mod:`agent.intents`) and the call's content is in them too.  A call whose
+needs a cancel word, see :mod:`agent.deciding.intents`) and the call's content is in them too.  A call whose
 content came from elsewhere, such as "add 50 eggs" inside a recipe the tool read out, is
 asked back instead of made.
 """
@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Callable, Collection
 from typing import Any
 
-from agent.extract import (
+from agent.deciding.extract import (
     HANGUL,
     adjustment_sign,
     could_be_label,
@@ -33,11 +33,11 @@ from agent.extract import (
     timer_durations,
     timer_label,
 )
-from agent.extract_lookup import could_be_place, place, recipe_query, when
-from agent.extract_units import conversion
-from agent.corrections import corrected
-from agent.intents import cued_tools, is_follow_up, tells_own_plan
-from agent.spoken_numbers import numbers, prepare
+from agent.deciding.extract_lookup import could_be_place, place, recipe_query, when
+from agent.deciding.extract_units import conversion
+from agent.deciding.corrections import corrected
+from agent.deciding.intents import cued_tools, is_follow_up, tells_own_plan
+from agent.deciding.spoken_numbers import numbers, prepare
 from tools.convert import ConversionError, normalize_unit
 
 log = logging.getLogger(__name__)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.cadence.pacing import LivePacer, PaceSettings
-from agent.cadence.split import CadenceRules, UnitStream
+from agent.speaking.cadence.pacing import LivePacer, PaceSettings
+from agent.speaking.cadence.split import CadenceRules, UnitStream
 
 
 class Cadence:

@@ -7,13 +7,13 @@ Three tiers, strongest first:
   space; Korean sentence-final endings written without punctuation (-요, -니다, -다, -죠, -음),
   runs of ㅋㅋ/ㅎㅎ/ㅠㅠ, ^^, and a "~" after Hangul;
 * **clause**: a comma, semicolon, colon or spaced dash followed by a space; the twelve Korean
-  connective endings (:mod:`agent.cadence.korean`); and in English a space before "because",
+  connective endings (:mod:`agent.speaking.cadence.korean`); and in English a space before "because",
   "although", "unless", "whereas" or "until".
 
 Not boundaries: a full stop inside a number or a name (anything without a space after it),
 after an abbreviation (Dr., e.g., vs.; etc. and U.S. only before a lowercase word), after a
 one-letter initial, after a list number at the start of a line, between the parts of a date
-("2024. 5. 1."); and nothing inside a protected span (:mod:`agent.cadence.spans`).
+("2024. 5. 1."); and nothing inside a protected span (:mod:`agent.speaking.cadence.spans`).
 
 Every boundary is a pair of indices: ``mark``, just after the last character of the unit's
 words, and ``cut``, where the next unit starts (after the spaces that follow).  Cutting only at
@@ -30,8 +30,8 @@ import sys
 from dataclasses import dataclass
 from enum import IntEnum
 
-from agent.cadence.korean import CONNECTIVE_ENDINGS, connective_tail, ends_sentence, final_tail, hangul_tail, is_jamo, is_syllable
-from agent.cadence.spans import EMOJI, Span, open_constructs, protected_spans
+from agent.speaking.cadence.korean import CONNECTIVE_ENDINGS, connective_tail, ends_sentence, final_tail, hangul_tail, is_jamo, is_syllable
+from agent.speaking.cadence.spans import EMOJI, Span, open_constructs, protected_spans
 
 
 class Tier(IntEnum):

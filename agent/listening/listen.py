@@ -1,7 +1,7 @@
 """Listening to one utterance: microphone → voice detector → recognizer, and when it is over.
 
 When a tapped utterance is over is decided at each pause from its sound, its
-words and the room (see :mod:`agent.turn_end`); while the button is held, its
+words and the room (see :mod:`agent.listening.turn_end`); while the button is held, its
 release ends the utterance exactly.
 
 The final transcript may be prepared speculatively: once a pause has lasted
@@ -24,7 +24,7 @@ import numpy as np
 from agent.events import Event, SpeechStarted, TranscriptFinal, TranscriptPartial
 from agent.features import Features
 from agent.timeline import RESUMED, Timeline
-from agent.turn_end import TurnEndSettings, quiet_since, sounds_unfinished
+from agent.listening.turn_end import TurnEndSettings, quiet_since, sounds_unfinished
 from audio.protocols import AudioChunk, Recognizer, TurnEndModel, VoiceActivityDetector
 
 log = logging.getLogger(__name__)

@@ -3,12 +3,12 @@
 :func:`default_planner` is what both the live turn and ``bench.tool_accuracy`` use, so the
 benchmark measures exactly what runs.  Per request it
 
-- picks the ``k`` bank examples (:mod:`agent.example_bank`) nearest to the words in the
+- picks the ``k`` bank examples (:mod:`agent.deciding.example_bank`) nearest to the words in the
   request's language, plus one that calls no tool, by character n-gram TF-IDF cosine
   (robust to inflection, compounds and Korean particles, and needs no tokenizer);
 - optionally narrows the reply grammar to the tools those examples call (and "none"), so a
   small model cannot wander into an unrelated tool;
-- repairs the arguments from the user's own words (:mod:`agent.arguments`).
+- repairs the arguments from the user's own words (:mod:`agent.deciding.arguments`).
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent.arguments import repair_arguments
-from agent.example_bank import BANK, NONE, Entry
-from agent.intents import offered
-from agent.llm import ChatMessage
-from agent.phrases import system_prompt
-from agent.tool_calls import Example, JsonChatModel, ToolCallPlanner
+from agent.deciding.arguments import repair_arguments
+from agent.deciding.example_bank import BANK, NONE, Entry
+from agent.deciding.intents import offered
+from agent.model.llm import ChatMessage
+from agent.speaking.phrases import system_prompt
+from agent.deciding.tool_calls import Example, JsonChatModel, ToolCallPlanner
 from tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -122,7 +122,7 @@ class ExamplePicker:
         self.language = language
         self.k = k
         self.cues = cues
-        """Offer only the tools the request asks for in words (:mod:`agent.intents`): examples of
+        """Offer only the tools the request asks for in words (:mod:`agent.deciding.intents`): examples of
         other tools are neither shown nor allowed by the grammar."""
         self._indexes = {lang: ExampleIndex(entries) for lang, entries in (bank or BANK).items() if entries}
 
@@ -250,7 +250,7 @@ def default_planner(
     a positive number to those of that many nearest examples (:data:`NARROW`).  ``none_within``: "none" stays on offer only when a no-tool example is
     among that many nearest (None: always), since a small model otherwise declines clear requests.
     ``max_chars`` caps the spoken line and string arguments.  ``cues``: a tool is offered only
-    when the request asks for it in words (:mod:`agent.intents`).
+    when the request asks for it in words (:mod:`agent.deciding.intents`).
     """
     picker = ExamplePicker(language, k, cues=cues)
     model: JsonChatModel = chat

@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from agent.corrections import corrected
-from agent.extract import timer_durations
-from agent.intents import speaks_korean, utterance_words
-from agent.tool_calls import ToolPlan
+from agent.deciding.corrections import corrected
+from agent.deciding.extract import timer_durations
+from agent.deciding.intents import speaks_korean, utterance_words
+from agent.deciding.tool_calls import ToolPlan
 from tools.timers import say_duration
 
 Answer = Literal["yes", "no"]

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agent.llm import ChatMessage
+from agent.model.llm import ChatMessage
 from tools.registry import NO_TOOL
 
 log = logging.getLogger(__name__)

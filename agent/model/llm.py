@@ -99,7 +99,7 @@ class LlamaSettings:
     """A Jinja chat template to use instead of the GGUF's own (a base model has none, see :data:`GEMMA_TEMPLATE`)."""
     top_token_first: bool = True
     """Under a grammar, check the model's own choice against it before masking the whole vocabulary
-    (:mod:`agent.grammar_sampling`): several times faster, and identical output when greedy."""
+    (:mod:`agent.model.grammar_sampling`): several times faster, and identical output when greedy."""
 
 
 class LlamaChatModel:
@@ -118,7 +118,7 @@ class LlamaChatModel:
         """Load the weights (blocking; call from a worker thread at start-up)."""
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-        from agent.grammar_sampling import llama_class
+        from agent.model.grammar_sampling import llama_class
 
         s = self.settings
         t0 = time.monotonic()

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from agent.extract import HANGUL
+from agent.deciding.extract import HANGUL
 
 _EN: dict[str, tuple[str, ...]] = {
     "timer_start": (

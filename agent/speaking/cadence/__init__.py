@@ -5,10 +5,10 @@ speaker breathes.  :mod:`.split` cuts, :mod:`.boundaries` finds where it may, :m
 keeps what must stay whole, :mod:`.korean` reads Korean endings, :mod:`.pacing` times the pauses.
 """
 
-from agent.cadence.engine import Cadence
-from agent.cadence.boundaries import Boundary, Tier, scan, sentence_ends
-from agent.cadence.pacing import LivePacer, PaceSettings, speech_pauses, typed_delays
-from agent.cadence.split import CadenceRules, UnitStream, find_cut, split_units
+from agent.speaking.cadence.engine import Cadence
+from agent.speaking.cadence.boundaries import Boundary, Tier, scan, sentence_ends
+from agent.speaking.cadence.pacing import LivePacer, PaceSettings, speech_pauses, typed_delays
+from agent.speaking.cadence.split import CadenceRules, UnitStream, find_cut, split_units
 
 __all__ = [
     "Boundary",

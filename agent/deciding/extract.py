@@ -12,7 +12,7 @@ import logging
 import re
 import unicodedata
 
-from agent.spoken_numbers import (
+from agent.deciding.spoken_numbers import (
     EN_DURATION_UNITS,
     EN_FRACTIONS,
     EN_ONES,

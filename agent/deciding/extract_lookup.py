@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 import re
 
-from agent.extract import HANGUL, original, strip_korean_particle
-from agent.spoken_numbers import prepare
+from agent.deciding.extract import HANGUL, original, strip_korean_particle
+from agent.deciding.spoken_numbers import prepare
 
 log = logging.getLogger(__name__)
 

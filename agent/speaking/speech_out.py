@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agent.cadence import Cadence
+from agent.speaking.cadence import Cadence
 from agent.events import Event, State, StateChanged, UnitSpoken
 from agent.timeline import Timeline
 from audio.levels import leading_quiet_s, trailing_quiet_s
@@ -44,7 +44,7 @@ class SpokenUnit:
 class UnitSpeaker:
     """One turn's spoken output.  ``speak()`` plays the units whose indices arrive on a queue.
 
-    ``paced``: leave Cadence's pauses (the reply's :class:`~agent.cadence.Cadence` is set as
+    ``paced``: leave Cadence's pauses (the reply's :class:`~agent.speaking.cadence.Cadence` is set as
     ``cadence`` by whoever cuts the reply).  ``rush()`` collapses the pauses still to come;
     ``stop()`` notes when the speaker was silenced, so that a unit cut off is told from one heard.
     """

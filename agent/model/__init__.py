@@ -1,0 +1,1 @@
+"""The language model layer: llama.cpp behind the ChatModel protocol, and grammar-constrained sampling."""
