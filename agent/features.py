@@ -34,6 +34,13 @@ class Features:
     """At a tool call, flush the stream filters (in order) and the sentence splitter, so the line
     before the tool reaches the speaker before the tool starts instead of with the answer."""
 
+    heartbeat: bool = True
+    """Think and fetch on the partial transcripts while the user speaks (:mod:`agent.deciding.thinker`),
+    and answer from what is ready when they stop."""
+    prefill: bool = True
+    """Evaluate the decision's prompt in slices that a newer call preempts, and reuse what an earlier
+    decision evaluated, so that after the end of speech only the last words are left to read."""
+
     def without(self, *names: str) -> Features:
         """A copy with the named features (``FEATURES`` keys) switched off."""
         unknown = [n for n in names if n not in FEATURES]

@@ -14,17 +14,19 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from enum import Enum
 
 
 from agent.speaking.cadence import Cadence, CadenceRules, PaceSettings
-from agent.deciding.commands import READING_TOOLS, local_command
-from agent.deciding.undo import Act, asks_to_undo, cannot_undo, nothing_to_undo, opposite
-from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
+from agent.deciding.confirm import PendingAct
+from agent.deciding.responder import Responder
+from agent.deciding.speculation import SpeculativeRecord
+from agent.deciding.thinker import Thinker
+from agent.deciding.undo import Act
 from agent.events import (
     Event,
     ReplyTextAppended,
     State,
+    TranscriptPartial,
     StateChanged,
     TurnFailed,
     TurnInterrupted,
@@ -36,65 +38,14 @@ from agent.model.llm import ChatMessage, ChatModel
 from agent.speaking.phrases import Phrase, phrase
 from agent.speaking.speech_out import SpokenUnit, UnitSpeaker
 from agent.timeline import Timeline
-from agent.deciding.tool_calls import NO_TOOL, SayDelta, ToolChosen, ToolPlan
-from agent.deciding.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, usable_line
+from agent.deciding.tool_use import ToolUse
+from agent.results import Outcome, ToolCallRecord, TurnResult
 from audio.protocols import AudioChunk, Recognizer, Speaker, Synthesizer, TurnEndModel, VoiceActivityDetector
 
-__all__ = ["ListenSettings", "Outcome", "Press", "SpokenUnit", "Turn", "TurnDeps", "TurnResult"]
+__all__ = ["ListenSettings", "Outcome", "Press", "SpokenUnit", "ToolCallRecord", "Turn", "TurnDeps", "TurnResult"]
 
 log = logging.getLogger(__name__)
 
-
-
-class Outcome(str, Enum):
-    ANSWERED = "answered"
-    NO_SPEECH = "no_speech"
-    NOT_UNDERSTOOD = "not_understood"
-    NO_ANSWER = "no_answer"
-    INTERRUPTED = "interrupted"
-    FAILED = "failed"
-
-
-@dataclass(frozen=True)
-class ToolCallRecord:
-    """A tool the turn called, as the model asked for it."""
-
-    name: str
-    args: dict[str, object]
-    ran: bool = False
-    """It was made (not asked back first)."""
-    acts: bool = False
-    """The tool acts (a timer, the list, a note) rather than looks something up."""
-
-    data: dict[str, object] = field(default_factory=dict)
-    """What the tool reported (the timer it started, the item it added): what an undo works from."""
-    ok: bool = False
-    """The tool ran and reported no error: what it was asked to change, it changed."""
-
-    @property
-    def acted(self) -> bool:
-        """It changed something. An acting call the tool refused (pausing a timer that is already
-        paused, arguments that did not validate) changed nothing, and nothing is there to undo."""
-        return self.ran and self.acts and self.ok
-
-
-@dataclass
-class TurnResult:
-    outcome: Outcome
-    timeline: Timeline
-    transcript: str = ""
-    reply: str = ""
-    spoken: list[str] = field(default_factory=list)
-    unspoken: list[str] = field(default_factory=list)
-    reply_audio_s: float = 0.0
-    tool_calls: list[ToolCallRecord] = field(default_factory=list)
-    units: list[SpokenUnit] = field(default_factory=list)
-    """Every unit in order, with its kind and whether it was heard."""
-    pending: PendingAct | None = None
-    """An act hearth asked about instead of making ("Cancel the pasta timer?", "How long should the
-    pizza timer be?"), or offered ("Shall I set a 25-minute timer?"): the next utterance may complete it."""
-    repeated: bool = False
-    """The answer was the last reply again ("what did you say?"): what came before still stands."""
 
 
 @dataclass
@@ -160,6 +111,9 @@ class Turn:
         self._cancelled = False
         self._committed = asyncio.Event()
         """Set once the user has surely finished: until then nothing is said and no tool runs."""
+        self._thinker: Thinker | None = None
+        self.speculation: SpeculativeRecord | None = None
+        """What the Thinker thought and fetched while the user spoke, handed over at the end of speech."""
 
     # -- control ---------------------------------------------------------------------------
     def start(self) -> asyncio.Task[TurnResult]:
@@ -208,8 +162,32 @@ class Turn:
     # -- the turn --------------------------------------------------------------------------
     async def _run(self) -> None:
         self.emit(StateChanged(State.LISTENING))
+        self._thinker = self._start_thinker()
+        try:
+            await self._listen_and_answer()
+        finally:
+            if self._thinker is not None:
+                # Early calls nobody used stop with the turn; the ones used are done by now.
+                await self._thinker.close()
+
+    def _start_thinker(self) -> Thinker | None:
+        tools = self.deps.tools
+        if tools is None or tools.lane is None or not self.deps.features.heartbeat:
+            return None
+        thinker = Thinker(tools.planner, tools.lane, self.history, self.timeline, tools.thinker)
+        thinker.start()
+        return thinker
+
+    def _heard(self, event: Event) -> None:
+        if isinstance(event, TranscriptPartial) and self._thinker is not None:
+            self._thinker.hear(event.text)
+        self.emit(event)
+
+    async def _listen_and_answer(self) -> None:
         listener = self._listener()
         heard_speech, text = await listener.run(self.audio)
+        if self._thinker is not None:
+            self.speculation = await self._thinker.handoff()
         while True:
             self.result.transcript = text
             self.emit(StateChanged(State.THINKING))
@@ -259,7 +237,7 @@ class Turn:
             except Exception:  # noqa: BLE001 - hearing without the household's words beats not hearing
                 log.exception("could not read the words to listen for")
         return UtteranceListener(
-            d.vad, d.recognizer, d.listen, self.press, self.timeline, self.emit,
+            d.vad, d.recognizer, d.listen, self.press, self.timeline, self._heard,
             features=d.features, turn_model=d.turn_model, language=d.language, context=context,
         )
 
@@ -268,7 +246,13 @@ class Turn:
         units: asyncio.Queue[int | None] = asyncio.Queue()
         reply = _ReplyText(self, units)
         self.result.outcome = Outcome.ANSWERED
-        think = self._answer_without_model(text) or (self._think_with_tools if self.deps.tools is not None else self._think)
+        think: Callable[[str, _ReplyText], Awaitable[None]] = self._think
+        if self.deps.tools is not None:
+            responder = Responder(
+                self.deps, self.timeline, self.result, self._committed, self.history,
+                pending=self.pending, last_act=self.last_act, last_tool=self.last_tool, speculation=self.speculation,
+            )
+            think = responder.without_model(text) or responder.think
         try:
             async with asyncio.TaskGroup() as group:
                 group.create_task(think(text, reply), name="think")
@@ -277,62 +261,6 @@ class Turn:
             # Also on cancellation: what the model wrote but nobody heard is part of the record.
             reply.close()
         self._finish_units()
-
-    def _answer_without_model(self, text: str) -> Callable[[str, _ReplyText], Awaitable[None]] | None:
-        """The answer when the words call for no decision: a yes or no to the question the turn
-        before asked, or "what did you say?" (the last reply, again)."""
-        d = self.deps
-        pending = self.pending if d.tools is not None else None
-        completed = supplied(pending, text) if pending is not None else None
-        answer = answer_of(text, d.language) if pending is not None else None
-        if pending is not None and (completed is not None or answer == "no" or (answer == "yes" and pending.needs is None)):
-            self.timeline.mark("confirmation", answer=answer or "completed", tool=pending.plan.tool)
-
-            async def answered(text: str, reply: _ReplyText) -> None:
-                if answer == "no" and completed is None:
-                    reply.feed(declined(d.language))
-                else:
-                    await self._call_tool(completed or pending.plan, text, reply, confirmed=True)
-                reply.flush()
-                reply.end()
-
-            return answered
-        if d.tools is not None and asks_to_undo(text, d.language):
-            self.timeline.mark("undo", tool=self.last_act.tool if self.last_act else None)
-            act = self.last_act
-            undo = opposite(act) if act is not None else None
-
-            async def undone(text: str, reply: _ReplyText) -> None:
-                if undo is None:
-                    reply.feed(nothing_to_undo(d.language) if act is None else cannot_undo(d.language))
-                else:
-                    await self._call_tool(ToolPlan("", undo[0], undo[1]), text, reply, confirmed=True)
-                reply.flush()
-                reply.end()
-
-            return undone
-        reading = self.last_tool in READING_TOOLS
-        command = local_command(text, d.language, d.tools.registry, reading) if d.tools is not None else None
-        if command is not None:
-            self.timeline.mark("command", tool=command.tool)
-
-            async def commanded(text: str, reply: _ReplyText) -> None:
-                await self._call_tool(command, text, reply, confirmed=True)
-                reply.end()
-
-            return commanded
-        last = next((m.content for m in reversed(self.history) if m.role == "assistant" and m.content.strip()), None)
-        if last is not None and asks_to_repeat(text, d.language):
-            self.timeline.mark("repeat")
-
-            async def repeated(_text: str, reply: _ReplyText) -> None:
-                self.result.repeated = True
-                reply.feed(last)
-                reply.flush()
-                reply.end()
-
-            return repeated
-        return None
 
     async def _speak_when_sure(self, units: asyncio.Queue[int | None]) -> None:
         await self._committed.wait()
@@ -350,87 +278,6 @@ class Turn:
         finally:
             tl.mark("llm_end")
         reply.end()
-
-    async def _think_with_tools(self, text: str, reply: _ReplyText) -> None:
-        """One decision under the grammar: the line (or the whole answer), the tool, its arguments."""
-        d, tl = self.deps, self.timeline
-        tools = d.tools
-        assert tools is not None
-        say: list[str] = []
-        plan: ToolPlan | None = None
-        tl.mark("llm_start")
-        try:
-            async for event in tools.planner.stream(text, self.history):
-                tl.mark_once("first_token")
-                if isinstance(event, SayDelta):
-                    say.append(event.text)
-                elif isinstance(event, ToolChosen):
-                    slow = event.tool is not None and tools.speaks_first(event.tool)
-                    tl.mark("tool_chosen", tool=event.tool or NO_TOOL, slow=slow)
-                    if event.tool is None:
-                        reply.feed("".join(say))
-                    elif d.features.pretool_line and slow:
-                        line = "".join(say)
-                        if not usable_line(line, text):
-                            line = pretool_line(event.tool, d.language)
-                        reply.kind = "pretool"
-                        reply.feed(line)
-                        if d.features.flush_at_tool:
-                            reply.flush()
-                        reply.kind = "answer"
-                elif isinstance(event, ToolPlan):
-                    plan = event
-        finally:
-            tl.mark("llm_end")
-        assert plan is not None
-        if plan.tool is None:
-            if not say and plan.say:  # the decision broke off before the reader saw the tool
-                reply.feed(plan.say)
-            reply.flush()
-        else:
-            await self._call_tool(plan, text, reply)
-        reply.end()
-
-    async def _call_tool(self, plan: ToolPlan, text: str, reply: _ReplyText, confirmed: bool = False) -> None:
-        d, tl = self.deps, self.timeline
-        tools = d.tools
-        assert tools is not None and plan.tool is not None
-        record = ToolCallRecord(plan.tool, dict(plan.args), acts=tools.acts(plan.tool))
-        self.result.tool_calls.append(record)
-        if not confirmed and tools.acts(plan.tool) and tools.grounded is not None and not tools.grounded(plan.tool, plan.args, text):
-            needs = missing_value(plan.tool, plan.args, text)
-            pending = PendingAct(replace(plan, args={k: v for k, v in plan.args.items() if k != needs}), needs)
-            log.info("not acting on %s%s: not supported by %r; asking", plan.tool, plan.args, text)
-            tl.mark("tool_refused", tool=plan.tool, reason="ask_back", needs=needs)
-            reply.feed(ask_for(pending, d.language) if needs else question(plan.tool, plan.args, d.language))
-            reply.flush()
-            self.result.pending = pending
-            return
-        # The line before the tool must reach the speaker before the tool starts; and nothing runs
-        # before the user has surely finished.
-        await self._committed.wait()
-        await reply.written()
-        tl.mark("tool_start", tool=plan.tool)
-        self.result.tool_calls[-1] = replace(record, ran=True)
-        result = await tools.executor.call(plan.tool, plan.args, origin="user")
-        if result.ok and result.output is not None:
-            data = dict(result.output.data or {})
-            self.result.tool_calls[-1] = replace(self.result.tool_calls[-1], data=data, ok="error" not in data)
-            offer = (result.output.data or {}).get("offer")
-            if isinstance(offer, dict) and offer.get("tool") in tools.registry and isinstance(offer.get("args"), dict):
-                # A tool's offer ("Shall I set a 25-minute timer?") is an act asked about: a yes makes it.
-                self.result.pending = PendingAct(ToolPlan("", str(offer["tool"]), dict(offer["args"])))
-        tl.mark("tool_end", tool=plan.tool, ok=result.ok, error=result.error.kind if result.error else None)
-        if tools.answer == "model" and result.ok:
-            messages = [
-                ChatMessage("system", d.system_prompt), *self.history, ChatMessage("user", text),
-                ChatMessage("assistant", plan.say), ChatMessage("user", answer_prompt(plan.tool, result)),
-            ]
-            async for piece in d.chat.stream(messages, tools.answer_max_tokens):
-                reply.feed(piece)
-        else:
-            reply.feed(spoken_result(result, d.language))
-        reply.flush()
 
     async def _say_phrase(self, which: Phrase) -> None:
         units: asyncio.Queue[int | None] = asyncio.Queue()

@@ -17,6 +17,8 @@ LATENCY_KEYS = (
     "pretool_gap_s",
     "last_audio_s",
     "pause_heard_s",
+    "partial_lag_s",
+    "prompt_tokens_after_speech",
 )
 QUALITY_KEYS = ("transcript_error", "dropped_words", "asr_rtf", "tts_rtf")
 
@@ -93,6 +95,37 @@ def turn_figures(tl: Timeline) -> dict[str, float | str | None]:
         "first_token_s": tl.between("speech_end", "first_token"),
         "last_audio_s": tl.between("speech_end", "last_audio_out"),
         "tts_rtf": round(statistics.mean(tts), 4) if tts else None,
+    }
+
+
+def heartbeat_figures(tl: Timeline, acting: set[str]) -> dict[str, Any]:
+    """What the Heartbeat did in one turn, and what it cost.
+
+    ``partial_lag_s``: the median time from the end of the audio a partial transcript covers to
+    the partial itself (up to the listener's constant preroll); the Thinker's share of it is the
+    difference from a run without it.  ``prompt_tokens_after_speech``: prompt tokens the answer's
+    decision evaluated (0 when the Thinker had decided on the final words already).
+    """
+    start = tl.first("speech_start")
+    lags = [m.t - start.t - float(m.detail.get("audio_s") or 0.0) for m in tl.all("partial_transcript")] if start else []
+    prompt = tl.last("decision_prompt")
+    reused = tl.first("heartbeat_reused")
+    calls = tl.all("heartbeat_fetch_start")
+    if tl.first("heartbeat_decision_reused") is not None:
+        after_speech: int | None = 0
+    else:
+        after_speech = int(prompt.detail["evaluated"]) if prompt is not None and "evaluated" in prompt.detail else None
+    return {
+        "thinker_calls": len(tl.all("heartbeat_think_start")),
+        "thinker_cancelled": sum(1 for m in tl.all("heartbeat_think_end") if m.detail.get("cancelled")),
+        "speculative_calls": len(calls),
+        "speculative_reused": reused is not None,
+        "speculative_waited": bool(reused is not None and reused.detail.get("waited")),
+        "speculative_discarded": len(calls) - (1 if reused is not None else 0),
+        "speculative_side_effects": sum(1 for m in calls if m.detail.get("tool") in acting),
+        "decision_reused": tl.first("heartbeat_decision_reused") is not None,
+        "prompt_tokens_after_speech": after_speech,
+        "partial_lag_s": round(statistics.median(lags), 4) if lags else None,
     }
 
 

@@ -28,7 +28,9 @@ from agent.features import Features
 from agent.turn import TurnResult
 from audio.wav import WavFileSpeaker, read_wav
 from bench.hearing import HeardReference, ReferenceDecoder, hearing_figures
-from bench.metrics import LATENCY_KEYS, QUALITY_KEYS, aggregate, asr_rtf, cadence_figures, pretool_figures, ratio, share, turn_figures
+from bench.metrics import (
+    LATENCY_KEYS, QUALITY_KEYS, aggregate, asr_rtf, cadence_figures, heartbeat_figures, pretool_figures, ratio, share, turn_figures,
+)
 from firmware_py.config import HearthConfig
 from firmware_py.demo import play_request
 from firmware_py.wiring import asr_model, build_turn_deps, close_turn_deps, model_store
@@ -80,7 +82,7 @@ def _expected_tool(expected: Any) -> str:
 
 def _score_turn(
     result: TurnResult, expected: list[Any], reference: str, language: str, asr_decode_s: float | None,
-    heard: HeardReference | None = None,
+    heard: HeardReference | None = None, acting: set[str] | None = None,
 ) -> dict[str, Any]:
     from bench.scoring import ToolCall, score_calls
 
@@ -105,6 +107,9 @@ def _score_turn(
         **hearing_figures(result.transcript, heard, timing["endpoint_audio_s"], timing["ended_by"], language),
         **pretool_figures(tl),
         **cadence_figures(tl),
+        **heartbeat_figures(tl, acting or set()),
+        # A reference call answered from what was fetched while the user spoke (Heartbeat).
+        "early_answer": bool(expected) and score.right_args and tl.first("heartbeat_reused") is not None,
     }
 
 
@@ -219,7 +224,9 @@ class SuiteRun:
                     raise path
                 result = await play_request(assistant, read_wav(path, 16000))
                 decode_s = getattr(assistant.deps.recognizer, "last_decode_s", None)
-                row |= _score_turn(result, list(expected), text, language, decode_s, self.references.get(key))
+                row |= _score_turn(result, list(expected), text, language, decode_s, self.references.get(key), self._tools_that(assistant))
+                early = self._tools_that(assistant, speculable=True)
+                row["speculable_turn"] = bool(expected) and all(_expected_tool(e) in early for e in expected)
                 self._keep_timeline(row, result)
             except Exception as exc:  # noqa: BLE001 - one scenario's failure must not end the run
                 log.exception("scenario %s failed", key)
@@ -227,6 +234,14 @@ class SuiteRun:
             self.rows.append(row)
             if "error" in row:
                 break
+
+    @staticmethod
+    def _tools_that(assistant: Assistant, speculable: bool = False) -> set[str]:
+        """The acting tools (or, with ``speculable``, those that may run early) of the loop's registry."""
+        tools = assistant.deps.tools
+        if tools is None:
+            return set()
+        return {spec.name for spec in tools.registry.specs if (spec.speculable if speculable else spec.side_effects == "act")}
 
     def _keep_timeline(self, row: dict[str, Any], result: TurnResult) -> None:
         name = row["scenario"] + (f"-t{row['turn']}" if row["turn"] else "")
@@ -264,6 +279,15 @@ class SuiteRun:
                 "resumed_turns": sum(1 for r in rows if r.get("resumed")),
                 "cut_off_turns_with_pauses": sum(1 for r in rows if r.get("cut_off") and r.get("pause")),
                 "pause_turns": sum(1 for r in rows if r.get("pause")),
+                # Heartbeat: reference calls answered from an early result, over all tool turns and
+                # over those whose tool may run early at all.
+                "stc": share(tool_rows, "early_answer"),
+                "stc_speculable": share([r for r in tool_rows if r.get("speculable_turn")], "early_answer"),
+                "tool_turn_first_answer_audio_s": aggregate(tool_rows, "first_answer_audio_s"),
+                "speculative_side_effects": sum(r.get("speculative_side_effects") or 0 for r in rows),
+                "thinker_calls": aggregate(rows, "thinker_calls"),
+                "thinker_cancelled": aggregate(rows, "thinker_cancelled"),
+                "speculative_discarded": aggregate(rows, "speculative_discarded"),
                 "turns": len(rows),
                 "failures": sum(1 for r in self.rows if r["variant"] == variant and "error" in r),
             }

@@ -186,6 +186,18 @@ class CadenceConfig(Section):
     "rush" through the rest with no pauses.  A button press always stops it."""
 
 
+class HeartbeatConfig(Section):
+    enabled: bool = True
+    """Think and fetch on the partial transcripts while the user speaks (needs the tools)."""
+    interval_s: float = Field(0.5, ge=0.1, le=5.0)
+    """Δ: how often the latest partial transcript is looked at; a look decides only when the words
+    changed or an early look-up came back."""
+    max_in_flight: int = Field(2, ge=1, le=4)
+    """K: decisions under way at once (they share the one model, so the second waits its turn)."""
+    min_words: int = Field(2, ge=1, le=10)
+    """A partial with fewer words is not thought about."""
+
+
 class HearthConfig(Section):
     language: Literal["en", "ko"] = "en"
     """Language hearth listens and speaks in."""
@@ -204,6 +216,7 @@ class HearthConfig(Section):
     button: ButtonConfig = ButtonConfig()
     tools: ToolsConfig = ToolsConfig()
     cadence: CadenceConfig = CadenceConfig()
+    heartbeat: HeartbeatConfig = HeartbeatConfig()
 
 
 class ConfigError(ValueError):

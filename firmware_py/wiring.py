@@ -17,7 +17,9 @@ from agent.record import ConversationRecord
 from agent.model.llm import LlamaChatModel, LlamaSettings, ModelLoadError
 from agent.speaking.phrases import system_prompt
 from agent.listening.speech_context import KITCHEN_WORDS, SpeechContext
+from agent.deciding.thinker import ThinkerSettings
 from agent.deciding.tool_use import ToolUse
+from tools.executor import ToolExecutor
 from agent.listening.turn_end import TurnEndSettings
 from agent.turn import ListenSettings, TurnDeps
 from audio.chime import chime
@@ -250,9 +252,17 @@ async def _tool_use(config: HearthConfig, chat: LlamaChatModel, speaker: VolumeS
         home = await open_home_tools(config, apply_volume=lambda level: setattr(speaker, "level", level))
     except (OSError, sqlite3.Error) as exc:
         raise StartupError(f"the tools' data could not be opened: {exc}; check tools.data_dir") from None
+    lane = None
+    if config.heartbeat.enabled:
+        # Early look-ups get their own worker, so one never queues ahead of the user's own call.
+        lane = ToolExecutor(home.registry)
+        lane.start()
+    hb = config.heartbeat
     return ToolUse(
         planner=default_planner(chat, home.registry.for_model(), config.language),
         executor=home.executor,
+        lane=lane,
+        thinker=ThinkerSettings(interval_s=hb.interval_s, max_in_flight=hb.max_in_flight, min_words=hb.min_words),
         registry=home.registry,
         pretool_threshold_s=config.tools.pretool_threshold_s,
         grounded=grounded,

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from agent.assistant import Assistant
+from agent.features import Features
 from agent.turn import Outcome
 from audio.wav import WavFileSpeaker, read_wav
 from bench.audio import scenario_audio
@@ -28,6 +29,9 @@ async def test_spoken_requests_run_their_tools_and_the_slow_ones_are_announced_f
     assert isinstance(home, HomeTools)
     try:
         timer = await play_request(assistant, read_wav(scenario_audio("Set a timer for ten minutes.", "en"), 16000))
+        # The line before a slow tool is for a wait: with the search made while the user speaks
+        # (Heartbeat) there may be none, so the line is checked without it.
+        deps.features = Features().without("heartbeat")
         recipe = await play_request(assistant, read_wav(scenario_audio("Find me a recipe for pancakes.", "en"), 16000))
         running = [t.duration_s for t in home.timers.active()]
     finally:

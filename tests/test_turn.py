@@ -241,8 +241,9 @@ async def test_without_speculative_final_the_decode_starts_only_at_the_endpoint(
 def test_unknown_feature_names_are_refused_with_the_known_ones():
     from agent.features import Features
 
-    with pytest.raises(ValueError, match="known: asr-bias, cadence, end-of-turn, flush-at-tool, partial-as-final, pretool-line, speculative-final"):
-        Features().without("heartbeat")
+    known = "asr-bias, cadence, end-of-turn, flush-at-tool, heartbeat, partial-as-final, prefill, pretool-line, speculative-final"
+    with pytest.raises(ValueError, match=f"known: {known}"):
+        Features().without("telepathy")
 
 
 async def test_leaked_role_marker_and_thinking_are_not_spoken():

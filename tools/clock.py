@@ -61,6 +61,6 @@ def clock_tools(now: Callable[[], datetime] = local_now, language: str = "en") -
         return ToolOutput(f"Today is {say_date(moment)}.", data)
 
     return [
-        ToolSpec("time_now", "Say the current time.", NoArgs, time_now, "read"),
-        ToolSpec("date_today", "Say today's date and weekday.", NoArgs, date_today, "read"),
+        ToolSpec("time_now", "Say the current time.", NoArgs, time_now, "read", speculable=True, stale_after_s=20.0),
+        ToolSpec("date_today", "Say today's date and weekday.", NoArgs, date_today, "read", speculable=True, stale_after_s=60.0),
     ]

@@ -402,5 +402,6 @@ def convert_tools(language: str = "en") -> list[ToolSpec[ConvertArgs]]:
             side_effects="read",
             expected_s=0.01,
             timeout_s=1.0,
+            speculable=True,
         )
     ]

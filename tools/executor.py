@@ -22,8 +22,12 @@ from tools.spec import ToolOutput, ToolSpec
 
 log = logging.getLogger(__name__)
 
-ErrorKind = Literal["unknown_tool", "invalid_arguments", "failed", "timeout", "refused_untrusted", "cancelled", "closed"]
-Origin = Literal["user", "tool_output"]
+ErrorKind = Literal[
+    "unknown_tool", "invalid_arguments", "failed", "timeout", "refused_untrusted", "refused_speculative", "cancelled", "closed"
+]
+Origin = Literal["user", "tool_output", "speculative"]
+"""Who asks: the user's finished request, text found in a tool's result, or the Thinker on a partial
+transcript (which may run only tools declared speculable)."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,9 @@ class ToolExecutor:
         if spec is None:
             known = ", ".join(self._registry.names) or "(none)"
             return self._error(name, "unknown_tool", f"no tool named {name!r}; known tools: {known}", started)
+        if origin == "speculative" and (spec.side_effects == "act" or not spec.speculable):
+            # Nothing is done on words the user may still take back: only declared look-ups run early.
+            return self._error(name, "refused_speculative", f"{name} does not run before the user has finished", started)
         if spec.side_effects == "act" and origin != "user":
             # Text inside a tool's result (a recipe page, a note) is data, not the user's wish; letting
             # it trigger actions would let anything the speaker reads control the kitchen.

@@ -265,7 +265,7 @@ def list_tools(store: ListStore, language: str = "en") -> list[ToolSpec]:
     return [
         ToolSpec("shopping_add", "Add an item to the shopping list, or change its quantity.", ShoppingAddArgs, shopping_add, "act"),
         ToolSpec("shopping_complete", "Tick an item off the shopping list.", ShoppingCompleteArgs, shopping_complete, "act"),
-        ToolSpec("shopping_list", "Read out the shopping list.", NoArgs, shopping_list, "read"),
+        ToolSpec("shopping_list", "Read out the shopping list.", NoArgs, shopping_list, "read", speculable=True, stale_after_s=0.0),
         ToolSpec("note_add", "Write down a note the user dictates.", NoteAddArgs, note_add, "act"),
         # Only "undo that" removes a note: the model is never offered a delete.
         ToolSpec("note_remove", "Remove a note just written.", NoteRemoveArgs, note_remove, "act", model_calls=False),

@@ -403,5 +403,5 @@ def recipe_tools(book: RecipeBook, language: str = "en", limit: int = 5) -> list
 
     return [
         ToolSpec("recipe_search", "Find recipes in the kitchen's recipe collection by dish or ingredient.",
-                 RecipeSearchArgs, recipe_search, "read", expected_s=0.6, timeout_s=5.0),
+                 RecipeSearchArgs, recipe_search, "read", expected_s=0.6, timeout_s=5.0, speculable=True),
     ]

@@ -52,6 +52,13 @@ class ToolSpec(Generic[A]):
     """Typical duration; tools expected to take longer than the pre-tool threshold get a spoken line first."""
     timeout_s: float = 5.0
     """Longest it may run before it is cancelled and reported as timed out."""
+    speculable: bool = False
+    """May run on a partial transcript, before the user has finished (Heartbeat). Only tools that
+    change nothing and cost little are: an answer fetched early is thrown away when the request
+    turns out to be another."""
+    stale_after_s: float | None = None
+    """How long a result fetched early stays good ("the time" goes stale in seconds, a timer's
+    remaining time at once); None: as long as the turn."""
     model_calls: bool = True
     """Offered to the model. False for tools that only hearth's own command words call ("louder",
     "next step"): a command that plain is matched exactly, never left to a guess."""

@@ -628,7 +628,8 @@ def timer_tools(store: TimerStore, language: str = "en") -> list[ToolSpec]:
     return [
         ToolSpec("timer_start", "Start a kitchen timer, optionally named.", TimerStartArgs, start, "act"),
         ToolSpec("timer_cancel", "Cancel a timer, or all timers.", TimerCancelArgs, cancel, "act"),
-        ToolSpec("timer_status", "Say how long is left on one or all timers.", TimerLabelArgs, status, "read"),
+        ToolSpec("timer_status", "Say how long is left on one or all timers.", TimerLabelArgs, status, "read",
+                 speculable=True, stale_after_s=0.0),
         ToolSpec("timer_adjust", "Add time to a timer or take time off it.", TimerAdjustArgs, adjust, "act"),
         ToolSpec("timer_pause", "Pause a running timer.", TimerLabelArgs, pause, "act"),
         ToolSpec("timer_resume", "Resume a paused timer.", TimerLabelArgs, resume, "act"),

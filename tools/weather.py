@@ -196,7 +196,7 @@ def weather_tools(settings: WeatherSettings, sensor: Sensor | None = None, *,
 
     return [
         ToolSpec("weather", "Weather now or forecast for today, tonight, tomorrow or a weekday, at home or a named place.",
-                 WeatherArgs, weather, "read", expected_s=0.4, timeout_s=3.0),
+                 WeatherArgs, weather, "read", expected_s=0.4, timeout_s=3.0, speculable=True),
         ToolSpec("air_quality", "Fine dust (PM2.5 and PM10) and air quality grade, at home or a named place.",
-                 AirQualityArgs, air_quality, "read", expected_s=0.4, timeout_s=3.0),
+                 AirQualityArgs, air_quality, "read", expected_s=0.4, timeout_s=3.0, speculable=True),
     ]

@@ -246,9 +246,15 @@ class ToolCallPlanner:
     def examples_for(self, user_text: str) -> list[Example]:
         return list(self.examples(user_text) if callable(self.examples) else self.examples)
 
-    async def stream(self, user_text: str, history: Sequence[ChatMessage] = ()) -> AsyncIterator[PlanEvent]:
-        """The decision as it is written: say pieces, the closed say, the tool, then the full plan."""
-        messages = planner_messages(self.system_prompt, self.specs, self.examples_for(user_text), history, user_text)
+    async def stream(
+        self, user_text: str, history: Sequence[ChatMessage] = (), examples: Sequence[Example] | None = None
+    ) -> AsyncIterator[PlanEvent]:
+        """The decision as it is written: say pieces, the closed say, the tool, then the full plan.
+
+        ``examples``: the examples to show instead of those picked for ``user_text`` (the ones a
+        decision on an earlier partial was shown, so the prompt it evaluated is shared)."""
+        shown = self.examples_for(user_text) if examples is None else examples
+        messages = planner_messages(self.system_prompt, self.specs, shown, history, user_text)
         reader = PlanReader()
         pieces: list[str] = []
         async for piece in self.chat.stream(messages, self.max_tokens, json_schema=self.schema):
@@ -263,8 +269,9 @@ class ToolCallPlanner:
         user_text: str,
         history: Sequence[ChatMessage] = (),
         on_say: Callable[[str], None] | None = None,
+        examples: Sequence[Example] | None = None,
     ) -> ToolPlan:
-        async for event in self.stream(user_text, history):
+        async for event in self.stream(user_text, history, examples):
             if isinstance(event, SayClosed) and on_say is not None:
                 on_say(event.text)
             if isinstance(event, ToolPlan):

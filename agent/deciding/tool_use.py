@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from agent.deciding.thinker import ThinkerSettings
 from agent.deciding.tool_calls import ToolCallPlanner
 from tools.executor import ToolExecutor, ToolResult
 from tools.registry import ToolRegistry
@@ -46,8 +47,15 @@ class ToolUse:
     """Length cap of a model-phrased answer."""
     home: ToolHome | None = None
     """What the tools stand on (their stores, the executor), closed by :meth:`close`."""
+    lane: ToolExecutor | None = None
+    """The speculative lane: a second executor over the same registry for calls made on partial
+    transcripts, so a slow early read never queues ahead of the user's own call. None: no Heartbeat."""
+    thinker: ThinkerSettings = field(default_factory=ThinkerSettings)
+    """How often and how much the Heartbeat thinks while the user speaks."""
 
     async def close(self) -> None:
+        if self.lane is not None:
+            await self.lane.close()
         if self.home is not None:
             await self.home.close()
 

@@ -97,6 +97,9 @@ class LlamaSettings:
     """Sampling seed, so that runs can be compared."""
     chat_template: str | None = None
     """A Jinja chat template to use instead of the GGUF's own (a base model has none, see :data:`GEMMA_TEMPLATE`)."""
+    prefill_slice: int = 32
+    """Prompt tokens evaluated per slice, a newer call's cancel checked between slices; 0 leaves the
+    prompt to llama.cpp in one piece (a cancelled call then still evaluates all of it)."""
     top_token_first: bool = True
     """Under a grammar, check the model's own choice against it before masking the whole vocabulary
     (:mod:`agent.model.grammar_sampling`): several times faster, and identical output when greedy."""
@@ -112,6 +115,9 @@ class LlamaChatModel:
         self._bos_text = ""
         self._grammars: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self.last_prompt: tuple[int, int] = (0, 0)
+        """(tokens in the prompt, tokens evaluated for it) of the latest call: the rest was
+        shared with what an earlier call left in the model's cache."""
 
     # -- loading -------------------------------------------------------------------------
     def load(self) -> None:
@@ -231,9 +237,12 @@ class LlamaChatModel:
 
         import llama_cpp
 
+        tokens = self._tokenize(prompt)
         with self._lock:
+            if not self._evaluate_in_slices(llama, tokens, cancel):
+                return
             stream = llama.create_completion(
-                prompt=self._tokenize(prompt),
+                prompt=tokens,
                 max_tokens=max_tokens,
                 temperature=s.temperature if grammar is None else s.json_temperature,
                 top_p=s.top_p,
@@ -252,6 +261,27 @@ class LlamaChatModel:
                         emit(text)
             finally:
                 stream.close()
+
+    def _evaluate_in_slices(self, llama: Any, tokens: list[int], cancel: threading.Event) -> bool:
+        """Evaluate all of ``tokens`` but the last past what the cache already holds, a slice at a
+        time; False when cancelled between slices.  llama.cpp then finds the prompt cached and
+        evaluates only the last token itself.  With ``prefill_slice`` 0 only the count is taken."""
+        cached = llama.n_tokens
+        shared = 0
+        ids = llama.input_ids
+        limit = min(cached, len(tokens) - 1)
+        while shared < limit and ids[shared] == tokens[shared]:
+            shared += 1
+        self.last_prompt = (len(tokens), len(tokens) - shared)
+        step = self.settings.prefill_slice
+        if step <= 0:
+            return True
+        llama.n_tokens = shared
+        for start in range(shared, len(tokens) - 1, step):
+            if cancel.is_set():
+                return False
+            llama.eval(tokens[start : min(start + step, len(tokens) - 1)])
+        return not cancel.is_set()
 
     async def stream(
         self,

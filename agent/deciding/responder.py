@@ -1,0 +1,291 @@
+"""The answer to a finished request, when hearth has tools.
+
+One place holds the whole policy, in the order a request meets it:
+
+1. words that need no decision: a yes or no to the question asked the turn before, "undo that",
+   a command ("louder", "next step"), "what did you say?";
+2. one decision under the grammar, or the Thinker's own when it decided on exactly these words;
+3. the tool: asked back when the words do not support an act, answered from what the Thinker
+   fetched early when that is the very call (waiting for it when it is still running), else
+   run, with the line before a slow tool spoken first when there is a wait.
+
+The Turn keeps listening and control; it hands the Responder the final transcript and the
+Thinker's record, and owns the task the Responder runs in, so one cancel stops it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Protocol
+
+from agent.deciding.commands import READING_TOOLS, local_command
+from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
+from agent.deciding.speculation import SpeculativeCall, SpeculativeRecord, call_key
+from agent.deciding.thinker import words_of
+from agent.deciding.tool_calls import NO_TOOL, SayDelta, ToolChosen, ToolPlan
+from agent.deciding.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, usable_line
+from agent.deciding.undo import Act, asks_to_undo, cannot_undo, nothing_to_undo, opposite
+from agent.model.llm import ChatMessage
+from agent.results import ToolCallRecord, TurnResult
+from agent.timeline import Timeline
+
+if TYPE_CHECKING:
+    from agent.turn import TurnDeps
+
+log = logging.getLogger(__name__)
+
+
+class Reply(Protocol):
+    """Where the answer's text goes (the turn's filters, Cadence and speaker)."""
+
+    kind: str
+
+    def feed(self, piece: str) -> None: ...
+
+    def flush(self) -> None: ...
+
+    async def written(self) -> None: ...
+
+    def end(self) -> None: ...
+
+
+Answer = Callable[[str, Reply], Awaitable[None]]
+
+
+class Responder:
+    """Answers one finished request with the tools; one per turn."""
+
+    def __init__(
+        self,
+        deps: TurnDeps,
+        timeline: Timeline,
+        result: TurnResult,
+        committed: asyncio.Event,
+        history: Sequence[ChatMessage] = (),
+        *,
+        pending: PendingAct | None = None,
+        last_act: Act | None = None,
+        last_tool: str | None = None,
+        speculation: SpeculativeRecord | None = None,
+    ) -> None:
+        assert deps.tools is not None
+        self.deps = deps
+        self.tools: ToolUse = deps.tools
+        self.timeline = timeline
+        self.result = result
+        self.committed = committed
+        """Set once the user has surely finished: no tool runs before."""
+        self.history = list(history)
+        self.pending = pending
+        self.last_act = last_act
+        self.last_tool = last_tool
+        self.speculation = speculation
+
+    # -- 1. no decision needed ------------------------------------------------------------
+    def without_model(self, text: str) -> Answer | None:
+        """The answer when the words call for no decision, or None."""
+        d, tl = self.deps, self.timeline
+        pending = self.pending
+        completed = supplied(pending, text) if pending is not None else None
+        answer = answer_of(text, d.language) if pending is not None else None
+        if pending is not None and (completed is not None or answer == "no" or (answer == "yes" and pending.needs is None)):
+            tl.mark("confirmation", answer=answer or "completed", tool=pending.plan.tool)
+
+            async def answered(text: str, reply: Reply) -> None:
+                if answer == "no" and completed is None:
+                    reply.feed(declined(d.language))
+                else:
+                    await self.call_tool(completed or pending.plan, text, reply, confirmed=True)
+                reply.flush()
+                reply.end()
+
+            return answered
+        if asks_to_undo(text, d.language):
+            act = self.last_act
+            tl.mark("undo", tool=act.tool if act else None)
+            undo = opposite(act) if act is not None else None
+
+            async def undone(text: str, reply: Reply) -> None:
+                if undo is None:
+                    reply.feed(nothing_to_undo(d.language) if act is None else cannot_undo(d.language))
+                else:
+                    await self.call_tool(ToolPlan("", undo[0], undo[1]), text, reply, confirmed=True)
+                reply.flush()
+                reply.end()
+
+            return undone
+        command = local_command(text, d.language, self.tools.registry, self.last_tool in READING_TOOLS)
+        if command is not None:
+            tl.mark("command", tool=command.tool)
+
+            async def commanded(text: str, reply: Reply) -> None:
+                await self.call_tool(command, text, reply, confirmed=True)
+                reply.end()
+
+            return commanded
+        last = next((m.content for m in reversed(self.history) if m.role == "assistant" and m.content.strip()), None)
+        if last is not None and asks_to_repeat(text, d.language):
+            tl.mark("repeat")
+
+            async def repeated(_text: str, reply: Reply) -> None:
+                self.result.repeated = True
+                reply.feed(last)
+                reply.flush()
+                reply.end()
+
+            return repeated
+        return None
+
+    # -- 2. the decision ------------------------------------------------------------------
+    async def think(self, text: str, reply: Reply) -> None:
+        """One decision under the grammar (the line, the tool, its arguments), then the tool."""
+        decided = self._decided_already(text)
+        if decided is not None:
+            plan, line = decided.plan, None
+            self.timeline.mark("first_token")
+            self.timeline.mark("heartbeat_decision_reused", tool=plan.tool or NO_TOOL)
+            early = self._early(plan)
+            if plan.tool is None:
+                reply.feed(plan.say)
+            elif early is None or not early.task.done():
+                line = self._line(plan.tool, plan.say, text)  # a wait is ahead: it gets its line
+        else:
+            plan, line = await self._decide(text, reply)
+        if plan.tool is None:
+            reply.flush()
+        else:
+            await self.call_tool(plan, text, reply, line=line)
+        reply.end()
+
+    def _decided_already(self, text: str):
+        record = self.speculation
+        latest = record.latest_decision() if record is not None else None
+        if latest is None or words_of(latest.heard) != words_of(text):
+            return None
+        return latest
+
+    async def _decide(self, text: str, reply: Reply) -> tuple[ToolPlan, str | None]:
+        """The decision as the model writes it; the line before a slow tool is fed the moment the
+        tool is chosen, unless an early result for that tool may make it needless (then it is
+        returned, to be said only if there is a wait after all)."""
+        d, tl, tools = self.deps, self.timeline, self.tools
+        say: list[str] = []
+        plan: ToolPlan | None = None
+        held: str | None = None
+        tl.mark("llm_start")
+        try:
+            async for event in tools.planner.stream(text, self.history, examples=self._shared_examples(text)):
+                tl.mark_once("first_token")
+                if isinstance(event, SayDelta):
+                    say.append(event.text)
+                elif isinstance(event, ToolChosen):
+                    slow = event.tool is not None and tools.speaks_first(event.tool)
+                    tl.mark("tool_chosen", tool=event.tool or NO_TOOL, slow=slow)
+                    if event.tool is None:
+                        reply.feed("".join(say))
+                    elif d.features.pretool_line and slow:
+                        line = self._line(event.tool, "".join(say), text)
+                        if self._fetched_early(event.tool):
+                            held = line
+                        else:
+                            self._say_line(line, reply)
+                elif isinstance(event, ToolPlan):
+                    plan = event
+        finally:
+            tl.mark("llm_end")
+            prompt = getattr(tools.planner.chat, "last_prompt", None)
+            if isinstance(prompt, tuple):
+                tl.mark("decision_prompt", tokens=prompt[0], evaluated=prompt[1])
+        assert plan is not None
+        if plan.tool is None and not say and plan.say:  # the decision broke off before the reader saw the tool
+            reply.feed(plan.say)
+        return plan, held
+
+    def _shared_examples(self, text: str) -> tuple | None:
+        """The examples the Thinker's latest decision was shown, when the final request goes on
+        from the words it decided on: the prompt it evaluated is then shared, and only the last
+        words are left to read.  None: pick for the final words."""
+        record = self.speculation
+        started = record.last_prompt if record is not None else None
+        if not self.deps.features.prefill or started is None or not started[1]:
+            return None
+        return started[1] if words_of(text).startswith(words_of(started[0])) else None
+
+    def _line(self, tool: str, say: str, text: str) -> str | None:
+        d = self.deps
+        if not (d.features.pretool_line and self.tools.speaks_first(tool)):
+            return None
+        return say if usable_line(say, text) else pretool_line(tool, d.language)
+
+    def _say_line(self, line: str | None, reply: Reply) -> None:
+        if not line:
+            return
+        reply.kind = "pretool"
+        reply.feed(line)
+        if self.deps.features.flush_at_tool:
+            reply.flush()
+        reply.kind = "answer"
+
+    # -- 3. the tool ----------------------------------------------------------------------
+    def _fetched_early(self, tool: str) -> bool:
+        record = self.speculation
+        return record is not None and any(c.key.tool == tool and c.result is not None and c.result.ok for c in record.calls.values())
+
+    def _early(self, plan: ToolPlan) -> SpeculativeCall | None:
+        record = self.speculation
+        if record is None or plan.tool is None:
+            return None
+        key = call_key(self.tools.registry, plan.tool, plan.args)
+        return record.usable(key) if key is not None else None
+
+    async def call_tool(self, plan: ToolPlan, text: str, reply: Reply, confirmed: bool = False, line: str | None = None) -> None:
+        d, tl, tools = self.deps, self.timeline, self.tools
+        assert plan.tool is not None
+        record = ToolCallRecord(plan.tool, dict(plan.args), acts=tools.acts(plan.tool))
+        self.result.tool_calls.append(record)
+        if not confirmed and tools.acts(plan.tool) and tools.grounded is not None and not tools.grounded(plan.tool, plan.args, text):
+            needs = missing_value(plan.tool, plan.args, text)
+            pending = PendingAct(replace(plan, args={k: v for k, v in plan.args.items() if k != needs}), needs)
+            log.info("not acting on %s%s: not supported by %r; asking", plan.tool, plan.args, text)
+            tl.mark("tool_refused", tool=plan.tool, reason="ask_back", needs=needs)
+            reply.feed(ask_for(pending, d.language) if needs else question(plan.tool, plan.args, d.language))
+            reply.flush()
+            self.result.pending = pending
+            return
+        early = self._early(plan)
+        if early is None or not early.task.done():
+            self._say_line(line, reply)  # not fetched early, or not back yet: there is a wait
+        # The line before the tool must reach the speaker before the tool starts; and nothing runs
+        # before the user has surely finished.
+        await self.committed.wait()
+        await reply.written()
+        self.result.tool_calls[-1] = replace(record, ran=True)
+        if early is not None:
+            early.used = True
+            tl.mark("tool_start", tool=plan.tool, early=True)
+            tl.mark("heartbeat_reused", tool=plan.tool, waited=not early.task.done())
+            result = await early.task
+        else:
+            tl.mark("tool_start", tool=plan.tool)
+            result = await tools.executor.call(plan.tool, plan.args, origin="user")
+        if result.ok and result.output is not None:
+            data = dict(result.output.data or {})
+            self.result.tool_calls[-1] = replace(self.result.tool_calls[-1], data=data, ok="error" not in data)
+            offer = data.get("offer")
+            if isinstance(offer, dict) and offer.get("tool") in tools.registry and isinstance(offer.get("args"), dict):
+                # A tool's offer ("Shall I set a 25-minute timer?") is an act asked about: a yes makes it.
+                self.result.pending = PendingAct(ToolPlan("", str(offer["tool"]), dict(offer["args"])))
+        tl.mark("tool_end", tool=plan.tool, ok=result.ok, error=result.error.kind if result.error else None)
+        if tools.answer == "model" and result.ok:
+            messages = [
+                ChatMessage("system", d.system_prompt), *self.history, ChatMessage("user", text),
+                ChatMessage("assistant", plan.say), ChatMessage("user", answer_prompt(plan.tool, result)),
+            ]
+            async for piece in d.chat.stream(messages, tools.answer_max_tokens):
+                reply.feed(piece)
+        else:
+            reply.feed(spoken_result(result, d.language))
+        reply.flush()

@@ -1,0 +1,166 @@
+"""Heartbeat: think about the request, and fetch what it needs, while the user is still speaking.
+
+Every ``interval_s`` the Thinker looks at the latest partial transcript.  When the words have
+changed since its last look, or an early tool call has finished, it asks the planner for a
+decision on those words, the same grammar-constrained decision the answer uses.  The decision is
+recorded first; then, when it names a tool that is declared speculable (a look-up that changes
+nothing), the call runs on its own lane, so a slow early read never delays the user's own call.
+
+Nothing is ever done on a partial transcript: an acting tool is never called here, and the
+speculative lane refuses one even if asked.  At most ``max_in_flight`` decisions are under way at
+once; a look that finds every slot busy is skipped, and new words never interrupt a decision in
+flight, they feed the next.  At the handoff (the user has finished) the Thinker stops, cuts short
+the decisions still under way, and hands over its record; early calls still running go on, for
+the Responder to wait on rather than ask again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+from agent.deciding.speculation import Decision, SpeculativeCall, SpeculativeRecord, call_key
+from agent.deciding.tool_calls import ToolCallPlanner
+from agent.model.llm import ChatMessage
+from agent.timeline import Timeline
+from tools.executor import ToolExecutor
+from tools.registry import NO_TOOL
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ThinkerSettings:
+    """How often and how much the Thinker thinks while the user speaks."""
+
+    interval_s: float = 0.5
+    """Δ: how often the latest partial transcript is looked at."""
+    max_in_flight: int = 2
+    """K: decisions under way at once; a look that finds every slot busy is skipped."""
+    min_words: int = 2
+    """Fewer words than this are not worth a decision ("What's")."""
+
+
+def words_of(text: str) -> str:
+    """The words of a transcript, lower-cased and without punctuation: what decides whether a
+    partial is new, and whether the final is what the Thinker already decided on."""
+    return " ".join("".join(c if c.isalnum() or c in "'-" else " " for c in text.casefold()).split())
+
+
+class Thinker:
+    """Decisions and early look-ups on the partial transcripts of one utterance."""
+
+    def __init__(
+        self,
+        planner: ToolCallPlanner,
+        lane: ToolExecutor,
+        history: Sequence[ChatMessage],
+        timeline: Timeline,
+        settings: ThinkerSettings = ThinkerSettings(),
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.planner = planner
+        self.lane = lane
+        self.history = list(history)
+        self.timeline = timeline
+        self.settings = settings
+        self._sleep = sleep
+        self.clock = clock
+        self.record = SpeculativeRecord(lane.registry, clock)
+        self.calls = 0
+        """Decisions started."""
+        self.skipped = 0
+        """Looks that found new words but every slot busy."""
+        self._latest = ""
+        self._considered = ""
+        self._tool_finished = False
+        self._in_flight: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.Task[None] | None = None
+
+    # -- control -----------------------------------------------------------------------
+    def start(self) -> None:
+        self._loop = asyncio.create_task(self._run(), name="thinker")
+
+    def hear(self, text: str) -> None:
+        """A newer partial transcript."""
+        self._latest = text
+
+    async def handoff(self) -> SpeculativeRecord:
+        """Stop looking, cut short the decisions under way, and hand the record over."""
+        if self._loop is not None:
+            self._loop.cancel()
+            await asyncio.gather(self._loop, return_exceptions=True)
+            self._loop = None
+        pending = [t for t in self._in_flight if not t.done()]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        self.record.cancelled += len(pending)
+        if pending:
+            self.timeline.mark("heartbeat_cancelled", count=len(pending))
+        return self.record
+
+    async def close(self) -> None:
+        """Stop everything, early calls included (the turn is over or cancelled)."""
+        await self.handoff()
+        running = [c.task for c in self.record.calls.values() if not c.task.done()]
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+
+    # -- the loop ----------------------------------------------------------------------
+    async def _run(self) -> None:
+        while True:
+            await self._sleep(self.settings.interval_s)
+            self.look()
+
+    def look(self) -> bool:
+        """One tick: start a decision when there is something new to think about; True if started."""
+        words = words_of(self._latest)
+        if len(words.split()) < self.settings.min_words:
+            return False
+        if words == self._considered and not self._tool_finished:
+            return False  # the clock alone is no reason: nothing has changed
+        if len(self._in_flight) >= self.settings.max_in_flight:
+            self.skipped += 1
+            return False
+        self._considered, self._tool_finished = words, False
+        self.calls += 1
+        task = asyncio.create_task(self._decide(self._latest), name="thinker-decision")
+        self._in_flight.add(task)
+        task.add_done_callback(self._in_flight.discard)
+        return True
+
+    async def _decide(self, heard: str) -> None:
+        examples = tuple(self.planner.examples_for(heard))
+        self.record.last_prompt = (heard, examples)
+        self.timeline.mark("heartbeat_think_start", text=heard)
+        try:
+            plan = await self.planner.plan(heard, self.history, examples=examples)
+        except asyncio.CancelledError:
+            self.timeline.mark("heartbeat_think_end", cancelled=True)
+            raise
+        # The reasoning is on record before anything is fetched for it.
+        self.record.add_decision(Decision(heard, plan, self.clock(), examples))
+        self.timeline.mark("heartbeat_think_end", tool=plan.tool or NO_TOOL, args=plan.args)
+        if plan.tool is None:
+            return
+        spec = self.lane.registry.get(plan.tool)
+        if spec is None or spec.side_effects == "act" or not spec.speculable:
+            return
+        key = call_key(self.lane.registry, plan.tool, plan.args)
+        if key is None or self.record.has(key):
+            return
+        task = asyncio.create_task(self.lane.call(plan.tool, plan.args, origin="speculative"), name=f"early-{plan.tool}")
+        self.record.add_call(SpeculativeCall(key, plan, heard, self.clock(), task))
+        self.timeline.mark("heartbeat_fetch_start", tool=plan.tool, args=plan.args)
+        task.add_done_callback(lambda t, tool=plan.tool: self._fetched(tool, t))
+
+    def _fetched(self, tool: str, task: asyncio.Task) -> None:
+        ok = not task.cancelled() and task.result().ok
+        self.timeline.mark("heartbeat_fetch_end", tool=tool, ok=ok)
+        self._tool_finished = True

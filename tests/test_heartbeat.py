@@ -1,0 +1,302 @@
+"""Heartbeat: decisions and early look-ups on partial transcripts, handed to the answer.
+
+The planner here is scripted (a decision per request, after a set delay) and the Thinker is
+ticked by hand (``look()``), so scheduling is checked without a clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from agent.assistant import Assistant
+from agent.deciding.speculation import call_key
+from agent.deciding.thinker import Thinker, ThinkerSettings, words_of
+from agent.deciding.tool_calls import SayDelta, ToolChosen, ToolPlan
+from agent.deciding.tool_use import ToolUse
+from agent.features import Features
+from agent.listening.listen import Press
+from agent.timeline import Timeline
+from audio.protocols import AudioChunk, Transcript
+from audio.wav import WavFileMicrophone
+from firmware_py.config import HearthConfig, ToolsConfig
+from firmware_py.home_tools import open_home_tools
+from tests.fakes import ToneSynthesizer, speech_like
+from tests.test_turn import make_deps
+from tools.executor import ToolExecutor
+from tools.registry import ToolRegistry
+from tools.spec import NoArgs, ToolOutput, ToolSpec
+
+
+class Place(BaseModel):
+    location: str | None = None
+
+
+class Item(BaseModel):
+    item: str
+
+
+class Kitchen:
+    """Tools that count their runs."""
+
+    def __init__(self, weather_s: float = 0.0) -> None:
+        self.weather_s = weather_s
+        self.runs: list[tuple[str, dict]] = []
+
+    async def weather(self, args: Place) -> ToolOutput:
+        self.runs.append(("weather", args.model_dump()))
+        await asyncio.sleep(self.weather_s)
+        return ToolOutput(f"Sunny in {args.location or 'the kitchen'}.")
+
+    async def add(self, args: Item) -> ToolOutput:
+        self.runs.append(("shopping_add", args.model_dump()))
+        return ToolOutput(f"Added {args.item}.")
+
+    async def clock(self, _args: NoArgs) -> ToolOutput:
+        self.runs.append(("time_now", {}))
+        return ToolOutput("It's noon.")
+
+    def registry(self) -> ToolRegistry:
+        return ToolRegistry([
+            ToolSpec("weather", "Weather.", Place, self.weather, "read", expected_s=1.0, speculable=True),
+            ToolSpec("shopping_add", "Add.", Item, self.add, "act"),
+            ToolSpec("time_now", "Time.", NoArgs, self.clock, "read", speculable=True, stale_after_s=0.0),
+        ])
+
+
+class ScriptedPlanner:
+    """Decides by the last matching phrase in the words, after ``delay_s``; counts its calls."""
+
+    def __init__(self, rules: list[tuple[str, ToolPlan]], delay_s: float = 0.0) -> None:
+        self.rules = rules
+        self.delay_s = delay_s
+        self.calls: list[str] = []
+        self.cancelled = 0
+        self.chat = object()
+
+    def examples_for(self, text: str) -> list:
+        return [(f"example for {text}", {"tool": "none"})]
+
+    def decide(self, text: str) -> ToolPlan:
+        found = [plan for phrase, plan in self.rules if phrase in words_of(text)]
+        return found[-1] if found else ToolPlan("Okay.", None)
+
+    async def plan(self, text: str, history=(), on_say=None, examples=None) -> ToolPlan:
+        self.calls.append(text)
+        try:
+            await asyncio.sleep(self.delay_s)
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+        return self.decide(text)
+
+    async def stream(self, text: str, history=(), examples=None):
+        plan = await self.plan(text, history)
+        yield SayDelta(plan.say)
+        yield ToolChosen(plan.tool)
+        yield plan
+
+
+BUSAN = ToolPlan("Let me check the weather.", "weather", {"location": "Busan"})
+ILSAN = ToolPlan("Let me check the weather.", "weather", {"location": "Ilsan"})
+MILK = ToolPlan("", "shopping_add", {"item": "milk"})
+
+
+async def _thinker(planner: ScriptedPlanner, kitchen: Kitchen, settings: ThinkerSettings = ThinkerSettings()) -> tuple[Thinker, ToolExecutor]:
+    lane = ToolExecutor(kitchen.registry())
+    lane.start()
+    return Thinker(planner, lane, (), Timeline(), settings), lane
+
+
+async def _settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0.01)
+
+
+async def test_a_look_decides_only_on_new_words_or_a_finished_look_up() -> None:
+    planner = ScriptedPlanner([("weather in busan", BUSAN)])
+    thinker, lane = await _thinker(planner, Kitchen())
+    thinker.hear("What's")
+    assert not thinker.look()  # too few words
+    thinker.hear("What's the weather")
+    assert thinker.look()
+    await _settle()
+    assert not thinker.look()  # the clock alone: nothing changed
+    thinker.hear("What's the weather, in Busan")
+    assert thinker.look()
+    await _settle()
+    assert thinker.look() is True  # the early weather call came back: worth another look
+    await _settle()
+    assert planner.calls == ["What's the weather", "What's the weather, in Busan", "What's the weather, in Busan"]
+    await thinker.close()
+    await lane.close()
+
+
+async def test_at_most_k_decisions_in_flight_and_a_busy_look_is_skipped() -> None:
+    planner = ScriptedPlanner([], delay_s=10.0)
+    thinker, lane = await _thinker(planner, Kitchen(), ThinkerSettings(max_in_flight=2))
+    for words in ("set a", "set a timer", "set a timer for"):
+        thinker.hear(words)
+        thinker.look()
+        await asyncio.sleep(0)
+    assert len(planner.calls) == 2 and thinker.skipped == 1 and thinker.calls == 2
+    record = await thinker.handoff()
+    assert record.cancelled == 2 and planner.cancelled == 2  # cut short at the handoff, not waited for
+    await lane.close()
+
+
+async def test_the_same_call_is_made_once() -> None:
+    kitchen = Kitchen()
+    planner = ScriptedPlanner([("in busan", BUSAN)])
+    thinker, lane = await _thinker(planner, kitchen)
+    for words in ("weather in Busan", "weather in Busan tomorrow", "weather in busan tomorrow please"):
+        thinker.hear(words)
+        thinker.look()
+        await _settle()
+    assert kitchen.runs == [("weather", {"location": "Busan"})]
+    assert list(thinker.record.calls) == [call_key(lane.registry, "weather", {"location": "Busan"})]
+    await thinker.close()
+    await lane.close()
+
+
+async def test_nothing_is_done_on_a_partial_by_any_acting_tool_of_the_real_registry(tmp_path: Path) -> None:
+    """Every acting tool hearth has (and any added later): never run early, whatever is decided."""
+    config = HearthConfig(tools=ToolsConfig(data_dir=tmp_path))
+    home = await open_home_tools(config)
+    try:
+        acting = [spec for spec in home.registry.specs if spec.side_effects == "act"]
+        assert {"timer_start", "shopping_add", "note_add", "volume_set"} <= {s.name for s in acting}
+        lane = ToolExecutor(home.registry)
+        lane.start()
+        for spec in acting:
+            assert not spec.speculable, spec.name
+            refused = await lane.call(spec.name, {}, origin="speculative")
+            assert refused.error is not None and refused.error.kind == "refused_speculative", spec.name
+            planner = ScriptedPlanner([("please", ToolPlan("", spec.name, {}))])
+            thinker = Thinker(planner, lane, (), Timeline())
+            thinker.hear("do it please")
+            thinker.look()
+            await _settle()
+            record = await thinker.handoff()
+            assert record.decisions and not record.calls, spec.name  # decided on, never dispatched
+        await lane.close()
+        assert home.timers.active() == [] and home.lists.items() == [] and home.lists.notes() == []
+    finally:
+        await home.close()
+
+
+async def test_a_stale_result_is_not_used() -> None:
+    kitchen = Kitchen()
+    planner = ScriptedPlanner([("the time", ToolPlan("", "time_now", {}))])
+    thinker, lane = await _thinker(planner, kitchen)
+    thinker.hear("what's the time")
+    thinker.look()
+    await _settle()
+    record = await thinker.handoff()
+    key = call_key(lane.registry, "time_now", {})
+    assert key is not None and record.calls[key].result is not None
+    assert record.usable(key) is None  # stale_after_s = 0: the time must be read again
+    await lane.close()
+
+
+# -- through a turn ----------------------------------------------------------------
+
+
+class TimedRecognizer:
+    """Partials at set wall-clock times after the audio starts; the final once the audio ends."""
+
+    language = "en"
+    sample_rate = 16000
+
+    def __init__(self, partials: list[tuple[float, str]], final: str) -> None:
+        self.partials = partials
+        self.final = final
+
+    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "") -> AsyncIterator[Transcript]:
+        began = time.monotonic()
+        pending = list(self.partials)
+        async for _chunk in audio:
+            while pending and time.monotonic() - began >= pending[0][0]:
+                yield Transcript(pending.pop(0)[1], False, 0, time.monotonic() - began)
+        yield Transcript(self.final, True, len(self.final), time.monotonic() - began, self.final)
+
+
+async def _turn(partials, final, planner: ScriptedPlanner, kitchen: Kitchen, features: Features = Features()):
+    registry = kitchen.registry()
+    executor, lane = ToolExecutor(registry), ToolExecutor(registry)
+    executor.start()
+    lane.start()
+    deps = make_deps(synthesizer=ToneSynthesizer(seconds_per_char=0.001))
+    deps.features = features
+    deps.recognizer = TimedRecognizer(partials, final)
+    deps.tools = ToolUse(planner, executor, registry, lane=lane, thinker=ThinkerSettings(interval_s=0.05))
+    try:
+        press = Press()
+        asyncio.get_running_loop().call_later(0.0, press.release)
+        audio = WavFileMicrophone(speech_like(1.2, silence_before_s=0.1, silence_after_s=0.0)).chunks()
+        result = await Assistant(deps).handle(audio, press)
+    finally:
+        await executor.close()
+        await lane.close()
+    return result
+
+
+async def test_the_answer_comes_from_the_early_call_with_no_line_and_no_second_decision() -> None:
+    kitchen = Kitchen()
+    planner = ScriptedPlanner([("weather in busan", BUSAN)])
+    result = await _turn([(0.2, "what's the weather"), (0.5, "what's the weather in Busan")], "What's the weather in Busan?", planner, kitchen)
+    marks = [m.name for m in result.timeline.marks]
+    assert result.spoken == ["Sunny in Busan."]  # no "let me check": there was no wait
+    assert "heartbeat_decision_reused" in marks and "heartbeat_reused" in marks
+    assert kitchen.runs == [("weather", {"location": "Busan"})]  # fetched once, early
+    assert "What's the weather in Busan?" not in planner.calls  # the final words were decided on already
+
+
+async def test_a_correction_at_the_end_is_not_answered_with_the_early_result() -> None:
+    kitchen = Kitchen()
+    planner = ScriptedPlanner([("in busan", BUSAN), ("i mean ilsan", ILSAN)])
+    final = "What's the weather in Busan, no, I mean Ilsan?"
+    result = await _turn([(0.2, "what's the weather in Busan")], final, planner, kitchen)
+    assert result.spoken[-1] == "Sunny in Ilsan."
+    assert ("weather", {"location": "Ilsan"}) in kitchen.runs
+    assert all(m.name != "heartbeat_reused" for m in result.timeline.marks)
+
+
+async def test_an_act_heard_early_is_made_only_after_the_user_finished() -> None:
+    kitchen = Kitchen()
+    planner = ScriptedPlanner([("add milk", MILK)])
+    result = await _turn([(0.2, "add milk")], "Add milk.", planner, kitchen)
+    starts = [m for m in result.timeline.marks if m.name == "tool_start"]
+    ends = [m for m in result.timeline.marks if m.name in ("speech_end",)]
+    assert kitchen.runs == [("shopping_add", {"item": "milk"})]
+    assert starts and ends and starts[0].t >= ends[-1].t
+    assert all(m.name != "heartbeat_fetch_start" for m in result.timeline.marks)
+
+
+async def test_without_heartbeat_nothing_is_thought_before_the_end() -> None:
+    kitchen = Kitchen()
+    planner = ScriptedPlanner([("weather in busan", BUSAN)])
+    result = await _turn([(0.2, "what's the weather in Busan")], "What's the weather in Busan?", planner, kitchen,
+                         Features().without("heartbeat"))
+    assert planner.calls == ["What's the weather in Busan?"]
+    assert result.spoken == ["Let me check the weather.", "Sunny in Busan."]
+
+
+@pytest.mark.parametrize("text", ["What's the weather in Busan?", "what's  the weather in busan"])
+def test_words_of_ignores_case_and_punctuation(text: str) -> None:
+    assert words_of(text) == "what's the weather in busan"
+
+
+async def test_a_late_early_call_is_waited_for_not_made_again_and_the_wait_gets_its_line() -> None:
+    kitchen = Kitchen(weather_s=2.0)
+    planner = ScriptedPlanner([("weather in busan", BUSAN)])
+    result = await _turn([(0.2, "what's the weather in Busan")], "What's the weather in Busan?", planner, kitchen)
+    reused = next(m for m in result.timeline.marks if m.name == "heartbeat_reused")
+    assert reused.detail["waited"] is True
+    assert kitchen.runs == [("weather", {"location": "Busan"})]
+    assert result.spoken == ["Let me check the weather.", "Sunny in Busan."]
