@@ -192,8 +192,9 @@ class HeartbeatConfig(Section):
     interval_s: float = Field(0.5, ge=0.1, le=5.0)
     """Δ: how often the latest partial transcript is looked at; a look decides only when the words
     changed or an early look-up came back."""
-    max_in_flight: int = Field(2, ge=1, le=4)
-    """K: decisions under way at once (they share the one model, so the second waits its turn)."""
+    max_in_flight: int = Field(1, ge=1, le=4)
+    """K: decisions under way at once. They share the one model, so a second would wait for the
+    first and then decide on words already old."""
     min_words: int = Field(2, ge=1, le=10)
     """A partial with fewer words is not thought about."""
 

@@ -284,3 +284,10 @@ def test_a_word_that_names_no_place_is_no_location(word: str) -> None:
 def test_real_places_stay() -> None:
     assert repair_arguments("weather", {"location": "Vienna"}, "Weather in Vienna?")["location"] == "Vienna"
     assert repair_arguments("air_quality", {"location": "비엔나"}, "비엔나 미세먼지 어때?")["location"] == "비엔나"
+
+
+@pytest.mark.parametrize(("text", "item"), [
+    ("두유 장보기 목록에 넣어 줘", "두유"), ("우유, 아니 두유 장보기 목록에 넣어 줘", "두유"), ("참기름 목록에 추가해 줘", "참기름"),
+])
+def test_a_korean_item_said_before_the_list_is_the_item(text: str, item: str) -> None:
+    assert repair_arguments("shopping_add", {"item": "장보기"}, text)["item"] == item

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Protocol
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
 from agent.deciding.speculation import SpeculativeCall, SpeculativeRecord, call_key
-from agent.deciding.thinker import words_of
+from agent.deciding.thinker import example_key, words_of
 from agent.deciding.tool_calls import NO_TOOL, SayDelta, ToolChosen, ToolPlan
 from agent.deciding.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, usable_line
 from agent.deciding.undo import Act, asks_to_undo, cannot_undo, nothing_to_undo, opposite
@@ -205,14 +205,17 @@ class Responder:
         return plan, held
 
     def _shared_examples(self, text: str) -> tuple | None:
-        """The examples the Thinker's latest decision was shown, when the final request goes on
-        from the words it decided on: the prompt it evaluated is then shared, and only the last
-        words are left to read.  None: pick for the final words."""
+        """The examples the Thinker's newest decision was shown, when they are about what the final
+        words ask for (the nearest example calls the same tool): the prompt it evaluated is then
+        shared, and only the last words are left to read.  None: pick for the final words."""
         record = self.speculation
         started = record.last_prompt if record is not None else None
         if not self.deps.features.prefill or started is None or not started[1]:
             return None
-        return started[1] if words_of(text).startswith(words_of(started[0])) else None
+        heard, examples, key = started
+        if key is None:
+            return examples if words_of(text).startswith(words_of(heard)) else None
+        return examples if example_key(self.tools.planner, text) == key else None
 
     def _line(self, tool: str, say: str, text: str) -> str | None:
         d = self.deps

@@ -86,9 +86,9 @@ class SpeculativeRecord:
     calls: dict[CallKey, SpeculativeCall] = field(default_factory=dict)
     cancelled: int = 0
     """Thinker decisions cut short (by the handoff)."""
-    last_prompt: tuple[str, tuple[Any, ...]] | None = None
-    """(words, examples) of the newest decision started, finished or not: what the model's cache
-    holds, for the answer's prompt to share."""
+    last_prompt: tuple[str, tuple[Any, ...], tuple[str, ...] | None] | None = None
+    """(words, examples, the nearest example's tool) of the newest decision started, finished or
+    not: what the model's cache holds, for the answer's prompt to share."""
 
     def add_decision(self, decision: Decision) -> None:
         self.decisions.append(decision)

@@ -21,6 +21,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from agent.deciding.speculation import Decision, SpeculativeCall, SpeculativeRecord, call_key
 from agent.deciding.tool_calls import ToolCallPlanner
@@ -38,8 +39,10 @@ class ThinkerSettings:
 
     interval_s: float = 0.5
     """Δ: how often the latest partial transcript is looked at."""
-    max_in_flight: int = 2
-    """K: decisions under way at once; a look that finds every slot busy is skipped."""
+    max_in_flight: int = 1
+    """K: decisions under way at once; a look that finds every slot busy is skipped. With one model
+    a second decision can only wait for the first, and then decides on words already old, so one
+    is the default; more pays with a model instance per decision."""
     min_words: int = 2
     """Fewer words than this are not worth a decision ("What's")."""
 
@@ -48,6 +51,13 @@ def words_of(text: str) -> str:
     """The words of a transcript, lower-cased and without punctuation: what decides whether a
     partial is new, and whether the final is what the Thinker already decided on."""
     return " ".join("".join(c if c.isalnum() or c in "'-" else " " for c in text.casefold()).split())
+
+
+def example_key(planner: Any, text: str) -> tuple[str, ...] | None:
+    """The tool of the example nearest ``text`` (what the examples shown for it are about), when the
+    planner picks its examples per request; None otherwise."""
+    tools_for = getattr(getattr(planner, "examples", None), "tools_for", None)
+    return tuple(tools_for(text, 1)) if callable(tools_for) else None
 
 
 class Thinker:
@@ -79,6 +89,7 @@ class Thinker:
         self._considered = ""
         self._tool_finished = False
         self._in_flight: set[asyncio.Task[None]] = set()
+        self._pinned: tuple[tuple[str, ...] | None, tuple[Any, ...]] | None = None
         self._loop: asyncio.Task[None] | None = None
 
     # -- control -----------------------------------------------------------------------
@@ -135,9 +146,20 @@ class Thinker:
         task.add_done_callback(self._in_flight.discard)
         return True
 
-    async def _decide(self, heard: str) -> None:
+    def _examples(self, heard: str) -> tuple[Any, ...]:
+        """The examples for a decision on ``heard``: those of the decision before while the nearest
+        example still calls the same tool, so each decision's prompt differs from the one before only
+        in the words, and only those are evaluated again."""
+        key = example_key(self.planner, heard)
+        if self._pinned is not None and key is not None and self._pinned[0] == key:
+            return self._pinned[1]
         examples = tuple(self.planner.examples_for(heard))
-        self.record.last_prompt = (heard, examples)
+        self._pinned = (key, examples)
+        return examples
+
+    async def _decide(self, heard: str) -> None:
+        examples = self._examples(heard)
+        self.record.last_prompt = (heard, examples, example_key(self.planner, heard))
         self.timeline.mark("heartbeat_think_start", text=heard)
         try:
             plan = await self.planner.plan(heard, self.history, examples=examples)
