@@ -25,6 +25,11 @@ LABELS = {
     "tool_args_accuracy": "right tool and arguments",
     "tool_accuracy_tool_turns": "right tool, on turns that need one",
     "no_tool_accuracy": "no tool called, on turns that need none",
+    "partial_lag_s": "end of a partial's audio → the partial (s)",
+    "prompt_tokens_after_speech": "prompt tokens evaluated after the end of speech",
+    "tool_turn_first_answer_audio_s": "tool turns: end of speech → first answer audio (s)",
+    "stc": "tool turns answered from an early look-up",
+    "stc_speculable": "… of those whose tool may run early",
 }
 
 
@@ -71,6 +76,15 @@ def render_report(report: dict[str, Any]) -> str:
     for key in ("tool_accuracy", "tool_args_accuracy", "tool_accuracy_tool_turns", "no_tool_accuracy", "pretool_coverage"):
         lines.append(f"| {LABELS[key]} | " + " | ".join(_pct(report["variants"][v].get(key, {})) for v in variants) + " |")
     lines.append("| acts nobody asked for (turns) | " + " | ".join(_num(report["variants"][v].get("acting_without_request")) for v in variants) + " |")
+    lines += ["", "## Heartbeat", "", "| figure | " + " | ".join(variants) + " |", "| --- | " + " | ".join("---" for _ in variants) + " |"]
+    for key in ("stc", "stc_speculable"):
+        lines.append(f"| {LABELS[key]} | " + " | ".join(_pct(report["variants"][v].get(key) or {}) for v in variants) + " |")
+    key = "tool_turn_first_answer_audio_s"
+    lines.append(f"| {LABELS[key]} | " + " | ".join(_num((report["variants"][v].get(key) or {}).get("median")) for v in variants) + " |")
+    for key, label in (("thinker_calls", "decisions on partials per turn, mean"), ("thinker_cancelled", "… cut short at the handoff"),
+                       ("speculative_discarded", "early look-ups not used, per turn")):
+        lines.append(f"| {label} | " + " | ".join(_num((report["variants"][v].get(key) or {}).get("mean")) for v in variants) + " |")
+    lines.append("| acting tools run early (all turns) | " + " | ".join(_num(report["variants"][v].get("speculative_side_effects")) for v in variants) + " |")
     lines += ["", "## Hearing", "", "| figure | " + " | ".join(variants) + " |", "| --- | " + " | ".join("---" for _ in variants) + " |"]
     for key, label in (("dropped_tail_turns", "turns that lost a word at the end"), ("cut_off_turns", "turns cut off before the user finished"),
                        ("cut_off_turns_with_pauses", "… of them with a hesitation in the request"), ("pause_turns", "turns with a hesitation"),

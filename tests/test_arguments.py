@@ -291,3 +291,12 @@ def test_real_places_stay() -> None:
 ])
 def test_a_korean_item_said_before_the_list_is_the_item(text: str, item: str) -> None:
     assert repair_arguments("shopping_add", {"item": "장보기"}, text)["item"] == item
+
+
+@pytest.mark.parametrize(("text", "seconds", "ok"), [
+    ("타이머 1분만 줄여줘.", 60, False), ("Add five more minutes to the roast.", 300, False), ("Ten more minutes please.", 600, False),
+    ("Set a timer for ten minutes.", 600, True), ("And another one for the broccoli, eight minutes.", 480, True),
+    ("5분 타이머 맞춰줘.", 300, True), ("라면 타이머 3분.", 180, True),
+])
+def test_a_change_to_a_timer_never_starts_a_new_one(text: str, seconds: int, ok: bool) -> None:
+    assert grounded("timer_start", {"duration_s": seconds}, text) is ok

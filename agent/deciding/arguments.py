@@ -55,6 +55,16 @@ _CHANGES_A_TIMER = {"timer_cancel", "timer_pause", "timer_resume", "timer_adjust
 _TIMER_REFERENCE = re.compile(r"\btimers?\b|타이머|\b(?:it|that|them|this one|that one|all|every)\b|그거|다\s")
 
 
+_CHANGES_TIME = re.compile(
+    r"\b(?:more|another|extra|less|shorter|longer|extend|add|take|knock|cut|reduce)\b|더\s|더$|늘려|늘리|연장|줄여|줄이|빼|당겨"
+)
+"""Words that change the time of a running timer."""
+_STARTS_TIMER = re.compile(
+    r"\b(?:set|start|begin|new|timer for|countdown|count down|remind|alarm|wake|another (?:one|timer))\b|맞춰|시작|설정|재\s?줘|재\s?주|알람|새\s?타이머"
+)
+"""Words that ask for a new timer."""
+
+
 def _names_nothing(item: str) -> bool:
     """An item that only points ("it", "that one", "그거") or is the list itself ("it on the list")."""
     words = _words(item)
@@ -303,6 +313,8 @@ def grounded(tool: str, args: dict[str, Any], user_text: str) -> bool:
         return False
     user_text = corrected(user_text)  # a value the user took back supports nothing
     if tool == "timer_start":
+        if _CHANGES_TIME.search(user_text.casefold()) and not _STARTS_TIMER.search(user_text.casefold()):
+            return False  # "타이머 1분만 줄여줘", "give it five more minutes": a change, asked back, never a new timer
         said = timer_durations(user_text, naming=True)
         label = args.get("label")
         return args.get("duration_s") in said and (label is None or supported(label, user_text))
