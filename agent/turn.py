@@ -220,7 +220,11 @@ class Turn:
             await asyncio.gather(responding, return_exceptions=True)
             self._start_over()
             self.emit(StateChanged(State.LISTENING))
+            if self._thinker is not None:
+                self._thinker.start()  # the user goes on: so does the thinking, with what it has
             heard_speech, text = await listener.carry_on()
+            if self._thinker is not None:
+                self.speculation = await self._thinker.handoff()
 
     def _start_over(self) -> None:
         """Forget the reply prepared for an utterance that turned out to go on."""

@@ -94,7 +94,10 @@ class Thinker:
 
     # -- control -----------------------------------------------------------------------
     def start(self) -> None:
-        self._loop = asyncio.create_task(self._run(), name="thinker")
+        """Start looking (again, after a handoff the user turned out to talk past: the record,
+        and what was fetched, carry on)."""
+        if self._loop is None:
+            self._loop = asyncio.create_task(self._run(), name="thinker")
 
     def hear(self, text: str) -> None:
         """A newer partial transcript."""
