@@ -186,9 +186,9 @@ class Turn:
     async def _listen_and_answer(self) -> None:
         listener = self._listener()
         heard_speech, text = await listener.run(self.audio)
-        if self._thinker is not None:
-            self.speculation = await self._thinker.handoff()
         while True:
+            if self._thinker is not None:
+                self.speculation = await self._thinker.handoff()
             self.result.transcript = text
             self.emit(StateChanged(State.THINKING))
             if not heard_speech:
@@ -223,8 +223,6 @@ class Turn:
             if self._thinker is not None:
                 self._thinker.start()  # the user goes on: so does the thinking, with what it has
             heard_speech, text = await listener.carry_on()
-            if self._thinker is not None:
-                self.speculation = await self._thinker.handoff()
 
     def _start_over(self) -> None:
         """Forget the reply prepared for an utterance that turned out to go on."""

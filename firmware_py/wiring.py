@@ -252,12 +252,12 @@ async def _tool_use(config: HearthConfig, chat: LlamaChatModel, speaker: VolumeS
         home = await open_home_tools(config, apply_volume=lambda level: setattr(speaker, "level", level))
     except (OSError, sqlite3.Error) as exc:
         raise StartupError(f"the tools' data could not be opened: {exc}; check tools.data_dir") from None
+    hb = config.heartbeat
     lane = None
-    if config.heartbeat.enabled:
+    if hb.enabled:
         # Early look-ups get their own worker, so one never queues ahead of the user's own call.
         lane = ToolExecutor(home.registry)
         lane.start()
-    hb = config.heartbeat
     return ToolUse(
         planner=default_planner(chat, home.registry.for_model(), config.language),
         executor=home.executor,

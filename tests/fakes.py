@@ -148,3 +148,15 @@ class ToneSynthesizer:
         n = int(len(text) * self.seconds_per_char * self.sample_rate)
         t = np.arange(n) / self.sample_rate
         yield AudioChunk((0.2 * np.sin(2 * np.pi * 330 * t)).astype(np.float32), self.sample_rate)
+
+
+async def say(assistant, text: str, speech_s: float = 0.4):
+    """One tapped utterance that the scripted recognizer hears as ``text``; the turn's result."""
+    from agent.listening.listen import Press
+    from audio.wav import WavFileMicrophone
+
+    assistant.deps.recognizer = ScriptedRecognizer(text)
+    press = Press()
+    asyncio.get_running_loop().call_later(0.0, press.release)
+    audio = WavFileMicrophone(speech_like(speech_s, silence_before_s=0.1, silence_after_s=0.0)).chunks()
+    return await assistant.handle(audio, press)

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
 
 from agent.assistant import Assistant
 from agent.deciding.commands import local_command, recipe_move, recipe_to_read
-from agent.listening.listen import Press
 from agent.deciding.tool_calls import ToolCallPlanner
 from agent.deciding.tool_use import ToolUse
-from audio.wav import WavFileMicrophone
 from firmware_py.home_tools import SAMPLE_RECIPES
-from tests.fakes import ScriptedRecognizer, ToneSynthesizer, speech_like
+from tests.fakes import ToneSynthesizer, say
 from tests.test_turn import make_deps
 from tests.test_volume import NoModel
 from tools.executor import ToolExecutor
@@ -171,11 +168,7 @@ async def _dialog(texts: list[str], tmp_path: Path) -> tuple[list[str], TimerSto
     spoken = []
     try:
         for text in texts:
-            deps.recognizer = ScriptedRecognizer(text)
-            press = Press()
-            asyncio.get_running_loop().call_later(0.0, press.release)
-            result = await assistant.handle(WavFileMicrophone(speech_like(0.3, silence_before_s=0.1, silence_after_s=0.0)).chunks(), press)
-            spoken.append(" ".join(result.spoken))
+            spoken.append(" ".join((await say(assistant, text, speech_s=0.3)).spoken))
     finally:
         await executor.close()
         book.close()

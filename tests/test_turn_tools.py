@@ -26,7 +26,7 @@ from agent.deciding.tool_use import ToolUse, pretool_line, usable_line
 from agent.turn import Outcome, TurnDeps
 from audio.protocols import AudioChunk
 from audio.wav import WavFileMicrophone
-from tests.fakes import EnergyVad, ScriptedRecognizer, speech_like
+from tests.fakes import EnergyVad, ScriptedRecognizer, say, speech_like
 from tests.test_turn import run_turn
 from tools.executor import ToolExecutor
 from tools.registry import ToolRegistry
@@ -409,11 +409,7 @@ async def _dialog(texts: Sequence[str], chat: TimedJson, kitchen: Kitchen) -> li
     spoken = []
     try:
         for text in texts:
-            deps.recognizer = ScriptedRecognizer(text)
-            press = Press()
-            asyncio.get_running_loop().call_later(0.0, press.release)
-            result = await assistant.handle(WavFileMicrophone(speech_like(0.4, silence_before_s=0.1, silence_after_s=0.0)).chunks(), press)
-            spoken.append(" ".join(result.spoken))
+            spoken.append(" ".join((await say(assistant, text)).spoken))
     finally:
         await executor.close()
     return spoken

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 import numpy as np
@@ -10,14 +9,12 @@ import pytest
 
 from agent.assistant import Assistant
 from agent.deciding.commands import volume_command
-from agent.listening.listen import Press
 from agent.deciding.tool_calls import ToolCallPlanner
 from agent.deciding.tool_use import ToolUse
 from agent.deciding.undo import Act, opposite
 from audio.protocols import AudioChunk
 from audio.volume import VolumeSpeaker, gain_of
-from audio.wav import WavFileMicrophone
-from tests.fakes import ScriptedRecognizer, ToneSynthesizer, speech_like
+from tests.fakes import ToneSynthesizer, say
 from tests.test_turn import make_deps
 from tools.executor import ToolExecutor
 from tools.registry import ToolRegistry
@@ -171,12 +168,9 @@ async def test_louder_by_voice_is_answered_at_the_new_level_without_the_model(tm
     chat = NoModel()
     deps = make_deps(chat=chat, synthesizer=ToneSynthesizer(seconds_per_char=0.005))
     deps.speaker = speaker
-    deps.recognizer = ScriptedRecognizer("Turn the volume up, please.")
     deps.tools = ToolUse(ToolCallPlanner(chat, registry.for_model().specs, registry.for_model().tool_call_schema(), "x"), executor, registry)
     try:
-        press = Press()
-        asyncio.get_running_loop().call_later(0.0, press.release)
-        result = await Assistant(deps).handle(WavFileMicrophone(speech_like(0.4, silence_before_s=0.1, silence_after_s=0.0)).chunks(), press)
+        result = await say(Assistant(deps), "Turn the volume up, please.")
     finally:
         await executor.close()
         store.close()

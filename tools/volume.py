@@ -64,19 +64,20 @@ class VolumeArgs(BaseModel):
         return self
 
 
+_AT_THE_END = {
+    "en": ("Volume {level}.", " That's as loud as I go.", " That's as quiet as I go."),
+    "ko": ("볼륨 {level}.", " 가장 큰 소리예요.", " 가장 작은 소리예요."),
+}
+
+
 def _said(level: int, previous: int, wanted: int | None, language: Language) -> str:
-    if language == "ko":
-        text = f"볼륨 {level}."
-        if wanted is not None and wanted > MAX_LEVEL or (wanted is None and level == previous == MAX_LEVEL):
-            text += " 가장 큰 소리예요."
-        elif wanted is not None and wanted < MIN_LEVEL or (wanted is None and level == previous == MIN_LEVEL):
-            text += " 가장 작은 소리예요."
-        return text
-    text = f"Volume {level}."
+    """"Volume 8.", and whether that is as far as it goes (asked past an end, or stepped at one)."""
+    said, loudest, quietest = _AT_THE_END[language]
+    text = said.format(level=level)
     if wanted is not None and wanted > MAX_LEVEL or (wanted is None and level == previous == MAX_LEVEL):
-        text += " That's as loud as I go."
+        text += loudest
     elif wanted is not None and wanted < MIN_LEVEL or (wanted is None and level == previous == MIN_LEVEL):
-        text += " That's as quiet as I go."
+        text += quietest
     return text
 
 

@@ -171,7 +171,7 @@ class Responder:
         """The decision as the model writes it; the line before a slow tool is fed the moment the
         tool is chosen, unless an early result for that tool may make it needless (then it is
         returned, to be said only if there is a wait after all)."""
-        d, tl, tools = self.deps, self.timeline, self.tools
+        tl, tools = self.timeline, self.tools
         say: list[str] = []
         plan: ToolPlan | None = None
         held: str | None = None
@@ -186,8 +186,7 @@ class Responder:
                     tl.mark("tool_chosen", tool=event.tool or NO_TOOL, slow=slow)
                     if event.tool is None:
                         reply.feed("".join(say))
-                    elif d.features.pretool_line and slow:
-                        line = self._line(event.tool, "".join(say), text)
+                    elif (line := self._line(event.tool, "".join(say), text)) is not None:
                         if self._fetched_early(event.tool):
                             held = line
                         else:
@@ -267,7 +266,6 @@ class Responder:
         await reply.written()
         self.result.tool_calls[-1] = replace(record, ran=True)
         if early is not None:
-            early.used = True
             tl.mark("tool_start", tool=plan.tool, early=True)
             tl.mark("heartbeat_reused", tool=plan.tool, waited=not early.task.done())
             result = await early.task

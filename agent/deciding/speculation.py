@@ -55,8 +55,6 @@ class SpeculativeCall:
     started_at: float
     task: asyncio.Task[ToolResult]
     finished_at: float | None = None
-    used: bool = False
-    """The Responder answered from it."""
 
     @property
     def result(self) -> ToolResult | None:
@@ -119,14 +117,3 @@ class SpeculativeRecord:
         if stale is not None and call.finished_at is not None and self.clock() - call.finished_at > stale:
             return None
         return call
-
-    def discard_except(self, keep: CallKey | None) -> int:
-        """Cancel every early call still running but ``keep``; how many were dropped unused."""
-        dropped = 0
-        for key, call in self.calls.items():
-            if key == keep or call.used:
-                continue
-            if not call.task.done():
-                call.task.cancel()
-            dropped += 1
-        return dropped

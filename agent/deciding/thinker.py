@@ -149,20 +149,18 @@ class Thinker:
         task.add_done_callback(self._in_flight.discard)
         return True
 
-    def _examples(self, heard: str) -> tuple[Any, ...]:
-        """The examples for a decision on ``heard``: those of the decision before while the nearest
-        example still calls the same tool, so each decision's prompt differs from the one before only
-        in the words, and only those are evaluated again."""
+    def _examples(self, heard: str) -> tuple[tuple[str, ...] | None, tuple[Any, ...]]:
+        """The nearest example's tool for ``heard``, and the examples for a decision on it: those of
+        the decision before while that tool stays the same, so each decision's prompt differs from
+        the one before only in the words, and only those are evaluated again."""
         key = example_key(self.planner, heard)
-        if self._pinned is not None and key is not None and self._pinned[0] == key:
-            return self._pinned[1]
-        examples = tuple(self.planner.examples_for(heard))
-        self._pinned = (key, examples)
-        return examples
+        if self._pinned is None or key is None or self._pinned[0] != key:
+            self._pinned = (key, tuple(self.planner.examples_for(heard)))
+        return self._pinned
 
     async def _decide(self, heard: str) -> None:
-        examples = self._examples(heard)
-        self.record.last_prompt = (heard, examples, example_key(self.planner, heard))
+        key, examples = self._examples(heard)
+        self.record.last_prompt = (heard, examples, key)
         self.timeline.mark("heartbeat_think_start", text=heard)
         try:
             plan = await self.planner.plan(heard, self.history, examples=examples)
