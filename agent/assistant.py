@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
 
 from agent.events import Event, State, StateChanged
@@ -60,6 +61,19 @@ class Assistant:
         """Evaluate the fixed head of the prompt once, before the first press."""
         tools = self.deps.tools
         await self.deps.chat.warm(tools.planner.system_message() if tools is not None else self.deps.system_prompt)
+
+    async def keep_heads(self) -> None:
+        """Evaluate and keep the decision prompt's head for every tool (its fixed examples), so a
+        request's first decision reads only its own words.  Any turn goes first: what is not kept
+        by then is kept when first used."""
+        tools = self.deps.tools
+        keep = getattr(self.deps.chat, "keep_heads", None)
+        if tools is None or not callable(keep):
+            return
+        started = time.monotonic()
+        prompts = tools.planner.head_prompts()
+        kept = await keep(prompts)
+        log.info("kept %d of %d decision prompt heads in %.1f s", kept, len(prompts), time.monotonic() - started)
 
     def interrupt(self) -> None:
         """Stop the turn in progress, if any; its speaker goes silent at once."""

@@ -19,6 +19,7 @@ LATENCY_KEYS = (
     "pause_heard_s",
     "partial_lag_s",
     "prompt_tokens_after_speech",
+    "cpu_s",
 )
 QUALITY_KEYS = ("transcript_error", "dropped_words", "asr_rtf", "tts_rtf")
 

@@ -148,6 +148,9 @@ class SuiteRun:
         assistant = Assistant(deps, history_turns=config.history_turns)
         await assistant.warm()
         startup_s = time.monotonic() - started
+        # Every decision prompt head kept before the first scenario, so that no variant keeps one
+        # for the others by running first.
+        await assistant.keep_heads()
 
         total = len(scenarios) * len(self.variants) * s.rounds
         bar = _progress(total, s.progress)
@@ -222,7 +225,9 @@ class SuiteRun:
                 path = audio[key]
                 if isinstance(path, Exception):
                     raise path
+                cpu_before = time.process_time()  # all of hearth's threads, the models' included
                 result = await play_request(assistant, read_wav(path, 16000))
+                row["cpu_s"] = round(time.process_time() - cpu_before, 3)
                 decode_s = getattr(assistant.deps.recognizer, "last_decode_s", None)
                 row |= _score_turn(result, list(expected), text, language, decode_s, self.references.get(key), self._tools_that(assistant))
                 early = self._tools_that(assistant, speculable=True)

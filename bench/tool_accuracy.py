@@ -18,6 +18,7 @@ import asyncio
 import dataclasses
 import json
 import logging
+import statistics
 import tempfile
 import time
 from collections import defaultdict
@@ -31,7 +32,7 @@ from agent.model.llm import GEMMA_TEMPLATE, ChatMessage, LlamaChatModel, LlamaSe
 from agent.speaking.phrases import system_prompt
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.tool_calls import ToolCallPlanner
-from agent.deciding.tool_examples import default_planner
+from agent.deciding.tool_examples import FIXED, default_planner
 from bench.scenarios import COMMAND_TOOLS, load_suite
 from bench.scoring import ToolCall, score_calls
 from firmware_py.config import load_config
@@ -118,6 +119,10 @@ def _share(rows: list[dict[str, Any]], key: str) -> float:
     return round(sum(r[key] for r in rows) / len(rows), 4) if rows else 0.0
 
 
+def _median(values: list[int]) -> float | None:
+    return statistics.median(values) if values else None
+
+
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Overall and per-category shares of right tools and right tools with arguments."""
     by_category: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -129,6 +134,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "tool_args_accuracy": _share(rows, "right_args"),
         "acting_without_request": sum(1 for r in rows if r["acted_unasked"]),
         "mean_seconds": round(sum(r["seconds"] for r in rows) / max(1, len(rows)), 3),
+        "prompt_tokens_evaluated_median": _median([r["prompt_tokens_evaluated"] for r in rows if r.get("prompt_tokens_evaluated") is not None]),
         "categories": {
             name: {"turns": len(group), "tool_accuracy": _share(group, "right_tool"), "tool_args_accuracy": _share(group, "right_args")}
             for name, group in sorted(by_category.items())
@@ -147,7 +153,9 @@ async def run_suite(planner: ToolCallPlanner, suite_name: str, limit: int | None
             started = time.perf_counter()
             # As in the turn: hearth's own commands (volume, recipe steps) first, then the model.
             command = local_command(text, suite.language, COMMAND_TOOLS, reading=last_tool in READING_TOOLS)
+            evaluated_before = getattr(planner.chat, "last_prompt", None)
             plan = command or await planner.plan(text, history)
+            evaluated = getattr(planner.chat, "last_prompt", None)
             last_tool = plan.tool
             actual = [ToolCall(plan.tool, plan.args)] if plan.tool else []
             score = score_calls(list(expected), actual)
@@ -159,6 +167,7 @@ async def run_suite(planner: ToolCallPlanner, suite_name: str, limit: int | None
                 "decision": plan.raw, "tool": plan.tool, "args": plan.args, "right_tool": score.right_tool,
                 "right_args": score.right_args, "detail": score.detail,
                 "acted_unasked": acts and plan.tool not in {e.tool for e in expected}, "seconds": round(time.perf_counter() - started, 3),
+                "prompt_tokens_evaluated": evaluated[1] if command is None and evaluated is not None and evaluated is not evaluated_before else None,
             })
             history += [ChatMessage("user", text), ChatMessage("assistant", plan.say)]
     return rows
@@ -170,7 +179,8 @@ def make_planner(chat: Any, registry: ToolRegistry, language: str, options: argp
                                repair=None if options.no_repair else repair_arguments)
     narrow = None if options.narrow == "off" else int(options.narrow)
     return default_planner(chat, registry, language, k=options.k, narrow=narrow, none_within=options.none_within or None,
-                           repair=not options.no_repair, max_chars=options.max_chars or None, cues=not options.no_cues)
+                           repair=not options.no_repair, max_chars=options.max_chars or None, cues=not options.no_cues,
+                           fixed=options.fixed_head)
 
 
 async def measure(options: argparse.Namespace) -> dict[str, Any]:
@@ -187,12 +197,18 @@ async def measure(options: argparse.Namespace) -> dict[str, Any]:
     chat.load()
     planner = make_planner(chat, registry, suite.language, options)
     started = time.perf_counter()
+    # As the device does after start-up: every tool's prompt head kept before the first request.
+    kept = await chat.keep_heads(planner.head_prompts())
+    heads_s = round(time.perf_counter() - started, 1)
+    started = time.perf_counter()
     rows = await run_suite(planner, options.suite, options.limit)
     return {
         "suite": suite.suite, "model": str(model_path), "tools": registry.names, "online_tools": tools_kind,
         "settings": {"fixed_examples": options.fixed_examples, "k": options.k, "narrow": options.narrow,
                      "none_within": options.none_within, "max_chars": options.max_chars,
-                     "repair": not options.no_repair, "cues": not options.no_cues, "temperature": settings.json_temperature},
+                     "repair": not options.no_repair, "cues": not options.no_cues, "temperature": settings.json_temperature,
+                     "fixed_head": options.fixed_head},
+        "heads_kept": kept, "heads_s": heads_s,
         **summarise(rows), "wall_seconds": round(time.perf_counter() - started, 1), "rows": rows,
     }
 
@@ -210,6 +226,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cues", action="store_true", help="offer tools the request does not ask for in words")
     p.add_argument("--max-chars", type=int, default=60, help="cap on the spoken line and string arguments (0: none)")
     p.add_argument("--fixed-examples", action="store_true", help="the same four examples for every request")
+    p.add_argument("--fixed-head", type=int, default=FIXED, help="of the k examples, this many are the nearest tool's own, fixed (0: all picked)")
     p.add_argument("--limit", type=int, help="only the first N scenarios")
     p.add_argument("--temperature", type=float, help="sampling temperature of the decision (default: greedy)")
     p.add_argument("--chat-template", choices=["gguf", "gemma"], default="gguf", help="the GGUF's own template, or Gemma's turns")
@@ -223,7 +240,7 @@ def main() -> None:
     options.out.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     print(f"{report['suite']}: {report['turns']} turns; right tool {report['tool_accuracy']:.1%}, "
           f"right tool and arguments {report['tool_args_accuracy']:.1%}; acts nobody asked for "
-          f"{report['acting_without_request']}; {report['mean_seconds']:.2f} s a turn; written to {options.out}")
+          f"{report['acting_without_request']}; {report['mean_seconds']:.2f} s a turn, median prompt tokens evaluated {report['prompt_tokens_evaluated_median']}; written to {options.out}")
     for name, figures in report["categories"].items():
         print(f"  {name:<11} {figures['turns']:>4}  tool {figures['tool_accuracy']:.0%}  args {figures['tool_args_accuracy']:.0%}")
 

@@ -183,6 +183,7 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
             n_threads=config.llm.n_threads,
             max_tokens=config.llm.max_tokens,
             temperature=config.llm.temperature,
+            kept_heads=config.llm.kept_heads,
         )
     )
     synthesizer: Synthesizer = _synthesizer(config, store)
@@ -288,8 +289,13 @@ class DeviceParts:
     ringers: Ringers | None = None
     long_press: Callable[[], Awaitable[None]] | None = None
     """What a long press without speech does: the volume up a step, said at the new level."""
+    keeping_heads: asyncio.Task[None] | None = None
+    """The decision prompt heads being kept after start-up, giving way to any press."""
 
     async def close(self) -> None:
+        if self.keeping_heads is not None:
+            self.keeping_heads.cancel()
+            await asyncio.gather(self.keeping_heads, return_exceptions=True)
         if self.watcher is not None:
             await self.watcher.stop()
         if self.ringers is not None:
@@ -330,7 +336,9 @@ async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) ->
     button: PushToTalk = (
         KeyboardButton(loop) if config.button.kind == "keyboard" else GpioButton(config.button.pin, config.button.bounce_s, loop)
     )
-    return DeviceParts(assistant, microphone, speaker, button, light, watcher, ringers, _volume_step(deps, assistant))
+    # Ready now; the heads of the decision prompt are kept meanwhile (a press goes first).
+    keeping = asyncio.create_task(assistant.keep_heads(), name="keep-heads")
+    return DeviceParts(assistant, microphone, speaker, button, light, watcher, ringers, _volume_step(deps, assistant), keeping)
 
 
 def _volume_step(deps: TurnDeps, assistant: Assistant) -> Callable[[], Awaitable[None]] | None:

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from agent.deciding.example_bank import BANK, NONE
-from agent.deciding.tool_calls import ToolCallPlanner
+from agent.deciding.tool_calls import ToolCallPlanner, planner_messages
 from agent.deciding.tool_examples import ExamplePicker, NarrowedChat, default_planner, example_values, language_of
 from bench.ha_intents import ha_intents_dir
 from bench.scenarios import MODEL_TOOLS, SCENARIOS_DIR, said
@@ -117,6 +117,36 @@ def test_choices_keep_no_tool_open_only_near_no_tool_examples() -> None:
     assert picker.choices("please set a timer for seventeen minutes", n=1, none_within=None)[1]
 
 
+def test_fixed_examples_are_the_nearest_tools_own_whatever_the_words() -> None:
+    picker = ExamplePicker("en", k=6, fixed=4)
+    first = picker("could you start a nineteen minute timer for the dumplings")
+    second = picker("timer for three minutes for the eggs please")
+    assert first.fixed == second.fixed == 4 and len(first) >= 6
+    assert first[:4] == second[:4]  # the same head, so a model keeps its state once
+    assert [decision["tool"] for _, decision in first[:4]] == ["timer_start"] * 4
+    bank_own = [request for request, _, tool, _ in BANK["en"] if tool == "timer_start"][:4]
+    assert [request for request, _ in first[:4]] == bank_own
+    nearest = picker.ranked("could you start a nineteen minute timer for the dumplings")[0].entry[0]
+    assert first[-1][0] == nearest  # the nearest to the words still comes last, head or not
+    assert ExamplePicker("en", k=6)("timer for three minutes").fixed == 0
+
+
+def test_every_tool_has_a_head_to_keep_and_the_planner_marks_where_it_ends() -> None:
+    picker = ExamplePicker("en", k=6, fixed=4)
+    heads = picker.heads()
+    assert {decision["tool"] for head in heads for _, decision in head} == {tool for *_, tool, _ in BANK["en"]}
+    planner = ToolCallPlanner(RecordingChat({}), [], {}, "sys", picker)
+    prompts = planner.head_prompts()
+    assert len(prompts) == len(heads)
+    for messages in prompts:
+        assert messages[-1].keep and messages[-1].role == "assistant" and len(messages) == 1 + 2 * 4
+        assert not any(m.keep for m in messages[:-1])
+    shown = planner_messages("sys", [], picker("add eggs to the list"), [], "add eggs to the list")
+    assert [i for i, m in enumerate(shown) if m.keep] == [8] and shown[-1].content == "add eggs to the list"
+    plain = planner_messages("sys", [], [("hi", {"say": "Hi!", "tool": "none"})], [], "hello")
+    assert [i for i, m in enumerate(plain) if m.keep] == [0]  # no fixed examples: the system prompt is the head
+
+
 class RecordingChat:
     """Replies with a scripted decision and records the schema it was given."""
 
@@ -157,7 +187,9 @@ async def test_the_default_planner_picks_narrows_and_repairs(tmp_path: Path) -> 
     sent = chat.messages[0]
     assert sent[0].role == "system" and "timer_start" in sent[0].content
     assert sent[-1].content == "could you set a timer for a quarter of an hour"
-    assert len(sent) == 2 + 2 * 7  # system, 6 picked examples and one without a tool, the request
+    assert len(sent) == 2 + 2 * 6  # system, 5 fixed examples and the nearest one, the request
+    assert [i for i, m in enumerate(sent) if m.keep] == [10]  # the head ends after the fixed five
+    assert len(default_planner(chat, registry, "en", fixed=0).examples_for("set a timer for ten minutes")) == 7  # 6 picked and one without a tool
     assert "timer_start" in [b["properties"]["tool"]["const"] for b in chat.schemas[0]["anyOf"]]
 
 

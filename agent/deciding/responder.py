@@ -19,7 +19,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
@@ -203,7 +203,7 @@ class Responder:
             reply.feed(plan.say)
         return plan, held
 
-    def _shared_examples(self, text: str) -> tuple | None:
+    def _shared_examples(self, text: str) -> Sequence[Any] | None:
         """The examples the Thinker's newest decision was shown, when they are about what the final
         words ask for (the nearest example calls the same tool): the prompt it evaluated is then
         shared, and only the last words are left to read.  None: pick for the final words."""

@@ -13,7 +13,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,7 +70,7 @@ class Decision:
     heard: str
     plan: ToolPlan
     at: float
-    examples: tuple[Any, ...] = ()
+    examples: Sequence[Any] = ()
     """The examples it was shown (kept so the answer's prompt can share what was evaluated)."""
 
 
@@ -84,7 +84,7 @@ class SpeculativeRecord:
     calls: dict[CallKey, SpeculativeCall] = field(default_factory=dict)
     cancelled: int = 0
     """Thinker decisions cut short (by the handoff)."""
-    last_prompt: tuple[str, tuple[Any, ...], tuple[str, ...] | None] | None = None
+    last_prompt: tuple[str, Sequence[Any], tuple[str, ...] | None] | None = None
     """(words, examples, the nearest example's tool) of the newest decision started, finished or
     not: what the model's cache holds, for the answer's prompt to share."""
 

@@ -89,7 +89,7 @@ class Thinker:
         self._considered = ""
         self._tool_finished = False
         self._in_flight: set[asyncio.Task[None]] = set()
-        self._pinned: tuple[tuple[str, ...] | None, tuple[Any, ...]] | None = None
+        self._pinned: tuple[tuple[str, ...] | None, Sequence[Any]] | None = None
         self._loop: asyncio.Task[None] | None = None
 
     # -- control -----------------------------------------------------------------------
@@ -149,13 +149,13 @@ class Thinker:
         task.add_done_callback(self._in_flight.discard)
         return True
 
-    def _examples(self, heard: str) -> tuple[tuple[str, ...] | None, tuple[Any, ...]]:
+    def _examples(self, heard: str) -> tuple[tuple[str, ...] | None, Sequence[Any]]:
         """The nearest example's tool for ``heard``, and the examples for a decision on it: those of
         the decision before while that tool stays the same, so each decision's prompt differs from
         the one before only in the words, and only those are evaluated again."""
         key = example_key(self.planner, heard)
         if self._pinned is None or key is None or self._pinned[0] != key:
-            self._pinned = (key, tuple(self.planner.examples_for(heard)))
+            self._pinned = (key, self.planner.examples_for(heard))
         return self._pinned
 
     async def _decide(self, heard: str) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -201,14 +201,26 @@ def planner_messages(
         f"{system_prompt}\n\nTools: {describe_tools(specs)}.\n"
         'Reply with JSON only: {"say": a short line to speak, "tool": a tool name or "none", "args": its arguments}.'
     )
-    messages = [ChatMessage("system", system)]
-    for request, reply in examples:
-        messages += [ChatMessage("user", request), ChatMessage("assistant", json.dumps(reply, ensure_ascii=False))]
+    # The head worth keeping in the model: the system prompt, and the examples fixed per tool.
+    fixed = getattr(examples, "fixed", 0)
+    messages = [ChatMessage("system", system, keep=not fixed)]
+    for i, (request, reply) in enumerate(examples, 1):
+        reply_text = json.dumps(reply, ensure_ascii=False)
+        messages += [ChatMessage("user", request), ChatMessage("assistant", reply_text, keep=i == fixed)]
     return [*messages, *history, ChatMessage("user", user_text)]
 
 
 Example = tuple[str, dict[str, Any]]
 """A request and the decision it should get, shown to the model as one chat exchange."""
+
+
+class Examples(list):  # type: ignore[type-arg]
+    """Examples to show, the first ``fixed`` of them the same for every request near one tool (so
+    the prompt up to them is a head a model may keep), the rest picked for the words."""
+
+    def __init__(self, examples: Iterable[Example] = (), fixed: int = 0) -> None:
+        super().__init__(examples)
+        self.fixed = fixed
 
 ExamplePicker = Callable[[str], Sequence[Example]]
 """Chooses the examples for one request (e.g. the most similar ones)."""
@@ -243,8 +255,17 @@ class ToolCallPlanner:
         """The fixed head of every decision prompt (worth evaluating once, before the first press)."""
         return planner_messages(self.system_prompt, self.specs, [], [], "")[0].content
 
-    def examples_for(self, user_text: str) -> list[Example]:
-        return list(self.examples(user_text) if callable(self.examples) else self.examples)
+    def head_prompts(self) -> list[list[ChatMessage]]:
+        """The prompt heads worth keeping before the first request (the examples fixed per tool),
+        each as messages whose last one is marked ``keep``."""
+        heads = getattr(self.examples, "heads", None)
+        if not callable(heads):
+            return []
+        return [planner_messages(self.system_prompt, self.specs, shown, [], "")[:-1] for shown in heads()]
+
+    def examples_for(self, user_text: str) -> Examples:
+        shown = self.examples(user_text) if callable(self.examples) else self.examples
+        return shown if isinstance(shown, Examples) else Examples(shown)
 
     async def stream(
         self, user_text: str, history: Sequence[ChatMessage] = (), examples: Sequence[Example] | None = None

@@ -28,7 +28,7 @@ from agent.deciding.example_bank import BANK, NONE, Entry
 from agent.deciding.intents import offered
 from agent.model.llm import ChatMessage
 from agent.speaking.phrases import system_prompt
-from agent.deciding.tool_calls import Example, JsonChatModel, ToolCallPlanner
+from agent.deciding.tool_calls import Example, Examples, JsonChatModel, ToolCallPlanner
 from tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -118,9 +118,16 @@ class ExamplePicker:
     nearest one sits right before the request, where a small model attends most.
     """
 
-    def __init__(self, language: str = "en", k: int = 6, bank: dict[str, list[Entry]] | None = None, cues: bool = True) -> None:
+    def __init__(
+        self, language: str = "en", k: int = 6, bank: dict[str, list[Entry]] | None = None, cues: bool = True, fixed: int = 0
+    ) -> None:
         self.language = language
         self.k = k
+        self.fixed = fixed
+        """How many of the ``k`` are the nearest example's tool's own first bank examples, the same
+        whatever the words: the prompt up to them is then the same for every request near that
+        tool, and a model keeps its state (:attr:`agent.model.llm.ChatMessage.keep`). The rest are
+        the nearest to the words, the nearest last."""
         self.cues = cues
         """Offer only the tools the request asks for in words (:mod:`agent.deciding.intents`): examples of
         other tools are neither shown nor allowed by the grammar."""
@@ -139,10 +146,38 @@ class ExamplePicker:
         allowed = set(offered(text, language_of(text, self.language), tools)) | {NONE}
         return [s for s in ranked if s.entry[2] in allowed]
 
-    def pick(self, text: str) -> list[Entry]:
+    def head(self, text: str) -> list[Entry]:
+        """The examples fixed for the tool of the example nearest ``text`` (none when ``fixed`` is 0)."""
         ranked = self.ranked(text)
-        chosen = [s.entry for s in ranked[: self.k]]
-        if not any(entry[2] == NONE for entry in chosen):
+        if not self.fixed or not ranked:
+            return []
+        tool = ranked[0].entry[2]
+        return [entry for entry in self.index_for(text).entries if entry[2] == tool][: self.fixed]
+
+    def heads(self, language: str | None = None) -> list[Examples]:
+        """The fixed examples of every tool in ``language`` (default: the picker's): what a model
+        may keep before the first request."""
+        if not self.fixed:
+            return []
+        index = self._indexes.get(language or self.language)
+        tools = dict.fromkeys(entry[2] for entry in index.entries) if index is not None else {}
+        return [
+            Examples([as_example(e) for e in index.entries if e[2] == tool][: self.fixed], fixed=self.fixed)
+            for tool in tools
+            if index is not None
+        ]
+
+    def pick(self, text: str) -> list[Entry]:
+        """The examples picked for the words (after the head, when there is one), least similar first."""
+        ranked = self.ranked(text)
+        # The nearest are picked even when the head holds them: the example right before the
+        # request is the one a small model follows, and a head example there is worth repeating.
+        head = self.head(text)
+        chosen = [s.entry for s in ranked[: self.k - len(head)]]
+        # A no-tool example is added to a prompt of picked examples only: after a head of one
+        # tool's examples it sits right before the request and talks the model out of the tool
+        # ("Make a note that the oven runs hot" → none).
+        if not head and not any(entry[2] == NONE for entry in chosen):
             nearest_none = next((s.entry for s in ranked if s.entry[2] == NONE), None)
             if nearest_none is not None:
                 chosen.append(nearest_none)
@@ -170,8 +205,9 @@ class ExamplePicker:
         allow_none = not names or any(scored.entry[2] == NONE for scored in window)
         return names, allow_none
 
-    def __call__(self, text: str) -> list[Example]:
-        return [as_example(entry) for entry in self.pick(text)]
+    def __call__(self, text: str) -> Examples:
+        head = [as_example(entry) for entry in self.head(text)]
+        return Examples([*head, *(as_example(entry) for entry in self.pick(text))], fixed=len(head))
 
 
 class NarrowedChat:
@@ -231,6 +267,15 @@ on fresh English requests 76 % / 74 %).
 """
 
 
+FIXED = 5
+"""Of the ``k`` examples, how many are fixed per nearest tool by default (:attr:`ExamplePicker.fixed`).
+
+With five of six fixed, a decision evaluates a median 67–76 prompt tokens instead of ~300 (the
+head is loaded from the model's kept state), and the right tool and arguments stay where they were
+(`en-fresh` 90.2 % either way, `en-kitchen` 96.4 % against 97.6 %).
+"""
+
+
 def default_planner(
     chat: JsonChatModel,
     registry: ToolRegistry,
@@ -243,6 +288,7 @@ def default_planner(
     max_chars: int | None = 60,
     max_tokens: int = 128,
     cues: bool = True,
+    fixed: int = FIXED,
 ) -> ToolCallPlanner:
     """The planner hearth decides tool calls with: picked examples, narrowed grammar, repaired arguments.
 
@@ -250,9 +296,9 @@ def default_planner(
     a positive number to those of that many nearest examples (:data:`NARROW`).  ``none_within``: "none" stays on offer only when a no-tool example is
     among that many nearest (None: always), since a small model otherwise declines clear requests.
     ``max_chars`` caps the spoken line and string arguments.  ``cues``: a tool is offered only
-    when the request asks for it in words (:mod:`agent.deciding.intents`).
+    when the request asks for it in words (:mod:`agent.deciding.intents`).  ``fixed``: see :data:`FIXED`.
     """
-    picker = ExamplePicker(language, k, cues=cues)
+    picker = ExamplePicker(language, k, cues=cues, fixed=fixed)
     model: JsonChatModel = chat
     if narrow is not None:
         model = NarrowedChat(chat, registry, picker, narrow or None, none_within, max_chars)

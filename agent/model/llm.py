@@ -13,6 +13,7 @@ import json
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,10 +49,21 @@ def json_gbnf(json_schema: dict[str, Any]) -> str:
     return json_schema_to_gbnf(json.dumps(json_schema)).replace(_LOOSE_CHAR, _JSON_CHAR)
 
 
+def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    n, limit = 0, min(len(a), len(b))
+    while n < limit and a[n] == b[n]:
+        n += 1
+    return n
+
+
 @dataclass(frozen=True)
 class ChatMessage:
     role: Role
     content: str
+    keep: bool = False
+    """The prompt up to the end of this message is a head that later prompts start with too (the
+    system prompt, or examples fixed per tool): a model may keep its state after it and start from
+    there next time instead of evaluating it again."""
 
 
 @runtime_checkable
@@ -98,8 +110,12 @@ class LlamaSettings:
     chat_template: str | None = None
     """A Jinja chat template to use instead of the GGUF's own (a base model has none, see :data:`GEMMA_TEMPLATE`)."""
     prefill_slice: int = 32
-    """Prompt tokens evaluated per slice, a newer call's cancel checked between slices; 0 leaves the
-    prompt to llama.cpp in one piece (a cancelled call then still evaluates all of it)."""
+    """Prompt tokens evaluated per slice, a newer call's cancel checked between slices; 0 evaluates
+    the prompt in one piece (a cancelled call then still evaluates all of it)."""
+    kept_heads: int = 20
+    """Prompt heads (up to a message marked ``keep``) whose model state is kept, least recently used
+    dropped first; loading one takes milliseconds where evaluating it takes a second or more. For
+    SmolLM2-135M a state is ~23 KB a token, ~7 MB for a 300-token head; 0 keeps none."""
     top_token_first: bool = True
     """Under a grammar, check the model's own choice against it before masking the whole vocabulary
     (:mod:`agent.model.grammar_sampling`): several times faster, and identical output when greedy."""
@@ -117,7 +133,10 @@ class LlamaChatModel:
         self._lock = threading.Lock()
         self.last_prompt: tuple[int, int] = (0, 0)
         """(tokens in the prompt, tokens evaluated for it) of the latest call: the rest was
-        shared with what an earlier call left in the model's cache."""
+        shared with what an earlier call left in the model's cache, or loaded from a kept head."""
+        self._heads: OrderedDict[tuple[int, ...], bytes] = OrderedDict()
+        self._background: set[threading.Event] = set()
+        """Cancel flags of background work (keeping heads), set by any real call."""
 
     # -- loading -------------------------------------------------------------------------
     def load(self) -> None:
@@ -186,6 +205,19 @@ class LlamaChatModel:
             n += 1
         return a[:n]
 
+    def head_of(self, messages: Sequence[ChatMessage], prompt: str) -> str:
+        """The part of ``prompt`` up to the end of the last message marked ``keep`` ("" if none):
+        the common prefix of the prompt and the prompt of those messages alone, so it works for
+        any chat template."""
+        marked = [i for i, m in enumerate(messages) if m.keep]
+        if not marked:
+            return ""
+        head, _ = self.format(messages[: marked[-1] + 1])
+        n = 0
+        while n < min(len(head), len(prompt)) and head[n] == prompt[n]:
+            n += 1
+        return prompt[:n]
+
     def _tokenize(self, text: str) -> list[int]:
         # Token lists, not strings, go to llama.cpp so that the warm prefix and the
         # real prompt are tokenized identically and the cached prefix is reused.
@@ -205,6 +237,39 @@ class LlamaChatModel:
         t0 = time.monotonic()
         n = await asyncio.to_thread(self._eval_prefix, self.system_prefix(system_prompt))
         log.info("system prefix of %d tokens evaluated in %.2f s", n, time.monotonic() - t0)
+
+    async def keep_heads(self, prompts: Sequence[Sequence[ChatMessage]]) -> int:
+        """Evaluate and keep the head (up to the last message marked ``keep``) of each prompt not
+        kept yet, in the background: any real call stops it between slices, and the heads it did
+        not reach are kept when first used.  Returns how many were kept now."""
+        kept = 0
+        for messages in prompts:
+            cancel = threading.Event()
+            self._background.add(cancel)
+            try:
+                kept += await asyncio.to_thread(self._keep_head_of, list(messages), cancel)
+            finally:
+                self._background.discard(cancel)
+            if cancel.is_set():
+                break
+        return kept
+
+    def _keep_head_of(self, messages: list[ChatMessage], cancel: threading.Event) -> bool:
+        prompt, _ = self.format([*messages, ChatMessage("user", "")])
+        head = self._tokenize(self.head_of(messages, prompt))
+        llama = self._require()
+        if not head or tuple(head) in self._heads or self.settings.kept_heads <= 0:
+            return False
+        with self._lock:
+            if cancel.is_set():
+                return False
+            if _common_prefix(llama.input_ids[: llama.n_tokens], head) == len(head):
+                llama._ctx.kv_cache_seq_rm(-1, len(head), -1)  # the cache holds the head: keep just it
+                llama.n_tokens = len(head)
+                self._keep_head(llama, tuple(head))
+            else:  # one token past the head, so that all of the head is evaluated and kept
+                self._evaluate_in_slices(llama, [*head, 0], cancel, len(head))
+        return tuple(head) in self._heads
 
     # -- streaming -----------------------------------------------------------------------
     def _grammar(self, json_schema: dict[str, Any] | None) -> Any:
@@ -227,6 +292,7 @@ class LlamaChatModel:
         cancel: threading.Event,
         emit: Any,
         json_schema: dict[str, Any] | None = None,
+        head: str = "",
     ) -> None:
         llama = self._require()
         s = self.settings
@@ -238,8 +304,9 @@ class LlamaChatModel:
         import llama_cpp
 
         tokens = self._tokenize(prompt)
+        n_head = _common_prefix(self._tokenize(head), tokens) if head else 0
         with self._lock:
-            if not self._evaluate_in_slices(llama, tokens, cancel):
+            if not self._evaluate_in_slices(llama, tokens, cancel, n_head):
                 return
             stream = llama.create_completion(
                 prompt=tokens,
@@ -262,26 +329,63 @@ class LlamaChatModel:
             finally:
                 stream.close()
 
-    def _evaluate_in_slices(self, llama: Any, tokens: list[int], cancel: threading.Event) -> bool:
+    def _evaluate_in_slices(self, llama: Any, tokens: list[int], cancel: threading.Event, n_head: int = 0) -> bool:
         """Evaluate all of ``tokens`` but the last past what the cache already holds, a slice at a
         time; False when cancelled between slices.  llama.cpp then finds the prompt cached and
-        evaluates only the last token itself.  With ``prefill_slice`` 0 only the count is taken."""
-        cached = llama.n_tokens
-        shared = 0
-        ids = llama.input_ids
-        limit = min(cached, len(tokens) - 1)
-        while shared < limit and ids[shared] == tokens[shared]:
-            shared += 1
+        evaluates only the last token itself.
+
+        The first ``n_head`` tokens are a head worth keeping: when the cache shares less than that
+        and the head's state is kept, it is loaded instead of evaluated; when it is not kept yet, it
+        is kept once evaluated.  With ``prefill_slice`` 0 the prompt is one slice."""
+        end = len(tokens) - 1
+        shared = _common_prefix(llama.input_ids[: llama.n_tokens], tokens[:end])
+        n_head = min(n_head, end)
+        key = tuple(tokens[:n_head])
+        keep_head = self.settings.kept_heads > 0 and n_head > shared
+        if keep_head and key in self._heads:
+            self._load_head(llama, key)
+            shared, keep_head = n_head, False
         self.last_prompt = (len(tokens), len(tokens) - shared)
-        step = self.settings.prefill_slice
-        if step <= 0:
-            return True
-        llama.n_tokens = shared
-        for start in range(shared, len(tokens) - 1, step):
+        step = self.settings.prefill_slice or len(tokens)
+        llama.n_tokens = pos = shared
+        while pos < end:
             if cancel.is_set():
                 return False
-            llama.eval(tokens[start : min(start + step, len(tokens) - 1)])
+            stop = min(pos + step, end)
+            if keep_head and pos < n_head < stop:
+                stop = n_head  # a slice ends at the head, for its state to be kept
+            llama.eval(tokens[pos:stop])
+            pos = stop
+            if keep_head and pos == n_head:
+                self._keep_head(llama, key)
         return not cancel.is_set()
+
+    def _keep_head(self, llama: Any, key: tuple[int, ...]) -> None:
+        import ctypes
+
+        import llama_cpp
+
+        ctx = llama._ctx.ctx
+        size = llama_cpp.llama_state_seq_get_size(ctx, 0)
+        buffer = (ctypes.c_uint8 * size)()
+        written = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
+        self._heads[key] = ctypes.string_at(buffer, written)
+        while len(self._heads) > self.settings.kept_heads:
+            self._heads.popitem(last=False)
+
+    def _load_head(self, llama: Any, key: tuple[int, ...]) -> None:
+        import ctypes
+
+        import llama_cpp
+
+        state = self._heads[key]
+        self._heads.move_to_end(key)
+        llama._ctx.kv_cache_seq_rm(-1, 0, -1)
+        buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
+        if llama_cpp.llama_state_seq_set_data(llama._ctx.ctx, buffer, len(state), 0) != len(state):
+            raise RuntimeError("a kept prompt head could not be loaded into the model")
+        llama.input_ids[: len(key)] = key
+        llama.n_tokens = len(key)
 
     async def stream(
         self,
@@ -291,6 +395,9 @@ class LlamaChatModel:
     ) -> AsyncIterator[str]:
         """Stream the reply; with ``json_schema`` the output is constrained to JSON of that schema."""
         prompt, stops = self.format(messages)
+        head = self.head_of(messages, prompt)
+        for background in list(self._background):
+            background.set()  # a real call goes first
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[str | BaseException | None] = asyncio.Queue()
         cancel = threading.Event()
@@ -300,7 +407,7 @@ class LlamaChatModel:
 
         def run() -> None:
             try:
-                self._generate(prompt, stops, max_tokens or self.settings.max_tokens, cancel, emit, json_schema)
+                self._generate(prompt, stops, max_tokens or self.settings.max_tokens, cancel, emit, json_schema, head)
             except BaseException as exc:  # handed to the consumer, which re-raises it
                 loop.call_soon_threadsafe(queue.put_nowait, exc)
             finally:
