@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
 
-from agent.events import Event, State, StateChanged
+from agent.events import Event, State, StateChanged, ToolCalled, TranscriptFinal, UnitSpoken
 from agent.model.llm import ChatMessage
 from agent.record import ConversationRecord, RecordEntry
 from agent.timeline import Timeline
@@ -42,8 +44,14 @@ class Assistant:
         self.history_turns = history_turns
         self.on_event = on_event
         self.barge_in = barge_in
-        self.record = record
-        self.history: list[ChatMessage] = []
+        self.record = record if record is not None else ConversationRecord.open(":memory:")
+        """Where every turn is written as it happens, and where the history is read from."""
+        self._since = 0
+        """The first turn of the conversation the history is read from (see :meth:`forget`)."""
+        self._numbers: dict[int, int] = {}
+        """Each turn under way's number in the record."""
+        self._settled: dict[int, int] = {}
+        """Turns cut short: how many of their units were written then (the rest come at the end)."""
         self.current: Turn | None = None
         self.results: list[TurnResult] = []
         self.turns_started = 0
@@ -56,6 +64,20 @@ class Assistant:
         """The tool the last answered turn called, if any ("again" after a recipe step is the step)."""
         self._announcing: asyncio.Task[None] | None = None
         self._announce_lock = asyncio.Lock()
+
+    @property
+    def history(self) -> list[ChatMessage]:
+        """The last ``history_turns`` exchanges as the listener heard them, read from the record."""
+        try:
+            exchanges = self.record.history(self.history_turns, since=self._since)
+        except sqlite3.Error:
+            log.exception("could not read the history from the conversation record")
+            return []
+        return [m for user, said in exchanges for m in (ChatMessage("user", user), ChatMessage("assistant", said))]
+
+    def forget(self) -> None:
+        """Start a new conversation: turns so far stay in the record but are no longer history."""
+        self._since = self.record.next_turn()
 
     async def warm(self) -> None:
         """Evaluate the fixed head of the prompt once, before the first press."""
@@ -76,9 +98,16 @@ class Assistant:
         log.info("kept %d of %d decision prompt heads in %.1f s", kept, len(prompts), time.monotonic() - started)
 
     def interrupt(self) -> None:
-        """Stop the turn in progress, if any; its speaker goes silent at once."""
-        if self.current is not None:
-            self.current.cancel()
+        """Stop the turn in progress, if any; its speaker goes silent at once, and what the
+        listener heard of it is in the record now (the next turn's history), not when it ends."""
+        turn = self.current
+        if turn is not None:
+            turn.cancel()
+            number = self._numbers.get(id(turn))
+            if number is not None and number not in self._settled:
+                units = turn.out.finish()  # tells the units heard to their end, as they were
+                self._settled[number] = len(units)
+                self._append(number, [RecordEntry(number, "assistant", u.text, u.status, u.kind) for u in units if u.status != "spoken"])
 
     async def settle(self, timeout_s: float = 3.0) -> None:
         """Wait (at most ``timeout_s``) for the turn in progress to end and be recorded."""
@@ -96,7 +125,7 @@ class Assistant:
             turn.rush()
         else:
             turn.timeline.mark("barge_in", mode="stop")
-            turn.cancel()
+            self.interrupt()
 
     def start_turn(self, audio: AsyncIterator[AudioChunk], press: Press, timeline: Timeline | None = None) -> Turn:
         """Cancel whatever is going on and start listening to a new utterance."""
@@ -108,20 +137,24 @@ class Assistant:
         self.turns_started += 1
         # The question is answered by the very next utterance or not at all.
         pending, self.pending = self.pending, None
+        number = self._begin_turn()
         turn = Turn(
             self.deps,
             audio,
             press,
+            # Read after the turn cut short above has told what was heard of it: its exchange is
+            # this turn's history.
             history=self.history,
-            emit=self.on_event,
+            emit=functools.partial(self._turn_event, number),
             timeline=timeline or Timeline(press.pressed_at),
             pending=pending,
             last_act=self.last_act,
             last_tool=self.last_tool,
         )
         self.current = turn
+        self._numbers[id(turn)] = number
         task = turn.start()
-        task.add_done_callback(lambda t, turn=turn: self._finished(turn, t))
+        task.add_done_callback(lambda t, turn=turn: self._finished(turn, t, number))
         return turn
 
     async def handle(self, audio: AsyncIterator[AudioChunk], press: Press, timeline: Timeline | None = None) -> TurnResult:
@@ -166,7 +199,8 @@ class Assistant:
             if self.current is None:
                 self.on_event(StateChanged(State.IDLE))
 
-    def _finished(self, turn: Turn, task: asyncio.Task[TurnResult]) -> None:
+    def _finished(self, turn: Turn, task: asyncio.Task[TurnResult], number: int = 0) -> None:
+        self._numbers.pop(id(turn), None)
         if task.cancelled():
             if self.current is turn:
                 self.current = None
@@ -181,26 +215,43 @@ class Assistant:
         acts = [c for c in result.tool_calls if c.acted]
         if acts:
             self.last_act = Act(acts[-1].name, dict(acts[-1].args), dict(acts[-1].data))
-        self._record(result)
-        if result.transcript and result.outcome in (Outcome.ANSWERED, Outcome.INTERRUPTED):
-            # Only what the listener heard goes into the history: the model must not
-            # believe it said something that was cut off.
-            spoken = " ".join(result.spoken) if result.outcome == Outcome.INTERRUPTED else result.reply
-            self.history += [ChatMessage("user", result.transcript), ChatMessage("assistant", spoken)]
-            self.history = self.history[-2 * self.history_turns :]
+        self._end_turn(number, result)
         if self.current is turn:
             self.current = None
             self.on_event(StateChanged(State.IDLE))
         log.info("turn %s: %r -> %r", result.outcome.value, result.transcript, result.reply)
 
-    def _record(self, result: TurnResult) -> None:
-        if self.record is None or not (result.transcript or result.units):
-            return
-        turn = self.record.next_turn()
-        entries = [RecordEntry(turn, "user", result.transcript, "heard", data={"outcome": result.outcome.value})]
-        entries += [RecordEntry(turn, "tool", call.name, "called", call.name, data={"args": call.args}) for call in result.tool_calls]
-        entries += [RecordEntry(turn, "assistant", unit.text, unit.status, unit.kind) for unit in result.units]
+    # -- the record, as it happens --------------------------------------------------------
+    def _begin_turn(self) -> int:
+        try:
+            return self.record.begin_turn()
+        except sqlite3.Error:
+            log.exception("could not start a turn in the conversation record")
+            return 0
+
+    def _turn_event(self, number: int, event: Event) -> None:
+        """A turn's event: what the record keeps of it is written now, then it goes on."""
+        entry: RecordEntry | None = None
+        if isinstance(event, TranscriptFinal) and event.text:
+            entry = RecordEntry(number, "user", event.text, "heard")
+        elif isinstance(event, UnitSpoken):
+            entry = RecordEntry(number, "assistant", event.text, "spoken", event.kind)
+        elif isinstance(event, ToolCalled):
+            entry = RecordEntry(number, "tool", event.name, event.status, event.name, data={"args": event.args, **event.data})
+        if entry is not None:
+            self._append(number, [entry])
+        self.on_event(event)
+
+    def _end_turn(self, number: int, result: TurnResult) -> None:
+        """What was not heard to its end (unless written when it was cut short), and how the turn ended."""
+        written = self._settled.pop(number, 0)
+        entries = [
+            RecordEntry(number, "assistant", unit.text, unit.status, unit.kind) for unit in result.units[written:] if unit.status != "spoken"]
+        entries.append(RecordEntry(number, "turn", "", result.outcome.value))
+        self._append(number, entries)
+
+    def _append(self, number: int, entries: list[RecordEntry]) -> None:
         try:
             self.record.append(entries)
         except Exception:  # noqa: BLE001 - a full disk must not take the conversation down
-            log.exception("could not append turn %d to the conversation record", turn)
+            log.exception("could not append to turn %d of the conversation record", number)

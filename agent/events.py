@@ -7,7 +7,7 @@ LED; tests record them to check what happened and in which order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -38,6 +38,11 @@ class TranscriptPartial:
 
 
 @dataclass(frozen=True)
+class UtteranceEnded:
+    """The listener has decided the user finished (the final transcript is being decoded)."""
+
+
+@dataclass(frozen=True)
 class TranscriptFinal:
     text: str
 
@@ -51,9 +56,22 @@ class ReplyTextAppended:
 
 @dataclass(frozen=True)
 class UnitSpoken:
-    """A spoken unit reached the speaker and was played to its end."""
+    """A spoken unit reached the speaker and was played to its end (told the moment it is)."""
 
     text: str
+    kind: str = "answer"
+    """"answer", "pretool" (the line before a tool) or "phrase" (a fixed line)."""
+
+
+@dataclass(frozen=True)
+class ToolCalled:
+    """A tool call has settled: made (``"ok"`` or ``"error"``) or ``"refused"`` (asked back first,
+    or refused by the tool's guard; never made)."""
+
+    name: str
+    args: dict[str, object]
+    status: str
+    data: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -81,9 +99,11 @@ Event = (
     StateChanged
     | SpeechStarted
     | TranscriptPartial
+    | UtteranceEnded
     | TranscriptFinal
     | ReplyTextAppended
     | UnitSpoken
+    | ToolCalled
     | TurnInterrupted
     | TurnFailed
     | Speak

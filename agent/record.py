@@ -4,10 +4,15 @@ What the assistant heard, said (or meant to say but was cut off before) and did 
 evidence for every later question: what the model is given as history, what the bench
 scores, what a person reads when the assistant did something odd.  Evidence that can be
 edited afterwards is worth little, so the record is append-only: rows are only inserted,
-and triggers in the database itself refuse UPDATE and DELETE, whoever issues them.
+and triggers in the database itself refuse UPDATE, DELETE and a REPLACE of a row, whoever issues them.
 
-Each :meth:`ConversationRecord.append` writes its batch in one transaction, so a turn is
-either recorded whole or not at all; a crash never leaves half a turn behind.
+It is written as things happen: a turn's number when it starts, the user's words when final,
+each unit when it has been heard, each tool call when it has settled, and at the end the units
+that were cut or never heard and how the turn ended.  A crash loses at most what was under way.
+Each :meth:`ConversationRecord.append` writes its batch in one transaction.
+
+The record is also where the conversation's history comes from (:meth:`history`), so a restart
+keeps the conversation, and a turn started by speaking over a reply sees the exchange it cut.
 """
 
 from __future__ import annotations
@@ -22,8 +27,12 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-ROLES = ("user", "assistant", "tool")
-"""The roles an entry may have; anything else is refused before it reaches the database."""
+ROLES = ("user", "assistant", "tool", "turn")
+"""The roles an entry may have; anything else is refused before it reaches the database.  A
+``"turn"`` entry closes a turn: its status is how the turn ended (``"answered"``, ``"interrupted"``…)."""
+
+IN_HISTORY = ("answered", "interrupted")
+"""How a turn must have ended for its exchange to be history (one still under way counts too)."""
 
 APPEND_ONLY = "the conversation record is append-only"
 """The message the triggers abort with, so a refused change says why."""
@@ -48,6 +57,28 @@ CREATE TRIGGER IF NOT EXISTS entries_no_delete BEFORE DELETE ON entries
 BEGIN
     SELECT RAISE(ABORT, '{APPEND_ONLY}');
 END;
+CREATE TRIGGER IF NOT EXISTS entries_no_replace BEFORE INSERT ON entries
+WHEN NEW.id IS NOT NULL AND EXISTS (SELECT 1 FROM entries WHERE id = NEW.id)
+BEGIN
+    SELECT RAISE(ABORT, '{APPEND_ONLY}');
+END;
+CREATE TABLE IF NOT EXISTS turns (
+    turn INTEGER PRIMARY KEY,
+    started_at REAL NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS turns_no_update BEFORE UPDATE ON turns
+BEGIN
+    SELECT RAISE(ABORT, '{APPEND_ONLY}');
+END;
+CREATE TRIGGER IF NOT EXISTS turns_no_delete BEFORE DELETE ON turns
+BEGIN
+    SELECT RAISE(ABORT, '{APPEND_ONLY}');
+END;
+CREATE TRIGGER IF NOT EXISTS turns_no_replace BEFORE INSERT ON turns
+WHEN EXISTS (SELECT 1 FROM turns WHERE turn = NEW.turn)
+BEGIN
+    SELECT RAISE(ABORT, '{APPEND_ONLY}');
+END;
 """
 
 _COLUMNS = "turn, role, text, status, kind, at, data"
@@ -64,7 +95,8 @@ class RecordEntry:
     text: str
     """What was said, or a one-line summary of the tool call."""
     status: str
-    """User: ``"heard"``; assistant unit: ``"spoken"`` or ``"unspoken"``; tool: ``"ok"``, ``"error"`` or ``"refused"``."""
+    """User: ``"heard"``; assistant unit: ``"spoken"``, ``"cut"`` or ``"unspoken"``; tool: ``"ok"``,
+    ``"error"`` or ``"refused"`` (asked back, never made); turn: how it ended."""
     kind: str = ""
     """Assistant unit kind (``"answer"``, ``"pretool"``, ``"phrase"``), or the tool's name."""
     at: float = 0.0
@@ -92,6 +124,10 @@ class ConversationRecord:
             if not in_memory:
                 # WAL lets a reader (the bench, a person with the sqlite3 shell) look while a turn is written.
                 conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=FULL")  # an entry committed is on disk
+            # REPLACE deletes the row it replaces without firing delete triggers unless this is on;
+            # the no_replace triggers refuse it from any connection, this one or another.
+            conn.execute("PRAGMA recursive_triggers=ON")
             conn.executescript(_SCHEMA)
         except BaseException:
             conn.close()
@@ -100,9 +136,57 @@ class ConversationRecord:
         return cls(conn)
 
     def next_turn(self) -> int:
-        """The number the next turn should get: one past the highest recorded, 1 when empty."""
-        (highest,) = self._conn.execute("SELECT COALESCE(MAX(turn), 0) FROM entries").fetchone()
+        """The number the next turn will get: one past the highest started or recorded, 1 when empty."""
+        (highest,) = self._conn.execute(
+            "SELECT MAX(COALESCE((SELECT MAX(turn) FROM entries), 0), COALESCE((SELECT MAX(turn) FROM turns), 0))"
+        ).fetchone()
         return int(highest) + 1
+
+    def begin_turn(self) -> int:
+        """Give a turn its number as it starts (kept even if nothing of the turn is ever written)."""
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            turn = self.next_turn()
+            self._conn.execute("INSERT INTO turns (turn, started_at) VALUES (?, ?)", (turn, time.time()))
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        return turn
+
+    def history(self, turns: int, since: int = 0) -> list[tuple[str, str]]:
+        """The last ``turns`` exchanges from turn ``since`` on, as (user words, what the listener
+        heard of the reply): turns that ended answered or interrupted, and one still under way.
+        What was never heard is not history: the model must not believe it said it."""
+        if turns <= 0:
+            return []
+        # Only the latest turns with words heard are read (a few spare for failed ones), so a turn's
+        # cost does not grow with months of record.
+        recent = self._conn.execute(
+            "SELECT turn FROM entries WHERE turn >= ? AND role = 'user' GROUP BY turn ORDER BY turn DESC LIMIT ?",
+            (since, 2 * turns + 8),
+        ).fetchall()
+        if not recent:
+            return []
+        rows = self._conn.execute(
+            "SELECT turn, role, text, status, kind FROM entries WHERE turn >= ? ORDER BY id", (max(since, recent[-1][0]),)
+        ).fetchall()
+        heard: dict[int, str] = {}
+        said: dict[int, list[str]] = {}
+        ended: dict[int, str] = {}
+        for turn, role, text, status, kind in rows:
+            if role == "user" and status == "heard":
+                heard[turn] = text  # an utterance that went on after an early end: the last words
+            elif role == "assistant" and status in ("spoken", "cut") and kind != "phrase":
+                said.setdefault(turn, []).append(text)
+            elif role == "turn":
+                ended[turn] = status
+        exchanges = [
+            (heard[turn], " ".join(said.get(turn, [])))
+            for turn in sorted(heard)
+            if heard[turn] and ended.get(turn, "interrupted") in IN_HISTORY
+        ]
+        return exchanges[-turns:]
 
     def append(self, entries: Sequence[RecordEntry]) -> None:
         """Write ``entries`` in one transaction, in order; all of them are written or none is."""

@@ -30,6 +30,7 @@ from agent.events import (
     StateChanged,
     TurnFailed,
     TurnInterrupted,
+    UtteranceEnded,
 )
 from agent.features import Features
 from agent.speaking.filters import FilterChain, default_chain
@@ -179,8 +180,11 @@ class Turn:
         return thinker
 
     def _heard(self, event: Event) -> None:
-        if isinstance(event, TranscriptPartial) and self._thinker is not None:
-            self._thinker.hear(event.text)
+        if self._thinker is not None:
+            if isinstance(event, TranscriptPartial):
+                self._thinker.hear(event.text)
+            elif isinstance(event, UtteranceEnded):
+                self._thinker.user_finished()
         self.emit(event)
 
     async def _listen_and_answer(self) -> None:
@@ -252,7 +256,7 @@ class Turn:
         if self.deps.tools is not None:
             responder = Responder(
                 self.deps, self.timeline, self.result, self._committed, self.history,
-                pending=self.pending, last_act=self.last_act, last_tool=self.last_tool, speculation=self.speculation,
+                pending=self.pending, last_act=self.last_act, last_tool=self.last_tool, speculation=self.speculation, emit=self.emit,
             )
             think = responder.without_model(text) or responder.think
         try:

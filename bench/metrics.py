@@ -40,12 +40,17 @@ def first_answer_audio(tl: Timeline) -> float | None:
 def pretool_figures(tl: Timeline) -> dict[str, float | bool | None]:
     """How the line before a slow tool landed: heard before the tool finished, and how soon.
 
-    ``pretool_in_time`` is None on turns without a slow tool; ``pretool_gap_s`` runs from the
+    ``pretool_in_time`` is None on turns without a slow tool, and on those answered from an early
+    look-up already back (no wait, no line); ``pretool_gap_s`` runs from the
     model's tool decision to the line's first audio out of the speaker.
     """
     chosen = next((m for m in tl.all("tool_chosen") if m.detail.get("slow")), None)
     if chosen is None:
         return {"slow_tool": False, "pretool_in_time": None, "pretool_gap_s": None, "tool_s": None}
+    reused = tl.first("heartbeat_reused")
+    if reused is not None and not reused.detail.get("waited"):
+        # Answered from an early look-up already back: no wait, so rightly no line to be in time.
+        return {"slow_tool": True, "pretool_in_time": None, "pretool_gap_s": None, "tool_s": None}
     start, end = tl.first("tool_start"), tl.first("tool_end")
     kinds = {m.detail.get("unit"): m.detail.get("kind") for m in tl.all("tts_start")}
     heard = next((m.t for m in tl.all("unit_audio_out") if kinds.get(m.detail.get("unit")) == "pretool"), None)

@@ -204,7 +204,7 @@ class SuiteRun:
     async def _run_scenario(
         self, assistant: Assistant, scenario: Any, audio: dict[str, Path | Exception], language: str, variant: str, round_index: int
     ) -> None:
-        assistant.history.clear()
+        assistant.forget()
         # Every variant starts from the same model state (the warm prompt head), so the one that
         # happens to run first does not pay alone for evaluating the scenario's prompt.
         await assistant.warm()

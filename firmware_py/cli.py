@@ -58,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--rounds", type=int, default=1, help="play every scenario this many times")
     bench.add_argument("--no-pictures", action="store_true", help="skip the PNG/HTML timelines")
 
+    history = sub.add_parser("history", help="print the conversation record, turn by turn")
+    _common(history)
+    history.add_argument("--last", type=int, default=20, help="how many of the latest turns (default 20)")
+
     add_cadence_command(sub)
     add_model_commands(sub)
     return parser
@@ -111,6 +115,11 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(_run_device(config))
         if args.command == "bench":
             return asyncio.run(_run_bench(config, args))
+        if args.command == "history":
+            from firmware_py.history_cli import print_history
+            from firmware_py.home_tools import data_dir
+
+            return print_history(data_dir(config) / "conversation.sqlite3", args.last)
     except (ConfigError, StartupError, NoButton) as exc:
         print(f"hearth: {exc}", file=sys.stderr)
         return 2

@@ -200,6 +200,9 @@ class HeartbeatConfig(Section):
     first and then decide on words already old."""
     min_words: int = Field(2, ge=1, le=10)
     """A partial with fewer words is not thought about."""
+    stop_at_end: bool = True
+    """Cut short the decisions under way once the user has finished, so the final decode has the
+    CPU (what they evaluated stays cached); false lets them run on to the handoff."""
 
 
 class HearthConfig(Section):

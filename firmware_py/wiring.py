@@ -263,7 +263,7 @@ async def _tool_use(config: HearthConfig, chat: LlamaChatModel, speaker: VolumeS
         planner=default_planner(chat, home.registry.for_model(), config.language),
         executor=home.executor,
         lane=lane,
-        thinker=ThinkerSettings(interval_s=hb.interval_s, max_in_flight=hb.max_in_flight, min_words=hb.min_words),
+        thinker=ThinkerSettings(interval_s=hb.interval_s, max_in_flight=hb.max_in_flight, min_words=hb.min_words, stop_at_end=hb.stop_at_end),
         registry=home.registry,
         pretool_threshold_s=config.tools.pretool_threshold_s,
         grounded=grounded,

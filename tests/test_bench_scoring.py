@@ -248,3 +248,25 @@ def test_dropped_words_are_the_reference_words_lost_and_those_at_the_end() -> No
     assert dropped_words("Find me a recipe for pancakes.", "Find me a recipe for pancakes.") == (0, 0)
     assert dropped_words("Find me a recipe for pancakes.", "") == (6, 6)
     assert dropped_words("김치찌개 레시피 찾아 줘", "김치찌개 레시피", "ko") == (2, 2)
+
+
+def test_a_pre_tool_line_is_owed_only_when_there_is_a_wait() -> None:
+    from agent.timeline import Timeline
+    from bench.metrics import pretool_figures
+
+    def turn(reused: bool | None, heard: bool) -> dict:
+        tl = Timeline(0.0)
+        tl.mark("tool_chosen", 1.0, tool="weather", slow=True)
+        tl.mark("tts_start", 1.1, unit=0, kind="pretool")
+        if heard:
+            tl.mark("unit_audio_out", 1.2, unit=0)
+        if reused is not None:
+            tl.mark("heartbeat_reused", 1.3, tool="weather", waited=not reused)
+        tl.mark("tool_start", 1.3)
+        tl.mark("tool_end", 1.5)
+        return pretool_figures(tl)
+
+    assert turn(None, heard=True)["pretool_in_time"] is True
+    assert turn(None, heard=False)["pretool_in_time"] is False
+    assert turn(True, heard=False)["pretool_in_time"] is None  # the answer was already there
+    assert turn(False, heard=True)["pretool_in_time"] is True  # still coming: the line is owed

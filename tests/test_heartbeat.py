@@ -150,6 +150,29 @@ async def test_at_most_k_decisions_in_flight_and_a_busy_look_is_skipped() -> Non
     await lane.close()
 
 
+@pytest.mark.parametrize("stop_at_end", [True, False])
+async def test_the_decision_under_way_is_cut_short_when_the_user_finishes(stop_at_end: bool) -> None:
+    planner = ScriptedPlanner([], delay_s=10.0)
+    thinker, lane = await _thinker(planner, Kitchen(), ThinkerSettings(stop_at_end=stop_at_end))
+    thinker.start()
+    thinker.hear("set a timer for")
+    thinker.look()
+    await asyncio.sleep(0)
+    thinker.user_finished()  # the final decode starts now: it should have the CPU
+    await asyncio.sleep(0)
+    assert planner.cancelled == (1 if stop_at_end else 0)
+    thinker.hear("set a timer for ten minutes")
+    if stop_at_end:
+        assert not thinker.look()  # once stopped, no new decision starts
+    record = await thinker.handoff()
+    assert record.cancelled == 1 and planner.cancelled == 1  # counted once, whoever cut it
+    thinker.start()  # the user went on after all: thinking resumes
+    thinker.hear("set a timer for ten minutes please")
+    assert thinker.look()
+    await thinker.close()
+    await lane.close()
+
+
 async def test_the_same_call_is_made_once() -> None:
     kitchen = Kitchen()
     planner = ScriptedPlanner([("in busan", BUSAN)])

@@ -112,9 +112,18 @@ def test_in_memory_record_works():
 
 @pytest.mark.parametrize(
     "statement",
-    ["UPDATE entries SET text = '바뀜' WHERE role = 'user'", "DELETE FROM entries WHERE role = 'tool'", "DELETE FROM entries"],
+    [
+        "UPDATE entries SET text = '바뀜' WHERE role = 'user'",
+        "DELETE FROM entries WHERE role = 'tool'",
+        "DELETE FROM entries",
+        "INSERT OR REPLACE INTO entries (id, turn, role, text, status, kind, at, data) VALUES (1, 1, 'user', '바뀜', 'heard', '', 0, '{}')",
+        "REPLACE INTO entries (id, turn, role, text, status, kind, at, data) VALUES (2, 1, 'user', '바뀜', 'heard', '', 0, '{}')",
+        "REPLACE INTO turns (turn, started_at) VALUES (1, 0)",
+        "DELETE FROM turns",
+    ],
 )
-def test_update_and_delete_are_refused_and_change_nothing(record: ConversationRecord, db_path: Path, statement: str):
+def test_update_delete_and_replace_are_refused_and_change_nothing(record: ConversationRecord, db_path: Path, statement: str):
+    assert record.begin_turn() == 1
     record.append(_turn(1))
     before = _raw_rows(db_path)
 
@@ -196,3 +205,36 @@ def test_an_empty_batch_writes_nothing(record: ConversationRecord, db_path: Path
 
     assert _raw_rows(db_path) == []
     assert record.next_turn() == 1
+
+
+def test_a_turn_gets_its_number_as_it_starts_and_numbers_never_repeat(record: ConversationRecord, db_path: Path):
+    assert record.begin_turn() == 1
+    assert record.begin_turn() == 2  # the first wrote nothing, yet its number is taken
+    record.append(_turn(2))
+    reopened = ConversationRecord.open(db_path)
+    try:
+        assert reopened.begin_turn() == 3
+    finally:
+        reopened.close()
+
+
+def test_history_is_what_was_heard_of_answered_and_interrupted_turns(record: ConversationRecord):
+    def turn(n: int, user: str, units: list[tuple[str, str, str]], ended: str | None) -> None:
+        entries = [RecordEntry(n, "user", user, "heard")]
+        entries += [RecordEntry(n, "assistant", text, status, kind) for text, status, kind in units]
+        if ended is not None:
+            entries.append(RecordEntry(n, "turn", "", ended))
+        record.append(entries)
+
+    turn(1, "set a timer", [("Ten minutes.", "spoken", "answer")], "answered")
+    turn(2, "what's the weather", [("Hang on.", "spoken", "pretool"), ("It's sunny", "cut", "answer"), ("and warm.", "unspoken", "answer")], "interrupted")
+    turn(3, "mumble", [("Sorry, something went wrong.", "spoken", "phrase")], "failed")
+    turn(4, "and tomorrow?", [("Tomorrow", "spoken", "answer")], None)  # still under way
+    assert record.history(10) == [
+        ("set a timer", "Ten minutes."),
+        ("what's the weather", "Hang on. It's sunny"),
+        ("and tomorrow?", "Tomorrow"),
+    ]
+    assert record.history(2) == record.history(10)[-2:]
+    assert record.history(10, since=3) == [("and tomorrow?", "Tomorrow")]
+    assert record.history(0) == []

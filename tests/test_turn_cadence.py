@@ -187,7 +187,7 @@ async def test_speaking_up_stops_the_reply_and_the_rest_is_recorded_as_unspoken(
     assert statuses == ["spoken", "unspoken", "unspoken", "unspoken", "unspoken"]
     assert result.timeline.first("barge_in").detail["mode"] == "stop"
     rows = [(e.role, e.status) for e in record.entries()]
-    assert rows == [("user", "heard"), ("assistant", "spoken")] + [("assistant", "unspoken")] * 4
+    assert rows == [("user", "heard"), ("assistant", "spoken")] + [("assistant", "unspoken")] * 4 + [("turn", "interrupted")]
     # Everything the model wrote is in the record, heard or not.
     written = "".join(e.text for e in record.entries() if e.role == "assistant")
     assert written.replace(" ", "") == result.reply.replace(" ", "")
@@ -231,17 +231,28 @@ async def test_a_press_stops_the_reply_even_in_rush_mode():
     assert result.unspoken and all(u.status == "unspoken" for u in result.units[1:])
 
 
-async def test_a_finished_turn_is_appended_to_the_record_unit_by_unit():
+async def test_a_turn_is_written_to_the_record_as_it_happens_unit_by_unit():
     record = ConversationRecord.open(":memory:")
     deps = make_deps(reply="It is noon. Enjoy your lunch.")
-    result = await run(Assistant(deps, record=record))
+    seen: list[list[tuple[str, str]]] = []
+
+    def on_event(event) -> None:
+        # What the record held when each event was told: the words before the reply, each unit
+        # as soon as it was heard, not all of it at the end.
+        seen.append([(e.role, e.text) for e in record.entries()])
+
+    result = await run(Assistant(deps, on_event=on_event, record=record))
     await asyncio.sleep(0)
     rows = [(e.turn, e.role, e.text, e.status, e.kind) for e in record.entries()]
     assert rows == [
         (1, "user", result.transcript, "heard", ""),
         (1, "assistant", "It is noon.", "spoken", "answer"),
         (1, "assistant", "Enjoy your lunch.", "spoken", "answer"),
+        (1, "turn", "", "answered", ""),
     ]
+    first, second = ("assistant", "It is noon."), ("assistant", "Enjoy your lunch.")
+    assert any(("user", result.transcript) in then and first not in then for then in seen)
+    assert any(first in then and second not in then for then in seen)
 
 
 def test_an_unknown_barge_in_mode_is_refused():

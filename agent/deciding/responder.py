@@ -28,6 +28,7 @@ from agent.deciding.thinker import example_key, words_of
 from agent.deciding.tool_calls import NO_TOOL, SayDelta, ToolChosen, ToolPlan
 from agent.deciding.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, usable_line
 from agent.deciding.undo import Act, asks_to_undo, cannot_undo, nothing_to_undo, opposite
+from agent.events import Event, ToolCalled
 from agent.model.llm import ChatMessage
 from agent.results import ToolCallRecord, TurnResult
 from agent.timeline import Timeline
@@ -70,8 +71,11 @@ class Responder:
         last_act: Act | None = None,
         last_tool: str | None = None,
         speculation: SpeculativeRecord | None = None,
+        emit: Callable[[Event], None] = lambda _e: None,
     ) -> None:
         assert deps.tools is not None
+        self.emit = emit
+        """Where a settled tool call is told (:class:`ToolCalled`), for the record."""
         self.deps = deps
         self.tools: ToolUse = deps.tools
         self.timeline = timeline
@@ -256,6 +260,7 @@ class Responder:
             reply.feed(ask_for(pending, d.language) if needs else question(plan.tool, plan.args, d.language))
             reply.flush()
             self.result.pending = pending
+            self.emit(ToolCalled(plan.tool, dict(plan.args), "refused", {"reason": "asked back", "needs": needs}))
             return
         early = self._early(plan)
         if early is None or not early.task.done():
@@ -280,6 +285,9 @@ class Responder:
                 # A tool's offer ("Shall I set a 25-minute timer?") is an act asked about: a yes makes it.
                 self.result.pending = PendingAct(ToolPlan("", str(offer["tool"]), dict(offer["args"])))
         tl.mark("tool_end", tool=plan.tool, ok=result.ok, error=result.error.kind if result.error else None)
+        settled = self.result.tool_calls[-1]
+        status = "ok" if settled.ok else "refused" if result.error and result.error.kind.startswith("refused") else "error"
+        self.emit(ToolCalled(plan.tool, dict(plan.args), status, dict(settled.data) or ({"error": result.error.message} if result.error else {})))
         if tools.answer == "model" and result.ok:
             messages = [
                 ChatMessage("system", d.system_prompt), *self.history, ChatMessage("user", text),

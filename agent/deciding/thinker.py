@@ -45,6 +45,10 @@ class ThinkerSettings:
     is the default; more pays with a model instance per decision."""
     min_words: int = 2
     """Fewer words than this are not worth a decision ("What's")."""
+    stop_at_end: bool = True
+    """Cut short the decisions under way as soon as the user has finished, before the final
+    transcript is decoded: on a few cores the final decode needs them, and what a cut decision
+    evaluated stays in the model's cache for the answer's. False lets them run to the handoff."""
 
 
 def words_of(text: str) -> str:
@@ -91,11 +95,15 @@ class Thinker:
         self._in_flight: set[asyncio.Task[None]] = set()
         self._pinned: tuple[tuple[str, ...] | None, Sequence[Any]] | None = None
         self._loop: asyncio.Task[None] | None = None
+        self._stopped = False
+        self._stopping: set[asyncio.Task[None]] = set()
+        """Tasks cancelled and not yet waited for."""
 
     # -- control -----------------------------------------------------------------------
     def start(self) -> None:
         """Start looking (again, after a handoff the user turned out to talk past: the record,
         and what was fetched, carry on)."""
+        self._stopped = False
         if self._loop is None:
             self._loop = asyncio.create_task(self._run(), name="thinker")
 
@@ -103,19 +111,31 @@ class Thinker:
         """A newer partial transcript."""
         self._latest = text
 
-    async def handoff(self) -> SpeculativeRecord:
-        """Stop looking, cut short the decisions under way, and hand the record over."""
-        if self._loop is not None:
-            self._loop.cancel()
-            await asyncio.gather(self._loop, return_exceptions=True)
-            self._loop = None
-        pending = [t for t in self._in_flight if not t.done()]
+    def stop(self) -> None:
+        """Stop looking and cut short the decisions under way, now (:meth:`handoff` waits for them)."""
+        self._stopped = True
+        loop, self._loop = self._loop, None
+        if loop is not None:
+            loop.cancel()
+            self._stopping.add(loop)
+        pending = [t for t in self._in_flight if not t.done() and t not in self._stopping]
         for task in pending:
             task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+        self._stopping.update(pending)
         self.record.cancelled += len(pending)
         if pending:
             self.timeline.mark("heartbeat_cancelled", count=len(pending))
+
+    def user_finished(self) -> None:
+        """The listener has decided the user finished: the final decode is next."""
+        if self.settings.stop_at_end:
+            self.stop()
+
+    async def handoff(self) -> SpeculativeRecord:
+        """Stop looking, cut short the decisions under way, and hand the record over."""
+        self.stop()
+        stopping, self._stopping = list(self._stopping), set()
+        await asyncio.gather(*stopping, return_exceptions=True)
         return self.record
 
     async def close(self) -> None:
@@ -135,7 +155,7 @@ class Thinker:
     def look(self) -> bool:
         """One tick: start a decision when there is something new to think about; True if started."""
         words = words_of(self._latest)
-        if len(words.split()) < self.settings.min_words:
+        if self._stopped or len(words.split()) < self.settings.min_words:
             return False
         if words == self._considered and not self._tool_finished:
             return False  # the clock alone is no reason: nothing has changed

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agent.events import Event, SpeechStarted, TranscriptFinal, TranscriptPartial
+from agent.events import Event, SpeechStarted, TranscriptFinal, TranscriptPartial, UtteranceEnded
 from agent.features import Features
 from agent.timeline import RESUMED, Timeline
 from agent.listening.turn_end import TurnEndSettings, quiet_since, sounds_unfinished
@@ -276,6 +276,7 @@ class UtteranceListener:
             tl.mark("speech_end")
             self.speech_end = self.total
             self._feed_until(self.total)
+        self.emit(UtteranceEnded())
         if not self.attempt.closed:
             self.attempt.close()
             tl.mark("final_decode_started")

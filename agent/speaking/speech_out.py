@@ -64,6 +64,9 @@ class UnitSpeaker:
         self._kinds: dict[int, str] = {}
         self._places: dict[int, int] = {}  # unit index -> its place in the reply's Cadence
         self._heard_units: set[int] = set()
+        self._telling: set[int] = set()
+        self._told: set[int] = set()
+        """Units told as heard (:class:`UnitSpoken`)."""
         self._unit_written: dict[int, asyncio.Event] = {}
         self._synthesized: set[int] = set()
         self._unheard_chunks: defaultdict[int, int] = defaultdict(int)  # written, first sample not heard yet
@@ -119,6 +122,8 @@ class UnitSpeaker:
             else:
                 status = "cut"
             units.append(SpokenUnit(text.strip(), self._kinds.get(i, "answer"), status))
+            if status == "spoken":
+                self._tell(i)  # heard to its end just now: its timer may not have fired yet
         return units
 
     # -- speaking --------------------------------------------------------------------------
@@ -147,6 +152,7 @@ class UnitSpeaker:
                     self._synthesized.add(index)
                     self.written(index).set()
                     self._unit_written_out(index)
+                    self._tell_if_heard(index)
                     continue
                 first_of_unit = index != last_index
                 if first_of_unit:
@@ -156,9 +162,6 @@ class UnitSpeaker:
                 await self._write(index, chunk, first_of_unit)
             if last_index >= 0:
                 tl.mark("last_audio_out", await self.speaker.drain())
-                for i in range(last_index + 1):
-                    if i in self._heard_units:
-                        self.emit(UnitSpoken(self._units[i]))
 
         async with asyncio.TaskGroup() as group:
             group.create_task(synthesize(), name="synthesize")
@@ -171,6 +174,7 @@ class UnitSpeaker:
 
         def heard(at: float) -> None:
             self._unheard_chunks[index] -= 1
+            self._tell_if_heard(index)
             end = at + chunk.duration
             self._unit_end[index] = max(self._unit_end.get(index, 0.0), end)
             self._heard_until = max(self._heard_until, end)
@@ -181,6 +185,26 @@ class UnitSpeaker:
                 self._voice_ends(index, end - self._pause_when_heard.pop(index))
 
         await self.speaker.write(chunk, heard)
+
+    def _tell_if_heard(self, index: int) -> None:
+        """Once all of a unit is synthesized and playing, tell at its end that it was heard
+        (:class:`UnitSpoken`), unless hearth was stopped before then."""
+        end = self._unit_end.get(index)
+        if end is None or index in self._telling or index not in self._synthesized or self._unheard_chunks[index]:
+            return
+        self._telling.add(index)
+
+        def tell() -> None:
+            if self._stopped_at is None or end <= self._stopped_at:
+                self._tell(index)
+
+        loop = asyncio.get_running_loop()
+        self._voice_ended.append(loop.call_at(loop.time() + max(0.0, end - time.monotonic()), tell))
+
+    def _tell(self, index: int) -> None:
+        if index not in self._told:
+            self._told.add(index)
+            self.emit(UnitSpoken(self._units[index].strip(), self._kinds.get(index, "answer")))
 
     def _unit_written_out(self, index: int) -> None:
         """The unit's audio is all with the speaker: when its voice stops, hearth is pausing."""

@@ -1,0 +1,51 @@
+"""``hearth history``: the conversation record, turn by turn, as a person reads it."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from agent.record import ConversationRecord, RecordEntry
+
+_WHO = {"user": "you", "assistant": "hearth", "tool": "tool"}
+
+
+def format_turns(entries: Iterable[RecordEntry], last: int) -> str:
+    """The last ``last`` turns: a header with the number, when and how the turn ended, then each
+    entry in the order it was written."""
+    turns: dict[int, list[RecordEntry]] = {}
+    for entry in entries:
+        turns.setdefault(entry.turn, []).append(entry)
+    lines: list[str] = []
+    for number in sorted(turns)[-last:] if last > 0 else []:
+        rows = turns[number]
+        ended = next((e.status for e in rows if e.role == "turn"), "not finished")
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(rows[0].at))
+        lines.append(f"#{number}  {when}  {ended}")
+        for e in rows:
+            if e.role == "turn":
+                continue
+            if e.role == "tool":
+                args = json.dumps(e.data.get("args", {}), ensure_ascii=False)
+                lines.append(f"  tool:   {e.text} {args} -> {e.status}")
+            elif e.role == "user":
+                lines.append(f"  you:    {e.text}")
+            else:
+                kind = f", {e.kind}" if e.kind and e.kind != "answer" else ""
+                lines.append(f"  hearth: {e.text}  ({e.status}{kind})")
+    return "\n".join(lines)
+
+
+def print_history(path: Path, last: int) -> int:
+    if not path.exists():
+        print(f"no conversation is recorded yet at {path}")
+        return 0
+    record = ConversationRecord.open(path)
+    try:
+        text = format_turns(record.entries(), last)
+    finally:
+        record.close()
+    print(text or f"no turns in {path} yet")
+    return 0
