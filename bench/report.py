@@ -22,6 +22,7 @@ LABELS = {
     "asr_rtf": "ASR real-time factor",
     "tts_rtf": "TTS real-time factor",
     "tool_accuracy": "right tool",
+    "answer_accuracy": "knowledge questions answered with the fact",
     "tool_args_accuracy": "right tool and arguments",
     "tool_accuracy_tool_turns": "right tool, on turns that need one",
     "no_tool_accuracy": "no tool called, on turns that need none",
@@ -74,7 +75,7 @@ def render_report(report: dict[str, Any]) -> str:
             cells.append(cell)
         lines.append(f"| {LABELS[key]} | " + " | ".join(cells) + " |")
     lines += ["", "## Tool calls", "", "| figure | " + " | ".join(variants) + " |", "| --- | " + " | ".join("---" for _ in variants) + " |"]
-    for key in ("tool_accuracy", "tool_args_accuracy", "tool_accuracy_tool_turns", "no_tool_accuracy", "pretool_coverage"):
+    for key in ("tool_accuracy", "tool_args_accuracy", "tool_accuracy_tool_turns", "no_tool_accuracy", "pretool_coverage", "answer_accuracy"):
         lines.append(f"| {LABELS[key]} | " + " | ".join(_pct(report["variants"][v].get(key, {})) for v in variants) + " |")
     lines.append("| acts nobody asked for (turns) | " + " | ".join(_num(report["variants"][v].get("acting_without_request")) for v in variants) + " |")
     lines += ["", "## Heartbeat", "", "| figure | " + " | ".join(variants) + " |", "| --- | " + " | ".join("---" for _ in variants) + " |"]

@@ -28,6 +28,7 @@ from agent.features import Features
 from agent.turn import TurnResult
 from audio.wav import WavFileSpeaker, read_wav
 from bench.hearing import HeardReference, ReferenceDecoder, hearing_figures
+from bench.answers import answer_right
 from bench.metrics import (
     LATENCY_KEYS, QUALITY_KEYS, aggregate, asr_rtf, cadence_figures, heartbeat_figures, pretool_figures, ratio, share, turn_figures,
 )
@@ -230,6 +231,9 @@ class SuiteRun:
                 row["cpu_s"] = round(time.process_time() - cpu_before, 3)
                 decode_s = getattr(assistant.deps.recognizer, "last_decode_s", None)
                 row |= _score_turn(result, list(expected), text, language, decode_s, self.references.get(key), self._tools_that(assistant))
+                if scenario.answer is not None and turn_index == 0:
+                    # The fact checked in what the listener heard of the answer.
+                    row["answer_right"] = answer_right(" ".join(result.spoken), scenario.answer)
                 early = self._tools_that(assistant, speculable=True)
                 row["speculable_turn"] = bool(expected) and all(_expected_tool(e) in early for e in expected)
                 self._keep_timeline(row, result)
@@ -271,6 +275,7 @@ class SuiteRun:
                 **{key: aggregate(rows, key) for key in LATENCY_KEYS + QUALITY_KEYS},
                 "tool_accuracy": share(rows, "right_tool"),
                 "tool_args_accuracy": share(rows, "right_args"),
+                "answer_accuracy": share(rows, "answer_right"),
                 "tool_accuracy_tool_turns": share(tool_rows, "right_tool"),
                 "no_tool_accuracy": share([r for r in rows if not r.get("uses_tool")], "right_tool"),
                 "pretool_coverage": share([r for r in rows if r.get("slow_tool")], "pretool_in_time"),

@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 import yaml
+from bench.answers import AnswerCheck
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from models.fetch import PipOptions, fetch_wheel
@@ -41,6 +42,7 @@ Language = Literal["en", "ko"]
 Category = Literal[
     "timer", "time", "date", "shopping", "note", "conversion", "recipe", "weather", "air",
     "chitchat", "unservable", "nevermind", "speech", "long", "near-miss", "noise", "correction", "device", "reading",
+    "knowledge",
 ]
 
 TOOLS: dict[str, dict[str, str]] = {
@@ -149,6 +151,8 @@ class Scenario(_Strict):
     category: Category
     expect: list[ExpectedCall]
     """The calls that should happen, in any order; empty means no tool at all."""
+    answer: AnswerCheck | None = None
+    """For a question no tool answers: the fact a right spoken answer holds (:mod:`bench.answers`)."""
     followups: list[Followup] = []
     audio: str | None = None
     """A recording to use instead of synthesizing ``text`` (see the module docstring)."""

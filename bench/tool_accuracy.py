@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bench.answers import answer_right
 from agent.deciding.arguments import READ_ONLY, grounded, repair_arguments
 from agent.model.llm import GEMMA_TEMPLATE, ChatMessage, LlamaChatModel, LlamaSettings
 from agent.speaking.phrases import system_prompt
@@ -133,6 +134,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "tool_accuracy": _share(rows, "right_tool"),
         "tool_args_accuracy": _share(rows, "right_args"),
         "acting_without_request": sum(1 for r in rows if r["acted_unasked"]),
+        "answer_accuracy": _share(checked, "answer_right") if (checked := [r for r in rows if r.get("answer_right") is not None]) else None,
         "mean_seconds": round(sum(r["seconds"] for r in rows) / max(1, len(rows)), 3),
         "prompt_tokens_evaluated_median": _median([r["prompt_tokens_evaluated"] for r in rows if r.get("prompt_tokens_evaluated") is not None]),
         "categories": {
@@ -162,8 +164,10 @@ async def run_suite(planner: ToolCallPlanner, suite_name: str, limit: int | None
             # What the loop would do: an acting call is made only when grounded in the words (a
             # command always is: it matched the user's words exactly).
             acts = plan.tool is not None and plan.tool not in READ_ONLY and (command is not None or grounded(plan.tool, plan.args, text))
+            # A question no tool answers is answered by the decision's line, as the listener hears it.
+            answered = answer_right(plan.say if plan.tool is None else "", scenario.answer) if scenario.answer and turn == 0 else None
             rows.append({
-                "scenario": scenario.id, "turn": turn, "category": scenario.category, "text": text,
+                "scenario": scenario.id, "turn": turn, "category": scenario.category, "text": text, "answer_right": answered,
                 "decision": plan.raw, "tool": plan.tool, "args": plan.args, "right_tool": score.right_tool,
                 "right_args": score.right_args, "detail": score.detail,
                 "acted_unasked": acts and plan.tool not in {e.tool for e in expected}, "seconds": round(time.perf_counter() - started, 3),
@@ -240,7 +244,7 @@ def main() -> None:
     options.out.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     print(f"{report['suite']}: {report['turns']} turns; right tool {report['tool_accuracy']:.1%}, "
           f"right tool and arguments {report['tool_args_accuracy']:.1%}; acts nobody asked for "
-          f"{report['acting_without_request']}; {report['mean_seconds']:.2f} s a turn, median prompt tokens evaluated {report['prompt_tokens_evaluated_median']}; written to {options.out}")
+          f"{report['acting_without_request']}; {report['mean_seconds']:.2f} s a turn, median prompt tokens evaluated {report['prompt_tokens_evaluated_median']}; knowledge answers {report['answer_accuracy']}; written to {options.out}")
     for name, figures in report["categories"].items():
         print(f"  {name:<11} {figures['turns']:>4}  tool {figures['tool_accuracy']:.0%}  args {figures['tool_args_accuracy']:.0%}")
 

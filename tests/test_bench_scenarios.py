@@ -102,6 +102,14 @@ def test_no_tool_categories_expect_no_tool(suites: dict[str, Suite]) -> None:
                 assert scenario.expect == [], f"{suite.suite}/{scenario.id}"
 
 
+def test_knowledge_suites_check_a_fact_on_every_question(suites: dict[str, Suite]) -> None:
+    assert len(suites["en-knowledge"].scenarios) >= 30 and len(suites["ko-knowledge"].scenarios) >= 15
+    for name in ("en-knowledge", "ko-knowledge"):
+        for scenario in suites[name].scenarios:
+            assert scenario.category == "knowledge" and scenario.expect == [], scenario.id
+            assert scenario.answer is not None, scenario.id
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Home Assistant
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.deciding.example_bank import BANK, NONE
-from agent.deciding.intents import cued_tools, is_follow_up, offered
+from agent.deciding.intents import asks_to_know, cued_tools, is_follow_up, offered
 from agent.deciding.tool_examples import ExamplePicker
 from tools.registry import NO_TOOL
 
@@ -127,3 +127,29 @@ def test_the_user_telling_their_own_plan_is_no_request(text: str, own: bool) -> 
     from agent.deciding.intents import tells_own_plan
 
     assert tells_own_plan(text, "ko" if any("가" <= c <= "힣" for c in text) else "en") is own
+
+
+@pytest.mark.parametrize(("text", "language", "knowing"), [
+    ("What can I use if I've run out of baking powder?", "en", True),
+    ("Why do onions make my eyes water?", "en", True),
+    ("Is there a substitute for eggs in a cake?", "en", True),
+    ("참기름은 왜 마지막에 넣어?", "ko", True),
+    ("우유 대신 뭘 써?", "ko", True),
+    ("메모 앱은 뭐가 좋아?", "ko", True),
+    ("Which timer app is best?", "en", True),
+    ("What's a good note-taking app?", "en", True),
+    ("Add oat milk instead of milk to the list.", "en", False),
+    ("We're out of baking powder.", "en", False),
+    ("우유 대신 두유 넣어 줘", "ko", False),
+    ("Set a timer for ten minutes.", "en", False),
+])
+def test_a_why_or_instead_question_asks_to_know_not_to_act(text: str, language: str, knowing: bool) -> None:
+    assert asks_to_know(text, language) is knowing
+
+
+def test_a_knowledge_question_is_offered_no_acting_tool() -> None:
+    from agent.deciding.tool_examples import ExamplePicker
+
+    for text in ("What can I use if I've run out of baking powder?", "참기름은 왜 마지막에 넣어?"):
+        assert "shopping_add" not in ExamplePicker("en").tools_for(text, 20)
+    assert "shopping_add" in ExamplePicker("en").tools_for("We're out of baking powder, add it to the list.", 20)

@@ -109,6 +109,23 @@ _OWN_PLAN_EN = re.compile(
 _OWN_PLAN_KO = re.compile(r"(?:내가|제가).*(?:[을할갈살넣볼]게|게요)\s*$")
 
 
+_ASKS_TO_KNOW_EN = re.compile(
+    r"^(?:(?:ok|okay|so|and|hey|um|uh),? )*(?:why|how come)\b|\bwhat (?:can|could|should|do) (?:i|we) (?:use|do)\b|"
+    r"\b(?:what(?:'s| is)|is there) (?:a |an )?(?:good )?(?:substitute|replacement|alternative)\b|"
+    r"\b(?:what(?:'s| is) (?:a )?(?:good|the best)|which \w+(?: \w+)? (?:is|are|goes?) (?:good|best))\b|\brecommend\b"
+)
+_ASKS_TO_KNOW_KO = re.compile(r"왜|대신(?:에)? (?:뭐|무엇|뭘)|대체할 (?:만한|수)|뭘 (?:써|쓰)|뭐가 좋|어떤 게 좋|어떤 걸 추천|추천해")
+
+
+def asks_to_know(text: str, language: str) -> bool:
+    """Whether the request asks why, what to use instead, or what is good ("Why do onions make my
+    eyes water?", "What can I use if I've run out of baking powder?", "참기름은 왜 마지막에 넣어?",
+    "메모 앱은 뭐가 좋아?"): a question for knowledge, never a request to act, whatever act words
+    it holds."""
+    words = utterance_words(text)
+    return (_ASKS_TO_KNOW_KO if speaks_korean(words, language) else _ASKS_TO_KNOW_EN).search(words) is not None
+
+
 def tells_own_plan(text: str, language: str) -> bool:
     """Whether the user says what they will do themselves ("I'll add the salt myself later",
     "소금은 내가 넣을게"): words of an act, but no request to hearth."""

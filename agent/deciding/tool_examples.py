@@ -23,9 +23,9 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent.deciding.arguments import repair_arguments
+from agent.deciding.arguments import READ_ONLY, repair_arguments
 from agent.deciding.example_bank import BANK, NONE, Entry
-from agent.deciding.intents import offered
+from agent.deciding.intents import asks_to_know, offered
 from agent.model.llm import ChatMessage
 from agent.speaking.phrases import system_prompt
 from agent.deciding.tool_calls import Example, Examples, JsonChatModel, ToolCallPlanner
@@ -143,7 +143,10 @@ class ExamplePicker:
         if not self.cues:
             return ranked
         tools = list(dict.fromkeys(s.entry[2] for s in ranked if s.entry[2] != NONE))
-        allowed = set(offered(text, language_of(text, self.language), tools)) | {NONE}
+        language = language_of(text, self.language)
+        allowed = set(offered(text, language, tools)) | {NONE}
+        if asks_to_know(text, language):
+            allowed &= READ_ONLY | {NONE}  # a "why" or "instead of" question never acts
         return [s for s in ranked if s.entry[2] in allowed]
 
     def head(self, text: str) -> list[Entry]:
