@@ -55,7 +55,7 @@ async def test_a_kept_head_is_loaded_not_evaluated_and_changes_nothing(model_pat
 
 async def test_a_cancelled_call_stops_evaluating_its_prompt_within_a_slice(model_path) -> None:
     chat = _model(model_path, prefill_slice=16, kept_heads=0)
-    long_words = "and then " * 400  # ~800 tokens, seconds of evaluation on a small CPU
+    long_words = "and then " * 800  # ~1,600 tokens: seconds of evaluation on a small CPU, far over 0.05 s on any
     messages = [ChatMessage("system", SYSTEM), ChatMessage("user", long_words)]
 
     async def consume() -> None:
@@ -68,7 +68,7 @@ async def test_a_cancelled_call_stops_evaluating_its_prompt_within_a_slice(model
     with pytest.raises(asyncio.CancelledError):
         await task
     total, _ = chat.last_prompt
-    assert total > 700 and chat._llama.n_tokens < total - 16  # stopped, not read to the end
+    assert total > 1500 and chat._llama.n_tokens < total - 16  # stopped, not read to the end
 
 
 async def test_keeping_heads_in_the_background_gives_way_to_a_real_call(model_path) -> None:
