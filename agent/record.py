@@ -37,7 +37,24 @@ IN_HISTORY = ("answered", "interrupted")
 APPEND_ONLY = "the conversation record is append-only"
 """The message the triggers abort with, so a refused change says why."""
 
-_SCHEMA = f"""
+
+def _append_only(table: str, key: str) -> str:
+    """Triggers that refuse an update, a delete, and an insert over a row already there (what
+    REPLACE does) on ``table``, whose rows ``key`` names."""
+    refuse = f"BEGIN\n    SELECT RAISE(ABORT, '{APPEND_ONLY}');\nEND;"
+    return f"""
+CREATE TRIGGER IF NOT EXISTS {table}_no_update BEFORE UPDATE ON {table}
+{refuse}
+CREATE TRIGGER IF NOT EXISTS {table}_no_delete BEFORE DELETE ON {table}
+{refuse}
+CREATE TRIGGER IF NOT EXISTS {table}_no_replace BEFORE INSERT ON {table}
+WHEN NEW.{key} IS NOT NULL AND EXISTS (SELECT 1 FROM {table} WHERE {key} = NEW.{key})
+{refuse}
+"""
+
+
+_SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS entries (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     turn INTEGER NOT NULL,
@@ -49,37 +66,14 @@ CREATE TABLE IF NOT EXISTS entries (
     data TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entries_turn ON entries(turn);
-CREATE TRIGGER IF NOT EXISTS entries_no_update BEFORE UPDATE ON entries
-BEGIN
-    SELECT RAISE(ABORT, '{APPEND_ONLY}');
-END;
-CREATE TRIGGER IF NOT EXISTS entries_no_delete BEFORE DELETE ON entries
-BEGIN
-    SELECT RAISE(ABORT, '{APPEND_ONLY}');
-END;
-CREATE TRIGGER IF NOT EXISTS entries_no_replace BEFORE INSERT ON entries
-WHEN NEW.id IS NOT NULL AND EXISTS (SELECT 1 FROM entries WHERE id = NEW.id)
-BEGIN
-    SELECT RAISE(ABORT, '{APPEND_ONLY}');
-END;
 CREATE TABLE IF NOT EXISTS turns (
     turn INTEGER PRIMARY KEY,
     started_at REAL NOT NULL
 );
-CREATE TRIGGER IF NOT EXISTS turns_no_update BEFORE UPDATE ON turns
-BEGIN
-    SELECT RAISE(ABORT, '{APPEND_ONLY}');
-END;
-CREATE TRIGGER IF NOT EXISTS turns_no_delete BEFORE DELETE ON turns
-BEGIN
-    SELECT RAISE(ABORT, '{APPEND_ONLY}');
-END;
-CREATE TRIGGER IF NOT EXISTS turns_no_replace BEFORE INSERT ON turns
-WHEN EXISTS (SELECT 1 FROM turns WHERE turn = NEW.turn)
-BEGIN
-    SELECT RAISE(ABORT, '{APPEND_ONLY}');
-END;
 """
+    + _append_only("entries", "id")
+    + _append_only("turns", "turn")
+)
 
 _COLUMNS = "turn, role, text, status, kind, at, data"
 

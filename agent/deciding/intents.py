@@ -122,15 +122,19 @@ def asks_to_know(text: str, language: str) -> bool:
     eyes water?", "What can I use if I've run out of baking powder?", "참기름은 왜 마지막에 넣어?",
     "메모 앱은 뭐가 좋아?"): a question for knowledge, never a request to act, whatever act words
     it holds."""
-    words = utterance_words(text)
-    return (_ASKS_TO_KNOW_KO if speaks_korean(words, language) else _ASKS_TO_KNOW_EN).search(words) is not None
+    return _found(text, language, _ASKS_TO_KNOW_EN, _ASKS_TO_KNOW_KO)
 
 
 def tells_own_plan(text: str, language: str) -> bool:
     """Whether the user says what they will do themselves ("I'll add the salt myself later",
     "소금은 내가 넣을게"): words of an act, but no request to hearth."""
+    return _found(text, language, _OWN_PLAN_EN, _OWN_PLAN_KO)
+
+
+def _found(text: str, language: str, english: re.Pattern[str], korean: re.Pattern[str]) -> bool:
+    """Whether the pattern of the language ``text`` is in matches somewhere in its words."""
     words = utterance_words(text)
-    return (_OWN_PLAN_KO if speaks_korean(words, language) else _OWN_PLAN_EN).search(words) is not None
+    return (korean if speaks_korean(words, language) else english).search(words) is not None
 
 
 def speaks_korean(text: str, language: str) -> bool:

@@ -149,9 +149,10 @@ class ExamplePicker:
             allowed &= READ_ONLY | {NONE}  # a "why" or "instead of" question never acts
         return [s for s in ranked if s.entry[2] in allowed]
 
-    def head(self, text: str) -> list[Entry]:
-        """The examples fixed for the tool of the example nearest ``text`` (none when ``fixed`` is 0)."""
-        ranked = self.ranked(text)
+    def head(self, text: str, ranked: list[Scored] | None = None) -> list[Entry]:
+        """The examples fixed for the tool of the example nearest ``text`` (none when ``fixed`` is 0);
+        ``ranked``: :meth:`ranked` of ``text``, when already at hand."""
+        ranked = self.ranked(text) if ranked is None else ranked
         if not self.fixed or not ranked:
             return []
         tool = ranked[0].entry[2]
@@ -163,19 +164,17 @@ class ExamplePicker:
         if not self.fixed:
             return []
         index = self._indexes.get(language or self.language)
-        tools = dict.fromkeys(entry[2] for entry in index.entries) if index is not None else {}
-        return [
-            Examples([as_example(e) for e in index.entries if e[2] == tool][: self.fixed], fixed=self.fixed)
-            for tool in tools
-            if index is not None
-        ]
+        if index is None:
+            return []
+        tools = dict.fromkeys(entry[2] for entry in index.entries)
+        return [Examples([as_example(e) for e in index.entries if e[2] == tool][: self.fixed], fixed=self.fixed) for tool in tools]
 
-    def pick(self, text: str) -> list[Entry]:
+    def pick(self, text: str, ranked: list[Scored] | None = None) -> list[Entry]:
         """The examples picked for the words (after the head, when there is one), least similar first."""
-        ranked = self.ranked(text)
+        ranked = self.ranked(text) if ranked is None else ranked
         # The nearest are picked even when the head holds them: the example right before the
         # request is the one a small model follows, and a head example there is worth repeating.
-        head = self.head(text)
+        head = self.head(text, ranked)
         chosen = [s.entry for s in ranked[: self.k - len(head)]]
         # A no-tool example is added to a prompt of picked examples only: after a head of one
         # tool's examples it sits right before the request and talks the model out of the tool
@@ -209,8 +208,9 @@ class ExamplePicker:
         return names, allow_none
 
     def __call__(self, text: str) -> Examples:
-        head = [as_example(entry) for entry in self.head(text)]
-        return Examples([*head, *(as_example(entry) for entry in self.pick(text))], fixed=len(head))
+        ranked = self.ranked(text)  # ranked once for the head and the rest
+        head = [as_example(entry) for entry in self.head(text, ranked)]
+        return Examples([*head, *(as_example(entry) for entry in self.pick(text, ranked))], fixed=len(head))
 
 
 class NarrowedChat:

@@ -49,7 +49,8 @@ def json_gbnf(json_schema: dict[str, Any]) -> str:
     return json_schema_to_gbnf(json.dumps(json_schema)).replace(_LOOSE_CHAR, _JSON_CHAR)
 
 
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+def _common_prefix(a: Sequence[Any], b: Sequence[Any]) -> int:
+    """How many leading items (tokens, characters) ``a`` and ``b`` share."""
     n, limit = 0, min(len(a), len(b))
     while n < limit and a[n] == b[n]:
         n += 1
@@ -200,10 +201,7 @@ class LlamaChatModel:
         """
         a, _ = self.format([ChatMessage("system", system_prompt), ChatMessage("user", "a")])
         b, _ = self.format([ChatMessage("system", system_prompt), ChatMessage("user", "b")])
-        n = 0
-        while n < min(len(a), len(b)) and a[n] == b[n]:
-            n += 1
-        return a[:n]
+        return a[: _common_prefix(a, b)]
 
     def head_of(self, messages: Sequence[ChatMessage], prompt: str) -> str:
         """The part of ``prompt`` up to the end of the last message marked ``keep`` ("" if none):
@@ -213,10 +211,7 @@ class LlamaChatModel:
         if not marked:
             return ""
         head, _ = self.format(messages[: marked[-1] + 1])
-        n = 0
-        while n < min(len(head), len(prompt)) and head[n] == prompt[n]:
-            n += 1
-        return prompt[:n]
+        return prompt[: _common_prefix(head, prompt)]
 
     def _tokenize(self, text: str) -> list[int]:
         # Token lists, not strings, go to llama.cpp so that the warm prefix and the
@@ -255,10 +250,12 @@ class LlamaChatModel:
         return kept
 
     def _keep_head_of(self, messages: list[ChatMessage], cancel: threading.Event) -> bool:
+        if self.settings.kept_heads <= 0:
+            return False
         prompt, _ = self.format([*messages, ChatMessage("user", "")])
         head = self._tokenize(self.head_of(messages, prompt))
         llama = self._require()
-        if not head or tuple(head) in self._heads or self.settings.kept_heads <= 0:
+        if not head or tuple(head) in self._heads:
             return False
         with self._lock:
             if cancel.is_set():
