@@ -62,6 +62,8 @@ class Assistant:
         """The last act made (a timer, the list), which "undo that" takes back."""
         self.last_tool: str | None = None
         """The tool the last answered turn called, if any ("again" after a recipe step is the step)."""
+        self._prewarming: asyncio.Task[int] | None = None
+        """The reasoner's heads for the conversation as it stands, evaluated between turns."""
         self._announcing: asyncio.Task[None] | None = None
         self._announce_lock = asyncio.Lock()
 
@@ -96,6 +98,30 @@ class Assistant:
         prompts = tools.planner.head_prompts()
         kept = await keep(prompts)
         log.info("kept %d of %d decision prompt heads in %.1f s", kept, len(prompts), time.monotonic() - started)
+        self.prewarm()
+        if self._prewarming is not None:
+            await asyncio.gather(self._prewarming, return_exceptions=True)
+
+    def prewarm(self) -> None:
+        """Evaluate the reasoner's prompt heads for the conversation as it stands, in the background
+        (the next press stops it): its system prompts, and the exchanges so far."""
+        reasoner = self.deps.reasoner
+        if reasoner is None or not (self.deps.features.reasoner and self.deps.features.prewarm):
+            return
+        self._stop_prewarm()
+        started, history = time.monotonic(), self.history
+
+        async def prewarm() -> int:
+            kept = await reasoner.prewarm(history)
+            log.info("reasoner: %d prompt heads kept for %d exchanges in %.1f s", kept, len(history) // 2, time.monotonic() - started)
+            return kept
+
+        self._prewarming = asyncio.create_task(prewarm(), name="prewarm-reasoner")
+
+    def _stop_prewarm(self) -> None:
+        if self._prewarming is not None and not self._prewarming.done():
+            self._prewarming.cancel()  # the model stops between slices; what it kept stays kept
+        self._prewarming = None
 
     def interrupt(self) -> None:
         """Stop the turn in progress, if any; its speaker goes silent at once, and what the
@@ -130,6 +156,7 @@ class Assistant:
     def start_turn(self, audio: AsyncIterator[AudioChunk], press: Press, timeline: Timeline | None = None) -> Turn:
         """Cancel whatever is going on and start listening to a new utterance."""
         self.interrupt()
+        self._stop_prewarm()
         if self._announcing is not None and not self._announcing.done():
             # A press during an announcement (a timer ringing) silences it: the user heard it.
             self._announcing.cancel()
@@ -219,6 +246,7 @@ class Assistant:
         if self.current is turn:
             self.current = None
             self.on_event(StateChanged(State.IDLE))
+            self.prewarm()
         log.info("turn %s: %r -> %r", result.outcome.value, result.transcript, result.reply)
 
     # -- the record, as it happens --------------------------------------------------------

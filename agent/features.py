@@ -41,6 +41,13 @@ class Features:
     """Evaluate the decision's prompt in slices that a newer call preempts, and reuse what an earlier
     decision evaluated, so that after the end of speech only the last words are left to read."""
 
+    reasoner: bool = True
+    """Hand questions for knowledge, requests for several acts, and what the talker is unsure of
+    to the reasoner (:mod:`agent.deciding.routing`), when one is configured."""
+    prewarm: bool = True
+    """Keep the reasoner's prompt heads (its system prompts and the conversation so far) evaluated
+    ahead of need, so a delegated request reads only its own words."""
+
     def without(self, *names: str) -> Features:
         """A copy with the named features (``FEATURES`` keys) switched off."""
         unknown = [n for n in names if n not in FEATURES]

@@ -16,6 +16,8 @@ class Outcome(str, Enum):
     NOT_UNDERSTOOD = "not_understood"
     NO_ANSWER = "no_answer"
     INTERRUPTED = "interrupted"
+    BACKCHANNEL = "backchannel"
+    """Only "mm", "okay", "응": the user is listening; nothing is said and no exchange is added."""
     FAILED = "failed"
 
 
@@ -57,5 +59,7 @@ class TurnResult:
     pending: PendingAct | None = None
     """An act hearth asked about instead of making ("Cancel the pasta timer?", "How long should the
     pizza timer be?"), or offered ("Shall I set a 25-minute timer?"): the next utterance may complete it."""
+    route: str | None = None
+    """Why the reasoner answered ("knowledge", "several_acts", "talker_unsure"); None: the talker did."""
     repeated: bool = False
     """The answer was the last reply again ("what did you say?"): what came before still stands."""

@@ -18,8 +18,10 @@ from dataclasses import dataclass, field, replace
 
 from agent.speaking.cadence import Cadence, CadenceRules, PaceSettings
 from agent.deciding.confirm import PendingAct
+from agent.deciding.intents import is_backchannel
 from agent.deciding.responder import Responder
 from agent.deciding.speculation import SpeculativeRecord
+from agent.deciding.reasoner import Reasoner
 from agent.deciding.thinker import Thinker
 from agent.deciding.undo import Act
 from agent.events import (
@@ -73,6 +75,8 @@ class TurnDeps:
     """The pauses between a reply's units."""
     turn_model: TurnEndModel | None = None
     """Hears whether a pause is the end of the user's turn; None leaves it to a fixed silence."""
+    reasoner: Reasoner | None = None
+    """The larger model for what the talker cannot answer; None: the talker answers everything."""
     speech_context: Callable[[], str] | None = None
     """Words likely to be said (the household's units, items, labels, titles, places), read at the
     start of each turn and given to the recognizer."""
@@ -249,6 +253,10 @@ class Turn:
 
     # -- answering -------------------------------------------------------------------------
     async def _respond(self, text: str) -> None:
+        if self.pending is None and is_backchannel(text, self.deps.language):
+            self.timeline.mark("backchannel", text=text)
+            self.result.outcome = Outcome.BACKCHANNEL  # folded into the conversation: no reply, no exchange
+            return
         units: asyncio.Queue[int | None] = asyncio.Queue()
         reply = _ReplyText(self, units)
         self.result.outcome = Outcome.ANSWERED

@@ -60,6 +60,8 @@ class WhisperSettings:
     """Language code passed to Whisper ("en", "ko", ...); English-only models accept only "en"."""
     compute_type: str = "int8"
     """CTranslate2 compute type; int8 was fastest on x86 and gave the same text as float32."""
+    device: str = "cpu"
+    """"cpu", or "cuda" (a Jetson with CTranslate2 built for CUDA; falls back to the CPU without it)."""
     cpu_threads: int = 2
     """Threads for one decode."""
     partial_interval_s: float = 0.5
@@ -220,7 +222,7 @@ class WhisperRecognizer:
         s = self.settings
         with self._lock:
             if self._decoder is None:
-                model = load_whisper(Path(s.model_dir), s.compute_type, s.cpu_threads, s.language)
+                model = load_whisper(Path(s.model_dir), s.compute_type, s.cpu_threads, s.language, s.device)
                 self._decoder = CTranslate2Decoder(model, s.language, s.beam_size, s.max_tokens_per_s, s.checks)
 
     def warm(self) -> None:

@@ -185,7 +185,7 @@ def collapse_repetition(text: str) -> str:
 # -- the real decoder -----------------------------------------------------------------------------
 
 
-def load_whisper(model_dir: Path, compute_type: str, cpu_threads: int, language: str) -> Any:
+def load_whisper(model_dir: Path, compute_type: str, cpu_threads: int, language: str, device: str = "cpu") -> Any:
     """A faster-whisper model from a local CTranslate2 directory (blocking); never reaches a network."""
     model_dir = Path(model_dir)
     if not model_dir.is_dir():
@@ -196,9 +196,17 @@ def load_whisper(model_dir: Path, compute_type: str, cpu_threads: int, language:
             raise FileNotFoundError(f"Whisper model directory {model_dir} is incomplete: missing {name}")
     from faster_whisper import WhisperModel
 
+    if device == "cuda":
+        import ctranslate2
+
+        if ctranslate2.get_cuda_device_count() == 0:
+            # PyPI's CTranslate2 for aarch64 has no CUDA: a Jetson runs Whisper on its CPU unless
+            # setup.sh built CTranslate2 with CUDA (HEARTH_CT2_CUDA=1).
+            logger.warning("CTranslate2 sees no CUDA device: Whisper runs on the CPU (int8)")
+            device, compute_type = "cpu", "int8"
     started = time.perf_counter()
     model = WhisperModel(
-        str(model_dir), device="cpu", compute_type=compute_type, cpu_threads=cpu_threads, num_workers=1, local_files_only=True
+        str(model_dir), device=device, compute_type=compute_type, cpu_threads=cpu_threads, num_workers=1, local_files_only=True
     )
     if not model.model.is_multilingual and language != "en":
         raise ValueError(f"Whisper model {model_dir} is English-only; language {language!r} is not available")

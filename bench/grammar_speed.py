@@ -48,7 +48,7 @@ async def measure(options: argparse.Namespace) -> dict[str, Any]:
     config = load_config(options.config)
     suite = load_suite(options.suite)
     registry, _ = build_registry(Path(tempfile.mkdtemp(prefix="hearth-speed-")), suite.language)
-    settings = LlamaSettings(model_store(config).path(config.llm.model) / "model.gguf", n_threads=config.llm.n_threads)
+    settings = LlamaSettings(model_store(config).path(config.llm.model) / "model.gguf", n_threads=config.llm.n_threads or 2)
     plain, fast = LlamaChatModel(dataclasses.replace(settings, top_token_first=False)), LlamaChatModel(settings)
     plain.load()
     fast.load()

@@ -9,6 +9,11 @@ the decision is scored like the full benchmark scores it.  Separates "the model 
 wrong" from "the ear misheard" when reading ``hearth bench`` figures.  Switches turn
 single steps off (``--fixed-examples``, ``--no-repair``, ``--narrow off``) to measure
 what each one is worth.
+
+With ``--reasoner NAME`` (a model in the manifest, e.g. ``qwen2.5-coder-1.5b``) a request goes where
+the loop would send it (:mod:`agent.deciding.routing`): by its words, or after the talker's decision;
+the reasoner's answer is checked against the suite's fact, its calls are scored like the talker's,
+and each row says which model answered (``route``) and how long the reasoner took.
 """
 
 from __future__ import annotations
@@ -32,6 +37,9 @@ from agent.deciding.arguments import READ_ONLY, grounded, repair_arguments
 from agent.model.llm import GEMMA_TEMPLATE, ChatMessage, LlamaChatModel, LlamaSettings
 from agent.speaking.phrases import system_prompt
 from agent.deciding.commands import READING_TOOLS, local_command
+from agent.deciding.reasoner import Reasoner, holding_line
+from agent.deciding.reference import KitchenReference
+from agent.deciding.routing import route_after_decision, route_by_words
 from agent.deciding.tool_calls import ToolCallPlanner
 from agent.deciding.tool_examples import FIXED, default_planner
 from bench.scenarios import COMMAND_TOOLS, load_suite
@@ -124,6 +132,26 @@ def _median(values: list[int]) -> float | None:
     return statistics.median(values) if values else None
 
 
+def _routing(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The share each model answered, and per route its accuracy and the reasoner's seconds."""
+    routes: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        routes[row.get("route") or "talker"].append(row)
+    out: dict[str, Any] = {}
+    for name, group in sorted(routes.items()):
+        answered = [r for r in group if r.get("answer_right") is not None]
+        seconds = [r["reasoner_seconds"] if r.get("reasoner_seconds") is not None else r["seconds"] for r in group]
+        firsts = [r["reasoner_first_token_s"] for r in group if r.get("reasoner_first_token_s") is not None]
+        out[name] = {
+            "turns": len(group), "share": round(len(group) / len(rows), 4),
+            "tool_args_accuracy": _share(group, "right_args"),
+            "answer_accuracy": _share(answered, "answer_right") if answered else None,
+            "seconds_median": round(statistics.median(seconds), 3) if seconds else None,
+            "first_token_s_median": round(statistics.median(firsts), 3) if firsts else None,
+        }
+    return out
+
+
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Overall and per-category shares of right tools and right tools with arguments."""
     by_category: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -137,6 +165,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "answer_accuracy": _share(checked, "answer_right") if (checked := [r for r in rows if r.get("answer_right") is not None]) else None,
         "mean_seconds": round(sum(r["seconds"] for r in rows) / max(1, len(rows)), 3),
         "prompt_tokens_evaluated_median": _median([r["prompt_tokens_evaluated"] for r in rows if r.get("prompt_tokens_evaluated") is not None]),
+        "routing": _routing(rows),
         "categories": {
             name: {"turns": len(group), "tool_accuracy": _share(group, "right_tool"), "tool_args_accuracy": _share(group, "right_args")}
             for name, group in sorted(by_category.items())
@@ -144,7 +173,22 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-async def run_suite(planner: ToolCallPlanner, suite_name: str, limit: int | None = None) -> list[dict[str, Any]]:
+async def reasoned(reasoner: Reasoner, reason: str, text: str, history: list[ChatMessage], language: str) -> tuple[str, list[ToolCall], float, float | None]:
+    """What the reasoner says (the holding line and its answer) or calls, its seconds, and its first token's."""
+    started = time.perf_counter()
+    first: float | None = None
+    if reason == "several_acts":
+        plans = await reasoner.plan(text, history)
+        return "", [ToolCall(p.tool, repair_arguments(p.tool, p.args, text)) for p in plans if p.tool], time.perf_counter() - started, None
+    line = holding_line(reason, language)  # type: ignore[arg-type]
+    pieces = []
+    async for piece in reasoner.answer(text, history, line, reasoner.facts_for(text)):
+        first = first if first is not None else time.perf_counter() - started
+        pieces.append(piece)
+    return f"{line} {''.join(pieces).strip()}", [], time.perf_counter() - started, first
+
+
+async def run_suite(planner: ToolCallPlanner, suite_name: str, limit: int | None = None, reasoner: Reasoner | None = None) -> list[dict[str, Any]]:
     suite = load_suite(suite_name)
     rows: list[dict[str, Any]] = []
     for scenario in suite.scenarios[:limit]:
@@ -155,25 +199,42 @@ async def run_suite(planner: ToolCallPlanner, suite_name: str, limit: int | None
             started = time.perf_counter()
             # As in the turn: hearth's own commands (volume, recipe steps) first, then the model.
             command = local_command(text, suite.language, COMMAND_TOOLS, reading=last_tool in READING_TOOLS)
+            route = route_by_words(text, suite.language) if reasoner is not None and command is None else None
             evaluated_before = getattr(planner.chat, "last_prompt", None)
-            plan = command or await planner.plan(text, history)
+            plan = command or (await planner.plan(text, history) if route is None else None)
             evaluated = getattr(planner.chat, "last_prompt", None)
-            last_tool = plan.tool
-            actual = [ToolCall(plan.tool, plan.args)] if plan.tool else []
-            score = score_calls(list(expected), actual)
+            if reasoner is not None and plan is not None and command is None:
+                supported = plan.tool is None or plan.tool in READ_ONLY or grounded(plan.tool, plan.args, text)
+                after = route_after_decision(text, suite.language, plan.tool, supported)
+                route = after if after.to == "reasoner" else None
+            if route is not None:
+                assert reasoner is not None
+                said, actual, reasoner_s, first_s = await reasoned(reasoner, route.reason, text, history, suite.language)
+                last_tool = actual[-1].name if actual else None
+                raw, calls = said, actual
+            else:
+                assert plan is not None
+                said, reasoner_s, first_s = (plan.say if plan.tool is None else ""), None, None
+                last_tool, raw = plan.tool, plan.raw
+                calls = [ToolCall(plan.tool, plan.args)] if plan.tool else []
+            score = score_calls(list(expected), calls)
             # What the loop would do: an acting call is made only when grounded in the words (a
             # command always is: it matched the user's words exactly).
-            acts = plan.tool is not None and plan.tool not in READ_ONLY and (command is not None or grounded(plan.tool, plan.args, text))
-            # A question no tool answers is answered by the decision's line, as the listener hears it.
-            answered = answer_right(plan.say if plan.tool is None else "", scenario.answer) if scenario.answer and turn == 0 else None
+            acting = [c for c in calls if c.name not in READ_ONLY and (command is not None or grounded(c.name, c.args, text))]
+            # A question no tool answers is answered aloud, by the decision's line or the reasoner.
+            answered = answer_right(said, scenario.answer) if scenario.answer and turn == 0 else None
             rows.append({
                 "scenario": scenario.id, "turn": turn, "category": scenario.category, "text": text, "answer_right": answered,
-                "decision": plan.raw, "tool": plan.tool, "args": plan.args, "right_tool": score.right_tool,
+                "decision": raw, "tool": calls[0].name if calls else None, "args": calls[0].args if calls else {},
+                "calls": [[c.name, c.args] for c in calls], "right_tool": score.right_tool,
                 "right_args": score.right_args, "detail": score.detail,
-                "acted_unasked": acts and plan.tool not in {e.tool for e in expected}, "seconds": round(time.perf_counter() - started, 3),
-                "prompt_tokens_evaluated": evaluated[1] if command is None and evaluated is not None and evaluated is not evaluated_before else None,
+                "acted_unasked": any(c.name not in {e.tool for e in expected} for c in acting), "seconds": round(time.perf_counter() - started, 3),
+                "prompt_tokens_evaluated": evaluated[1] if route is None and command is None and evaluated is not None and evaluated is not evaluated_before else None,
+                "route": route.reason if route is not None else None,
+                "reasoner_seconds": round(reasoner_s, 3) if reasoner_s is not None else None,
+                "reasoner_first_token_s": round(first_s, 3) if first_s is not None else None,
             })
-            history += [ChatMessage("user", text), ChatMessage("assistant", plan.say)]
+            history += [ChatMessage("user", text), ChatMessage("assistant", said or (plan.say if plan is not None else ""))]
     return rows
 
 
@@ -192,7 +253,7 @@ async def measure(options: argparse.Namespace) -> dict[str, Any]:
     suite = load_suite(options.suite)
     registry, tools_kind = build_registry(Path(tempfile.mkdtemp(prefix="hearth-tools-")), suite.language)
     model_path = options.model_path or model_store(config).path(config.llm.model) / "model.gguf"
-    settings = LlamaSettings(model_path, n_threads=config.llm.n_threads)
+    settings = LlamaSettings(model_path, n_threads=config.llm.n_threads or 2)
     if options.temperature is not None:
         settings = dataclasses.replace(settings, json_temperature=options.temperature)
     if options.chat_template == "gemma":
@@ -200,14 +261,21 @@ async def measure(options: argparse.Namespace) -> dict[str, Any]:
     chat = LlamaChatModel(settings)
     chat.load()
     planner = make_planner(chat, registry, suite.language, options)
+    reasoner = None
+    if options.reasoner:
+        thinker = LlamaChatModel(LlamaSettings(model_store(config).path(options.reasoner) / "model.gguf", n_threads=config.llm.n_threads or 2))
+        thinker.load()
+        reasoner = Reasoner(thinker, registry, suite.language, reference=None if options.no_reference else KitchenReference())
     started = time.perf_counter()
     # As the device does after start-up: every tool's prompt head kept before the first request.
     kept = await chat.keep_heads(planner.head_prompts())
+    if reasoner is not None:
+        kept += await reasoner.prewarm()
     heads_s = round(time.perf_counter() - started, 1)
     started = time.perf_counter()
-    rows = await run_suite(planner, options.suite, options.limit)
+    rows = await run_suite(planner, options.suite, options.limit, reasoner)
     return {
-        "suite": suite.suite, "model": str(model_path), "tools": registry.names, "online_tools": tools_kind,
+        "suite": suite.suite, "model": str(model_path), "reasoner": options.reasoner, "reference": bool(options.reasoner and not options.no_reference), "tools": registry.names, "online_tools": tools_kind,
         "settings": {"fixed_examples": options.fixed_examples, "k": options.k, "narrow": options.narrow,
                      "none_within": options.none_within, "max_chars": options.max_chars,
                      "repair": not options.no_repair, "cues": not options.no_cues, "temperature": settings.json_temperature,
@@ -234,6 +302,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, help="only the first N scenarios")
     p.add_argument("--temperature", type=float, help="sampling temperature of the decision (default: greedy)")
     p.add_argument("--chat-template", choices=["gguf", "gemma"], default="gguf", help="the GGUF's own template, or Gemma's turns")
+    p.add_argument("--no-reference", action="store_true", help="the reasoner answers from its own knowledge, without the kitchen reference")
+    p.add_argument("--reasoner", help="a reasoner model from the manifest (e.g. qwen2.5-coder-1.5b): route as the loop does")
     return p
 
 
@@ -245,6 +315,9 @@ def main() -> None:
     print(f"{report['suite']}: {report['turns']} turns; right tool {report['tool_accuracy']:.1%}, "
           f"right tool and arguments {report['tool_args_accuracy']:.1%}; acts nobody asked for "
           f"{report['acting_without_request']}; {report['mean_seconds']:.2f} s a turn, median prompt tokens evaluated {report['prompt_tokens_evaluated_median']}; knowledge answers {report['answer_accuracy']}; written to {options.out}")
+    for name, figures in report["routing"].items():
+        print(f"  route {name:<14} {figures['share']:.0%} of turns, args {figures['tool_args_accuracy']:.0%}, "
+              f"answers {figures['answer_accuracy']}, {figures['seconds_median']} s median")
     for name, figures in report["categories"].items():
         print(f"  {name:<11} {figures['turns']:>4}  tool {figures['tool_accuracy']:.0%}  args {figures['tool_args_accuracy']:.0%}")
 

@@ -176,6 +176,9 @@ async def _run_device(config) -> int:
     from firmware_py.device import DeviceLoop
     from firmware_py.wiring import build_device
 
+    from firmware_py.wiring import describe_choice, platform_profile
+
+    print(f"hearth: {describe_choice(config, platform_profile(config))}", file=sys.stderr)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -22,8 +22,8 @@ class Section(BaseModel):
 class LlmConfig(Section):
     model: str = "smollm2-135m-instruct"
     """Name of an installed LLM in the model manifest (an instruct GGUF with a chat template)."""
-    n_threads: int = Field(2, ge=1, le=64)
-    """CPU threads for decoding."""
+    n_threads: int | None = Field(None, ge=1, le=64)
+    """CPU threads for decoding; unset: the platform profile's (``hearth run`` prints it)."""
     n_ctx: int = Field(2048, ge=256, le=32768)
     """Context window in tokens."""
     max_tokens: int = Field(120, ge=8, le=2048)
@@ -40,8 +40,8 @@ class AsrConfig(Section):
     """Recognizer model for English."""
     model_ko: str = "whisper-base"
     """Recognizer model for Korean (multilingual Whisper)."""
-    n_threads: int = Field(2, ge=1, le=64)
-    """CPU threads for decoding."""
+    n_threads: int | None = Field(None, ge=1, le=64)
+    """CPU threads for decoding; unset: the platform profile's."""
     partial_interval_s: float = Field(0.5, ge=0.1, le=5.0)
     """How often the growing utterance is re-decoded for partial transcripts."""
     partial_window_en: Literal["fit", "full"] = "fit"
@@ -205,6 +205,46 @@ class HeartbeatConfig(Section):
     CPU (what they evaluated stays cached); false lets them run on to the handoff."""
 
 
+class PlatformConfig(Section):
+    profile: Literal["auto", "pi5", "jetson-orin", "x86", "generic"] = "auto"
+    """The machine hearth runs on, which picks the reasoner, the thread counts and where each model
+    runs (``python3 firmware_py/platform.py show`` prints the choice); "auto" detects it."""
+
+
+class ReasonerConfig(Section):
+    where: Literal["auto", "local", "remote", "off"] = "auto"
+    """Where the reasoner runs: "auto" (locally, the model the platform profile picks; none where
+    it picks none), "local", "remote" (an OpenAI-compatible server at ``url``, opt-in: nothing
+    leaves the home unless set), or "off" (the talker answers everything)."""
+    model: str = "auto"
+    """The local reasoner (an "llm" model in the manifest), or "auto" for the profile's choice."""
+    n_threads: int | None = Field(None, ge=1, le=64)
+    """CPU threads of the local reasoner; unset: the profile's."""
+    gpu_layers: int | None = Field(None, ge=-1, le=1000)
+    """Layers of the local reasoner on the GPU (-1 all); unset: the profile's (all on a Jetson)."""
+    n_ctx: int = Field(2048, ge=512, le=32768)
+    """Context window of the local reasoner, in tokens."""
+    url: str | None = None
+    """The server's root address for "remote", e.g. "http://192.168.1.20:8080" (llama.cpp's
+    server, Ollama at :11434, vLLM); the API path is added."""
+    remote_model: str | None = None
+    """The model name the server is asked for (Ollama and vLLM need one)."""
+    api_key: str | None = None
+    """Sent as a bearer token, for a server that asks for one."""
+    id_slot: int | None = Field(None, ge=0, le=255)
+    """llama.cpp server slot to pin, so this speaker's prompt stays cached in it."""
+    schema_style: Literal["llama_cpp", "openai"] = "llama_cpp"
+    """How a JSON schema is asked for: llama.cpp's form, or OpenAI's (Ollama, vLLM)."""
+    max_tokens: int = Field(96, ge=8, le=1024)
+    """Longest spoken answer, in tokens."""
+    max_calls: int = Field(3, ge=1, le=10)
+    """Tool calls one request may make."""
+    max_s: float = Field(15.0, ge=1.0, le=120.0)
+    """Wall time from delegation to the end of the answer; past it the talker says what is known."""
+    reference: bool = True
+    """Answer questions for knowledge from hearth's vetted kitchen reference where it holds the fact."""
+
+
 class HearthConfig(Section):
     language: Literal["en", "ko"] = "en"
     """Language hearth listens and speaks in."""
@@ -224,6 +264,8 @@ class HearthConfig(Section):
     tools: ToolsConfig = ToolsConfig()
     cadence: CadenceConfig = CadenceConfig()
     heartbeat: HeartbeatConfig = HeartbeatConfig()
+    platform: PlatformConfig = PlatformConfig()
+    reasoner: ReasonerConfig = ReasonerConfig()
 
 
 class ConfigError(ValueError):

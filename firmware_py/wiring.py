@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -11,6 +12,8 @@ from typing import Any
 from collections.abc import Awaitable, Callable
 
 from agent.assistant import Assistant
+from agent.deciding.reasoner import Reasoner, ReasonerSettings
+from agent.deciding.reference import KitchenReference
 from agent.deciding.example_bank import BANK
 from agent.speaking.cadence import CadenceRules, PaceSettings
 from agent.record import ConversationRecord
@@ -27,6 +30,8 @@ from audio.protocols import Recognizer, Speaker, Synthesizer
 from audio.volume import VolumeSpeaker
 from audio.whisper_rescore import Lexicon
 from firmware_py.config import HearthConfig
+from firmware_py.platform import PlatformProfile, memory_bytes, profile_for
+from firmware_py.platform import current as current_platform
 from firmware_py.ringing import RingSettings, Ringers, ring_until_heard
 from firmware_py.gpio import ConsoleLight, GpioButton, KeyboardButton, NoLight, PushToTalk, RgbStatusLight, StatusLight
 from models.store import ModelError, ModelStore, default_models_dir
@@ -49,8 +54,52 @@ def asr_model(config: HearthConfig) -> str:
     return config.asr.model_ko if config.language == "ko" else config.asr.model_en
 
 
+def platform_profile(config: HearthConfig) -> PlatformProfile:
+    """The platform profile: detected, or the one the configuration names (with this machine's
+    memory and CPUs)."""
+    if config.platform.profile == "auto":
+        return current_platform()
+    return profile_for(config.platform.profile, memory_bytes(), os.cpu_count() or 1)
+
+
+def reasoner_choice(config: HearthConfig, profile: PlatformProfile | None = None) -> tuple[str, str | None]:
+    """Where the reasoner runs ("local", "remote" or "off") and, when local, its model."""
+    r = config.reasoner
+    if r.where == "off" or not config.tools.enabled:
+        return "off", None
+    if r.where == "remote":
+        if not r.url:
+            raise StartupError("reasoner.where = 'remote' needs reasoner.url (the server's address, e.g. http://192.168.1.20:8080)")
+        return "remote", None
+    model = r.model
+    if model == "auto":
+        model = (profile or platform_profile(config)).reasoner_model
+    if model == "none":
+        if r.where == "local":
+            raise StartupError("reasoner.where = 'local' but this platform's profile has no reasoner; set reasoner.model")
+        return "off", None
+    return "local", model
+
+
+def describe_choice(config: HearthConfig, profile: PlatformProfile) -> str:
+    """The start-up line: the platform, and what runs where."""
+    where, model = reasoner_choice(config, profile)
+    reasoner = {"off": "no reasoner", "remote": f"reasoner on {config.reasoner.url}"}.get(where) or (
+        f"reasoner {model} ({config.reasoner.n_threads or profile.reasoner_threads} threads"
+        f"{', on the GPU' if (config.reasoner.gpu_layers if config.reasoner.gpu_layers is not None else profile.reasoner_gpu_layers) else ''})"
+    )
+    return (
+        f"platform {profile.name} ({profile.reason}); talker {config.llm.model} "
+        f"({config.llm.n_threads or profile.talker_threads} threads), {reasoner}; "
+        f"speech recognition on {profile.asr_device} ({config.asr.n_threads or profile.asr_threads} threads)"
+    )
+
+
 def required_models(config: HearthConfig) -> list[str]:
     names = [config.llm.model, asr_model(config), "silero-vad"]
+    where, reasoner = reasoner_choice(config)
+    if where == "local" and reasoner is not None:
+        names.append(reasoner)
     if config.listen.end_of_turn_model != "none":
         names.append(config.listen.end_of_turn_model)
     if config.language == "en":
@@ -66,6 +115,9 @@ def check_roles(config: HearthConfig, store: ModelStore) -> None:
         **({"tts.voice_en": (config.tts.voice_en, "tts")} if config.language == "en" else {}),
         "listen.end_of_turn_model": (config.listen.end_of_turn_model, "turn"),
     }
+    where, reasoner = reasoner_choice(config)
+    if where == "local" and reasoner is not None:
+        keys["reasoner.model"] = (reasoner, "llm")
     for key, (name, role) in keys.items():
         if name == "none" and key == "listen.end_of_turn_model":
             continue
@@ -90,13 +142,15 @@ def _turn_model(config: HearthConfig, store: ModelStore) -> Any:
     return SmartTurnModel(SmartTurnSettings(model_path=files[0]))
 
 
-def make_recognizer(config: HearthConfig, store: ModelStore) -> Any:
+def make_recognizer(config: HearthConfig, store: ModelStore, profile: PlatformProfile | None = None) -> Any:
     """The configured recognizer for the configured language (not loaded yet)."""
     name = asr_model(config)
+    profile = profile or platform_profile(config)
+    threads = config.asr.n_threads or profile.asr_threads
     if name in STREAMING_MODELS:
         from audio.streaming_asr import SherpaStreamingRecognizer, StreamingSettings
 
-        return SherpaStreamingRecognizer(StreamingSettings(model_dir=store.path(name), num_threads=config.asr.n_threads))
+        return SherpaStreamingRecognizer(StreamingSettings(model_dir=store.path(name), num_threads=threads))
     from audio.whisper_asr import WhisperRecognizer, WhisperSettings
 
     korean = config.language == "ko"
@@ -104,7 +158,9 @@ def make_recognizer(config: HearthConfig, store: ModelStore) -> Any:
         WhisperSettings(
             model_dir=store.path(name),
             language=config.language,
-            cpu_threads=config.asr.n_threads,
+            cpu_threads=threads,
+            device=profile.asr_device,
+            compute_type=profile.asr_compute_type,
             partial_interval_s=config.asr.partial_interval_s,
             partial_window=config.asr.partial_window_ko if korean else config.asr.partial_window_en,
             final_window=config.asr.final_window,
@@ -166,6 +222,7 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
     except ModelError as exc:
         raise StartupError(str(exc)) from None
 
+    profile = platform_profile(config)
     t0 = time.monotonic()
     vad = SileroVad(
         VadSettings(
@@ -175,12 +232,13 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
             min_speech_duration_s=config.vad.min_speech_s,
         )
     )
-    recognizer: Recognizer = make_recognizer(config, store)
+    recognizer: Recognizer = make_recognizer(config, store, profile)
+    reasoner_chat = reasoner_model(config, store, profile)
     chat = LlamaChatModel(
         LlamaSettings(
             model_path=store.path(config.llm.model) / "model.gguf",
             n_ctx=config.llm.n_ctx,
-            n_threads=config.llm.n_threads,
+            n_threads=config.llm.n_threads or profile.talker_threads,
             max_tokens=config.llm.max_tokens,
             temperature=config.llm.temperature,
             kept_heads=config.llm.kept_heads,
@@ -193,6 +251,7 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
             asyncio.to_thread(vad.load),
             asyncio.to_thread(recognizer.load),  # type: ignore[attr-defined]
             asyncio.to_thread(chat.load),
+            *([asyncio.to_thread(reasoner_chat.load)] if isinstance(reasoner_chat, LlamaChatModel) else []),
             synthesizer.load(),  # type: ignore[attr-defined]
             *([asyncio.to_thread(turn_model.warm)] if turn_model is not None else []),
         )
@@ -207,8 +266,18 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
     # Everything hearth plays goes through the volume, so the reply to "louder" is heard louder.
     speaker = VolumeSpeaker(speaker, config.audio.volume)
     tools = await _tool_use(config, chat, speaker) if config.tools.enabled else None
+    reasoner = None
+    if reasoner_chat is not None and tools is not None:
+        r = config.reasoner
+        reasoner = Reasoner(
+            reasoner_chat, tools.registry.for_model(), config.language,
+            ReasonerSettings(max_tokens=r.max_tokens, max_calls=r.max_calls, max_s=r.max_s, history_turns=config.history_turns),
+            where="local" if isinstance(reasoner_chat, LlamaChatModel) else str(r.url),
+            reference=KitchenReference() if r.reference else None,
+        )
     return TurnDeps(
         tools=tools,
+        reasoner=reasoner,
         vad=vad,
         recognizer=recognizer,
         chat=chat,
@@ -233,6 +302,34 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
         turn_model=turn_model,
         speech_context=_speech_context(config, tools) if config.asr.bias else None,
     )
+
+
+def reasoner_model(config: HearthConfig, store: ModelStore, profile: PlatformProfile) -> Any:
+    """The reasoner's model, not loaded yet (local) or not reached yet (remote); None when off."""
+    where, model = reasoner_choice(config, profile)
+    r = config.reasoner
+    if where == "remote":
+        from agent.model.remote import RemoteChatModel, RemoteSettings
+
+        try:
+            settings = RemoteSettings(
+                base_url=str(r.url), model=r.remote_model, api_key=r.api_key, id_slot=r.id_slot,
+                schema_style=r.schema_style, max_tokens=r.max_tokens,
+            )
+        except ValueError as exc:
+            raise StartupError(f"reasoner.url: {exc}") from None
+        return RemoteChatModel(settings)
+    if where == "local" and model is not None:
+        return LlamaChatModel(
+            LlamaSettings(
+                model_path=store.path(model) / "model.gguf",
+                n_ctx=r.n_ctx,
+                n_threads=r.n_threads or profile.reasoner_threads,
+                n_gpu_layers=r.gpu_layers if r.gpu_layers is not None else profile.reasoner_gpu_layers,
+                max_tokens=r.max_tokens,
+            )
+        )
+    return None
 
 
 def _speech_context(config: HearthConfig, tools: ToolUse | None) -> SpeechContext:

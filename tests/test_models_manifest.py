@@ -24,8 +24,11 @@ EXPECTED_LAYOUT = {
     "espeak-ng": {"espeakbridge.so", "espeak-ng-data"},
     "zipformer-en-streaming": {"encoder.onnx", "decoder.onnx", "joiner.onnx", "tokens.txt"},
     "qwen2.5-1.5b-instruct": {"model.gguf"},
+    "qwen2.5-coder-1.5b": {"model.gguf"},
+    "qwen2.5-coder-0.5b": {"model.gguf"},
 }
-DEFAULT_SET = {"smollm2-135m-instruct", "whisper-tiny-en", "whisper-base", "silero-vad", "smart-turn-v3", "piper-en-joe", "espeak-ng"}
+DEFAULT_SET = {"smollm2-135m-instruct", "whisper-tiny-en", "whisper-base", "silero-vad", "smart-turn-v3", "piper-en-joe", "espeak-ng",
+               "qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"}
 
 
 # ---- the packaged manifest ----

@@ -125,6 +125,21 @@ def asks_to_know(text: str, language: str) -> bool:
     return _found(text, language, _ASKS_TO_KNOW_EN, _ASKS_TO_KNOW_KO)
 
 
+_BACKCHANNEL_EN = re.compile(
+    r"^(?:(?:mm+|m+hm+|hm+|uh huh|uh-huh|okay|ok|right|alright|all right|i see|got it|cool|nice|great|ah+|oh+|aha|"
+    r"yeah|yep|sure|fine|good|perfect)\s*)+$"
+)
+_BACKCHANNEL_KO = re.compile(r"^(?:(?:응+|음+|네+|예|그래|그렇구나|그렇군요|아하|아|오|알겠어|알겠어요|알았어|오케이|좋아)\s*)+$")
+
+
+def is_backchannel(text: str, language: str) -> bool:
+    """Whether the words only show the user is listening ("mm", "okay", "I see", "응", "네",
+    "그렇구나"): no request, and no new exchange. After a question hearth asked, "okay" and "네"
+    are answers; the caller asks this only when no question is open."""
+    words = utterance_words(text)
+    return bool(words) and _found(text, language, _BACKCHANNEL_EN, _BACKCHANNEL_KO)
+
+
 def tells_own_plan(text: str, language: str) -> bool:
     """Whether the user says what they will do themselves ("I'll add the salt myself later",
     "소금은 내가 넣을게"): words of an act, but no request to hearth."""

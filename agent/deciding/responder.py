@@ -4,8 +4,12 @@ One place holds the whole policy, in the order a request meets it:
 
 1. words that need no decision: a yes or no to the question asked the turn before, "undo that",
    a command ("louder", "next step"), "what did you say?";
-2. one decision under the grammar, or the Thinker's own when it decided on exactly these words;
-3. the tool: asked back when the words do not support an act, answered from what the Thinker
+2. the reasoner, when the words route there (:mod:`agent.deciding.routing`): a question for
+   knowledge, or several acts in one request; the talker's holding line is said meanwhile;
+3. one decision under the grammar, or the Thinker's own when it decided on exactly these words;
+   and the reasoner after all when the talker found no tool for a question, or chose an act the
+   words do not support on words that ask something;
+4. the tool: asked back when the words do not support an act, answered from what the Thinker
    fetched early when that is the very call (waiting for it when it is still running), else
    run, with the line before a slow tool spoken first when there is a wait.
 
@@ -23,6 +27,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
+from agent.deciding.reasoner import cap_line, holding_line
+from agent.deciding.routing import Route, is_question, route_after_decision, route_by_words
 from agent.deciding.speculation import SpeculativeCall, SpeculativeRecord, call_key
 from agent.deciding.thinker import example_key, words_of
 from agent.deciding.tool_calls import NO_TOOL, SayDelta, ToolChosen, ToolPlan
@@ -145,7 +151,14 @@ class Responder:
 
     # -- 2. the decision ------------------------------------------------------------------
     async def think(self, text: str, reply: Reply) -> None:
-        """One decision under the grammar (the line, the tool, its arguments), then the tool."""
+        """The reasoner when the words route there; else one decision under the grammar (the line,
+        the tool, its arguments), then the tool, or the reasoner when the talker is unsure."""
+        delegating = self.deps.reasoner is not None and self.deps.features.reasoner
+        if delegating and (route := route_by_words(text, self.deps.language)) is not None:
+            await self.delegate(route, text, reply)
+            reply.end()
+            return
+        held = delegating and is_question(text, self.deps.language)  # a plain answer may be the reasoner's
         decided = self._decided_already(text)
         if decided is not None:
             plan, line = decided.plan, None
@@ -153,16 +166,85 @@ class Responder:
             self.timeline.mark("heartbeat_decision_reused", tool=plan.tool or NO_TOOL)
             early = self._early(plan)
             if plan.tool is None:
-                reply.feed(plan.say)
+                if not held:
+                    reply.feed(plan.say)
             elif early is None or not early.task.done():
                 line = self._line(plan.tool, plan.say, text)  # a wait is ahead: it gets its line
         else:
-            plan, line = await self._decide(text, reply)
+            plan, line = await self._decide(text, reply, hold_plain=held)
+        if delegating:
+            route = route_after_decision(text, self.deps.language, plan.tool, self._supported(plan, text))
+            if route.to == "reasoner":
+                await self.delegate(route, text, reply, fallback=plan)
+                reply.end()
+                return
+            if plan.tool is None and held:
+                reply.feed(plan.say)
         if plan.tool is None:
             reply.flush()
         else:
             await self.call_tool(plan, text, reply, line=line)
         reply.end()
+
+    def _supported(self, plan: ToolPlan, text: str) -> bool:
+        tools = self.tools
+        return plan.tool is None or not tools.acts(plan.tool) or tools.grounded is None or tools.grounded(plan.tool, plan.args, text)
+
+    # -- the reasoner ---------------------------------------------------------------------
+    async def delegate(self, route: Route, text: str, reply: Reply, fallback: ToolPlan | None = None) -> None:
+        """The reasoner answers, within its caps, while the talker's holding line is said. When a cap
+        stops it, what it said or did stands and the talker says the rest could not be done in time;
+        when it fails (a server gone), the talker answers as it would have."""
+        d, tl = self.deps, self.timeline
+        reasoner = d.reasoner
+        assert reasoner is not None and route.reason in ("knowledge", "several_acts", "talker_unsure")
+        self.result.route = route.reason
+        line = holding_line(route.reason, d.language)  # type: ignore[arg-type]
+        tl.mark("route", to="reasoner", reason=route.reason, where=reasoner.where)
+        self._say_line(line, reply, kind="holding")
+        said = False
+        try:
+            async with asyncio.timeout(reasoner.settings.max_s):
+                tl.mark("reasoner_start")
+                if route.reason == "several_acts":
+                    plans = await reasoner.plan(text, self.history)
+                    tl.mark("reasoner_end", calls=len(plans))
+                    if not plans:
+                        raise ValueError("the reasoner made no usable call")
+                    earlier = " ".join(m.content for m in self.history if m.role == "user")
+                    for plan in plans:
+                        said = True
+                        repair = self.tools.planner.repair
+                        args = repair(plan.tool, plan.args, text, earlier=earlier) if repair is not None else plan.args
+                        await self.call_tool(replace(plan, args=args), text, reply)
+                else:
+                    facts = reasoner.facts_for(text)
+                    tl.mark("reference", facts=len(facts))
+                    async for piece in reasoner.answer(text, self.history, line, facts):
+                        tl.mark_once("reasoner_first_token")
+                        said = said or bool(piece.strip())
+                        reply.feed(piece)
+                    tl.mark("reasoner_end")
+        except TimeoutError:
+            tl.mark("reasoner_capped", after_s=reasoner.settings.max_s, said=said)
+            log.info("the reasoner ran past %.1f s on %r", reasoner.settings.max_s, text)
+            reply.flush()
+            if not said:
+                reply.feed(cap_line(d.language))
+        except Exception as exc:  # noqa: BLE001 - a reasoner that fails leaves the talker to answer
+            log.warning("the reasoner failed (%s); the talker answers %r", exc, text)
+            tl.mark("reasoner_failed", error=str(exc)[:200])
+            if said:
+                reply.flush()
+                return
+            self.result.route = None
+            plan = fallback if fallback is not None else (await self._decide(text, reply))[0]
+            if plan.tool is None:
+                if fallback is not None:
+                    reply.feed(plan.say)
+            else:
+                await self.call_tool(plan, text, reply)
+        reply.flush()
 
     def _decided_already(self, text: str):
         record = self.speculation
@@ -171,10 +253,11 @@ class Responder:
             return None
         return latest
 
-    async def _decide(self, text: str, reply: Reply) -> tuple[ToolPlan, str | None]:
+    async def _decide(self, text: str, reply: Reply, hold_plain: bool = False) -> tuple[ToolPlan, str | None]:
         """The decision as the model writes it; the line before a slow tool is fed the moment the
         tool is chosen, unless an early result for that tool may make it needless (then it is
-        returned, to be said only if there is a wait after all)."""
+        returned, to be said only if there is a wait after all). ``hold_plain``: an answer without
+        a tool is not fed (the reasoner may answer instead)."""
         tl, tools = self.timeline, self.tools
         say: list[str] = []
         plan: ToolPlan | None = None
@@ -189,7 +272,8 @@ class Responder:
                     slow = event.tool is not None and tools.speaks_first(event.tool)
                     tl.mark("tool_chosen", tool=event.tool or NO_TOOL, slow=slow)
                     if event.tool is None:
-                        reply.feed("".join(say))
+                        if not hold_plain:
+                            reply.feed("".join(say))
                     elif (line := self._line(event.tool, "".join(say), text)) is not None:
                         if self._fetched_early(event.tool):
                             held = line
@@ -203,7 +287,7 @@ class Responder:
             if isinstance(prompt, tuple):
                 tl.mark("decision_prompt", tokens=prompt[0], evaluated=prompt[1])
         assert plan is not None
-        if plan.tool is None and not say and plan.say:  # the decision broke off before the reader saw the tool
+        if plan.tool is None and not say and plan.say and not hold_plain:  # the decision broke off before the reader saw the tool
             reply.feed(plan.say)
         return plan, held
 
@@ -226,10 +310,10 @@ class Responder:
             return None
         return say if usable_line(say, text) else pretool_line(tool, d.language)
 
-    def _say_line(self, line: str | None, reply: Reply) -> None:
+    def _say_line(self, line: str | None, reply: Reply, kind: str = "pretool") -> None:
         if not line:
             return
-        reply.kind = "pretool"
+        reply.kind = kind
         reply.feed(line)
         if self.deps.features.flush_at_tool:
             reply.flush()

@@ -117,6 +117,8 @@ class LlamaSettings:
     """Prompt heads (up to a message marked ``keep``) whose model state is kept, least recently used
     dropped first; loading one takes milliseconds where evaluating it takes a second or more. For
     SmolLM2-135M a state is ~23 KB a token, ~7 MB for a 300-token head; 0 keeps none."""
+    n_gpu_layers: int = 0
+    """Layers offloaded to the GPU (a llama.cpp built with CUDA): -1 all, 0 none."""
     top_token_first: bool = True
     """Under a grammar, check the model's own choice against it before masking the whole vocabulary
     (:mod:`agent.model.grammar_sampling`): several times faster, and identical output when greedy."""
@@ -124,6 +126,9 @@ class LlamaSettings:
 
 class LlamaChatModel:
     """A llama-cpp-python model formatted with the chat template stored in its GGUF."""
+
+    continues_reply = True
+    """``stream`` takes ``reply_start``: the start of the reply, already said, to go on from."""
 
     def __init__(self, settings: LlamaSettings) -> None:
         self.settings = settings
@@ -155,6 +160,7 @@ class LlamaChatModel:
                 n_threads=s.n_threads,
                 n_threads_batch=s.n_threads,
                 n_batch=s.n_batch,
+                n_gpu_layers=s.n_gpu_layers,
                 seed=s.seed,
                 verbose=False,
             )
@@ -243,6 +249,9 @@ class LlamaChatModel:
             self._background.add(cancel)
             try:
                 kept += await asyncio.to_thread(self._keep_head_of, list(messages), cancel)
+            except asyncio.CancelledError:
+                cancel.set()  # the thread stops at its next slice
+                raise
             finally:
                 self._background.discard(cancel)
             if cancel.is_set():
@@ -389,9 +398,13 @@ class LlamaChatModel:
         messages: Sequence[ChatMessage],
         max_tokens: int | None = None,
         json_schema: dict[str, Any] | None = None,
+        reply_start: str = "",
     ) -> AsyncIterator[str]:
-        """Stream the reply; with ``json_schema`` the output is constrained to JSON of that schema."""
+        """Stream the reply; with ``json_schema`` the output is constrained to JSON of that schema.
+        ``reply_start`` is written as the start of the reply and the model goes on from it (it is
+        not streamed back)."""
         prompt, stops = self.format(messages)
+        prompt += reply_start
         head = self.head_of(messages, prompt)
         for background in list(self._background):
             background.set()  # a real call goes first

@@ -1,0 +1,344 @@
+"""The talker and the reasoner: which requests are delegated, what the listener hears meanwhile,
+the caps, the fall-back when the reasoner fails, backchannels, and the reasoner kept warm."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Sequence
+
+import pytest
+
+from agent.assistant import Assistant
+from agent.deciding.arguments import grounded
+from agent.deciding.reasoner import Reasoner, ReasonerSettings, cap_line, holding_line, with_notes
+from agent.deciding.reference import KitchenReference
+from agent.deciding.routing import is_question, knows_how, route_after_decision, route_by_words, several_acts
+from agent.model.llm import ChatMessage, json_gbnf
+from agent.results import Outcome
+from tests.fakes import say
+from tests.test_turn_tools import Kitchen, TimedJson, decision, tool_deps
+
+
+# ---- the rule ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("How long do I boil an egg?", "en"),
+        ("What can I use instead of buttermilk?", "en"),
+        ("At what temperature does water boil?", "en"),
+        ("What internal temperature should pork reach?", "en"),
+        ("Is it safe to refreeze thawed chicken?", "en"),
+        ("Why does my sauce split?", "en"),
+        ("반숙 계란은 몇 분 삶아야 돼?", "ko"),
+        ("깐 마늘은 어떻게 보관해?", "ko"),
+        ("참기름은 왜 마지막에 넣어?", "ko"),
+    ],
+)
+def test_questions_for_know_how_go_to_the_reasoner_by_their_words(text: str, language: str) -> None:
+    route = route_by_words(text, language)
+    assert route is not None and (route.to, route.reason) == ("reasoner", "knowledge")
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("How long is left on the pasta timer?", "en"),  # the household's timer
+        ("How much longer for the rice?", "en"),
+        ("How many grams is two cups of flour?", "en"),  # the converter answers exactly
+        ("How many teaspoons in a tablespoon?", "en"),
+        ("How do I make waffles?", "en"),  # the recipe tools
+        ("How cold is it outside tomorrow?", "en"),  # the weather
+        ("What's on my shopping list?", "en"),
+        ("Set a timer for 10 minutes", "en"),
+        ("타이머 얼마나 남았어?", "ko"),
+        ("내일 날씨 어때?", "ko"),
+        ("한 큰술은 몇 작은술이야?", "ko"),
+    ],
+)
+def test_what_the_tools_keep_or_compute_stays_with_the_talker(text: str, language: str) -> None:
+    assert route_by_words(text, language) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "several"),
+    [
+        ("Add flour and butter to my shopping list.", "en", True),
+        ("Set a timer for ten minutes and add eggs to the list.", "en", True),
+        ("장보기 목록에 대파랑 두부 추가해 줘.", "ko", True),
+        ("Timer for a minute and a half, please.", "en", False),
+        ("Set a timer for ninety minutes, no wait, two hours.", "en", False),  # a correction is one act
+        ("Take the lemons off the shopping list, I got them.", "en", False),
+        ("What's the difference between baking soda and baking powder?", "en", False),  # a question
+    ],
+)
+def test_several_acts_in_one_request(text: str, language: str, several: bool) -> None:
+    assert several_acts(text, language) is several
+
+
+def test_after_the_talker_decides_a_question_it_has_no_tool_for_is_delegated() -> None:
+    assert route_after_decision("What goes well with lamb?", "en", None, True).reason == "talker_unsure"
+    assert route_after_decision("Tell me a joke.", "en", None, True).to == "talker"
+    assert route_after_decision("What time is it?", "en", "time_now", True).to == "talker"
+    # An act the words do not support, on words that ask: the talker was unsure.
+    assert route_after_decision("Can I freeze cooked rice?", "en", "timer_start", False).reason == "talker_unsure"
+    assert route_after_decision("Add the salt yourself later", "en", "shopping_add", False).to == "talker"  # asked back
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "question"),
+    [("What time is it", "en", True), ("Set a timer", "en", False), ("밥은 몇 분 뜸 들여?", "ko", True), ("우유 추가해 줘", "ko", False)],
+)
+def test_questions_are_told_from_requests(text: str, language: str, question: bool) -> None:
+    assert is_question(text, language) is question
+
+
+def test_know_how_needs_no_digit() -> None:
+    assert knows_how("How long should a steak rest?", "en")
+    assert not knows_how("How long should I set 5 minutes for?", "en")
+
+
+# ---- the reasoner's prompts ---------------------------------------------------------------------
+
+
+class ReasonerChat:
+    """A scripted reasoner: a reply per call kind, written piece by piece after ``ttft_s``."""
+
+    def __init__(self, answer: Sequence[str] = ("About six minutes.",), calls: str = "", ttft_s: float = 0.01,
+                 fail: BaseException | None = None, continues: bool = True) -> None:
+        self.answer = list(answer)
+        self.calls_json = calls
+        self.ttft_s = ttft_s
+        self.fail = fail
+        self.continues_reply = continues
+        self.asked: list[tuple[list[ChatMessage], dict | None, str]] = []
+        self.kept: list[list[list[ChatMessage]]] = []
+        self.keep_started = asyncio.Event()
+        self.keep_s = 0.0
+        self.keep_cancelled = 0
+
+    async def warm(self, system_prompt: str) -> None:
+        pass
+
+    async def keep_heads(self, prompts) -> int:
+        self.kept.append([list(p) for p in prompts])
+        self.keep_started.set()
+        try:
+            await asyncio.sleep(self.keep_s)
+        except asyncio.CancelledError:
+            self.keep_cancelled += 1
+            raise
+        return len(prompts)
+
+    async def stream(self, messages, max_tokens=None, json_schema=None, reply_start: str = "") -> AsyncIterator[str]:
+        self.asked.append((list(messages), json_schema, reply_start))
+        await asyncio.sleep(self.ttft_s)
+        if self.fail is not None:
+            raise self.fail
+        for piece in ([self.calls_json] if json_schema is not None else self.answer):
+            yield piece
+            await asyncio.sleep(0.005)
+
+
+def registry():
+    return Kitchen().registry()
+
+
+def test_the_answer_prompt_bounds_the_history_and_carries_the_reference_notes() -> None:
+    chat = ReasonerChat()
+    reasoner = Reasoner(chat, registry(), "en", ReasonerSettings(history_turns=2))
+    history = [ChatMessage("user" if i % 2 == 0 else "assistant", f"turn {i}") for i in range(12)]
+    messages = reasoner.answer_messages("How long do I boil an egg?", history, "Let me think.", ["Eggs: 6 minutes for runny."])
+    assert [m.content for m in messages[-5:-1]] == ["turn 8", "turn 9", "turn 10", "turn 11"]
+    assert messages[-1].content == with_notes("How long do I boil an egg?", ["Eggs: 6 minutes for runny."], "en")
+    assert "Eggs: 6 minutes for runny." in messages[-1].content
+    # The head kept warm ends with the conversation so far; only the question is read after it.
+    assert [i for i, m in enumerate(messages) if m.keep] == [len(messages) - 2]
+    assert "You have just said" not in messages[0].content  # a local model is handed the line itself
+
+
+def test_a_remote_reasoner_is_told_the_line_it_goes_on_from() -> None:
+    reasoner = Reasoner(ReasonerChat(continues=False), registry(), "ko")
+    system = reasoner.answer_messages("왜?", [], holding_line("knowledge", "ko"))[0].content
+    assert holding_line("knowledge", "ko") in system
+
+
+async def test_a_local_reasoner_continues_the_holding_line() -> None:
+    chat = ReasonerChat(["For a runny yolk, six minutes."])
+    reasoner = Reasoner(chat, registry(), "en")
+    pieces = [p async for p in reasoner.answer("How long do I boil an egg?", (), "Let me think.")]
+    assert pieces == ["For a runny yolk, six minutes."]
+    assert chat.asked[0][2] == "Let me think. "
+
+
+def test_the_calls_schema_compiles_to_a_grammar_and_caps_the_calls() -> None:
+    reasoner = Reasoner(ReasonerChat(), registry(), "en", ReasonerSettings(max_calls=2))
+    schema = reasoner.calls_schema
+    assert schema["properties"]["calls"]["maxItems"] == 2
+    assert all("say" not in branch["properties"] for branch in schema["properties"]["calls"]["items"]["anyOf"])
+    assert "timer_start" in json_gbnf(schema)
+
+
+async def test_plan_keeps_known_tools_in_order_and_at_most_max_calls() -> None:
+    calls = {"calls": [{"tool": "shopping_add", "args": {"item": "flour"}}, {"tool": "shopping_add", "args": {"item": "butter"}},
+                       {"tool": "shopping_add", "args": {"item": "sugar"}}]}
+    reasoner = Reasoner(ReasonerChat(calls=json.dumps(calls)), registry(), "en", ReasonerSettings(max_calls=2))
+    plans = await reasoner.plan("Add flour, butter and sugar")
+    assert [(p.tool, p.args) for p in plans] == [("shopping_add", {"item": "flour"}), ("shopping_add", {"item": "butter"})]
+    broken = Reasoner(ReasonerChat(calls='{"calls": [{"tool": "shopping_'), registry(), "en")
+    assert await broken.plan("Add flour and butter") == []
+
+
+def test_the_reference_finds_a_fact_for_a_question_and_nothing_for_small_talk() -> None:
+    bank = {"en": [("how long boil egg soft runny hard minutes", "A runny yolk takes about 6 minutes; hard-boiled 10 to 12."),
+                   ("fridge temperature cold how cold", "A fridge should be at or below 4 °C, 40 °F.")]}
+    reference = KitchenReference(bank)
+    assert reference.lookup("How long should I boil an egg?", "en") == ["A runny yolk takes about 6 minutes; hard-boiled 10 to 12."]
+    assert reference.lookup("Tell me a joke", "en") == []
+    assert reference.lookup("냉장고 온도는?", "ko") == []  # no Korean facts in this bank
+
+
+def test_the_shipped_reference_has_facts_in_both_languages() -> None:
+    reference = KitchenReference()
+    assert len(reference) > 300
+    assert reference.lookup("What temperature should the fridge be?", "en")
+    assert reference.lookup("냉장고 온도는 몇 도가 좋아?", "ko")
+
+
+# ---- in the turn ---------------------------------------------------------------------------------
+
+
+def with_reasoner(chat_talker, reasoner_chat, text, kitchen=None, settings=ReasonerSettings(), language="en"):
+    kitchen = kitchen or Kitchen()
+    deps, sink, executor = tool_deps(chat_talker, kitchen, text=text, grounded=grounded, language=language)
+    deps.reasoner = Reasoner(reasoner_chat, deps.tools.registry, language, settings)
+    return deps, sink, executor, kitchen
+
+
+async def run_text(deps, executor, *texts):
+    assistant = Assistant(deps)
+    executor.start()
+    try:
+        return [await say(assistant, text) for text in texts], assistant
+    finally:
+        await executor.close()
+
+
+async def test_a_question_for_knowledge_is_answered_by_the_reasoner_after_the_holding_line():
+    talker = TimedJson(decision("Ten minutes.", "none"))
+    reasoner = ReasonerChat(["For a runny yolk, ", "about six minutes."], ttft_s=0.05)
+    deps, sink, executor, _ = with_reasoner(talker, reasoner, "How long do I boil an egg?")
+    (result,), _ = await run_text(deps, executor, "How long do I boil an egg?")
+    assert sink.text() == "Let me think.For a runny yolk, about six minutes."
+    assert [u.kind for u in result.units] == ["holding", "answer"]
+    assert result.route == "knowledge"
+    assert talker.calls == []  # routed by the words: the talker was never asked
+    tl = result.timeline
+    assert tl.first("route").detail == {"to": "reasoner", "reason": "knowledge", "where": "local"}
+    assert tl.first("unit_audio_out").t <= tl.first("reasoner_first_token").t  # the line was heard while the reasoner worked
+
+
+async def test_a_question_the_talker_has_no_tool_for_goes_to_the_reasoner_and_the_talkers_guess_is_never_said():
+    talker = TimedJson(decision("Thyme is great.", "none"))
+    reasoner = ReasonerChat(["Rosemary and garlic."])
+    deps, sink, executor, _ = with_reasoner(talker, reasoner, "What goes well with lamb?")
+    (result,), _ = await run_text(deps, executor, "What goes well with lamb?")
+    assert result.route == "talker_unsure"
+    assert "Thyme" not in sink.text()
+    assert sink.text().endswith("Rosemary and garlic.")
+
+
+async def test_small_talk_stays_with_the_talker():
+    talker = TimedJson(decision("You're welcome!", "none"))
+    reasoner = ReasonerChat()
+    deps, sink, executor, _ = with_reasoner(talker, reasoner, "Thank you.")
+    (result,), _ = await run_text(deps, executor, "Thank you.")
+    assert (sink.text(), result.route, reasoner.asked) == ("You're welcome!", None, [])
+
+
+async def test_several_acts_are_made_one_by_one_through_the_same_checks():
+    calls = {"calls": [{"tool": "shopping_add", "args": {"item": "flour"}}, {"tool": "shopping_add", "args": {"item": "butter"}},
+                       {"tool": "timer_start", "args": {"duration_s": 600}}]}  # the third nobody asked for
+    reasoner = ReasonerChat(calls=json.dumps(calls))
+    deps, sink, executor, kitchen = with_reasoner(TimedJson([]), reasoner, "Add flour and butter to my shopping list.")
+    (result,), _ = await run_text(deps, executor, "Add flour and butter to my shopping list.")
+    assert kitchen.shopping == ["flour", "butter"]
+    assert kitchen.timers == []  # not in the words: asked back, not made
+    assert result.route == "several_acts"
+    assert [(c.name, c.ran) for c in result.tool_calls] == [("shopping_add", True), ("shopping_add", True), ("timer_start", False)]
+    assert sink.text().startswith(holding_line("several_acts", "en") + "Added flour.Added butter.")
+
+
+async def test_a_reasoner_past_its_wall_time_is_stopped_and_the_talker_says_so():
+    reasoner = ReasonerChat(["Never heard."], ttft_s=5.0)
+    deps, sink, executor, _ = with_reasoner(TimedJson([]), reasoner, "Why does bread go stale?", settings=ReasonerSettings(max_s=1.0))
+    started = time.monotonic()
+    (result,), _ = await run_text(deps, executor, "Why does bread go stale?")
+    assert time.monotonic() - started < 4.0
+    assert sink.text() == holding_line("knowledge", "en") + cap_line("en")
+    assert result.timeline.first("reasoner_capped") is not None
+
+
+async def test_a_failed_reasoner_leaves_the_answer_to_the_talker():
+    talker = TimedJson(decision("About ten minutes.", "none"))
+    reasoner = ReasonerChat(fail=RuntimeError("http://10.0.0.5:8080: connection refused"))
+    deps, sink, executor, _ = with_reasoner(talker, reasoner, "How long do I boil an egg?")
+    (result,), _ = await run_text(deps, executor, "How long do I boil an egg?")
+    assert sink.text() == holding_line("knowledge", "en") + "About ten minutes."
+    assert result.route is None and result.outcome == Outcome.ANSWERED
+    assert result.timeline.first("reasoner_failed") is not None
+
+
+async def test_without_the_feature_the_talker_answers_everything():
+    from agent.features import Features
+
+    talker = TimedJson(decision("About ten minutes.", "none"))
+    reasoner = ReasonerChat()
+    deps, sink, executor, _ = with_reasoner(talker, reasoner, "How long do I boil an egg?")
+    deps.features = Features(reasoner=False)
+    (result,), _ = await run_text(deps, executor, "How long do I boil an egg?")
+    assert (sink.text(), reasoner.asked) == ("About ten minutes.", [])
+
+
+# ---- backchannels and the warm reasoner ------------------------------------------------------------
+
+
+async def test_a_backchannel_is_folded_into_the_conversation_not_answered():
+    talker = TimedJson(decision("It's twelve o'clock.", "time_now", {}))
+    deps, sink, executor, _ = with_reasoner(talker, ReasonerChat(), "what time is it")
+    (first, mm, then), assistant = await run_text(deps, executor, "what time is it", "Mm, okay.", "what time is it")
+    assert mm.outcome == Outcome.BACKCHANNEL and mm.spoken == [] and mm.tool_calls == []
+    history = [m.content for m in assistant.history]
+    assert "Mm, okay." not in history
+    assert history.count("what time is it") == 2
+
+
+async def test_okay_after_a_question_is_an_answer_not_a_backchannel():
+    talker = TimedJson(decision("Adding it.", "shopping_add", {"item": "milk"}))
+    deps, sink, executor, kitchen = with_reasoner(talker, ReasonerChat(), "add it")
+    (asked, yes), _ = await run_text(deps, executor, "add it", "okay")
+    assert asked.pending is not None
+    assert yes.outcome == Outcome.ANSWERED and kitchen.shopping == ["milk"]
+
+
+async def test_the_reasoner_is_kept_warm_with_the_conversation_and_a_press_stops_it():
+    talker = TimedJson(decision("It's twelve o'clock.", "time_now", {}))
+    reasoner = ReasonerChat()
+    reasoner.keep_s = 5.0
+    deps, sink, executor, _ = with_reasoner(talker, reasoner, "what time is it")
+    assistant = Assistant(deps)
+    executor.start()
+    try:
+        await say(assistant, "what time is it")
+        await asyncio.wait_for(reasoner.keep_started.wait(), 1.0)
+        heads = reasoner.kept[-1]
+        assert {m.content for head in heads for m in head} >= {"what time is it", "It's twelve o'clock."}
+        assert all(head[-1].keep for head in heads)
+        await say(assistant, "what time is it")  # the next press stops the pre-warm under way
+        assert reasoner.keep_cancelled >= 1
+    finally:
+        assistant._stop_prewarm()
+        await executor.close()
