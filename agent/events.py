@@ -60,7 +60,8 @@ class UnitSpoken:
 
     text: str
     kind: str = "answer"
-    """"answer", "pretool" (the line before a tool) or "phrase" (a fixed line)."""
+    """"answer", "pretool" (the line before a tool), "holding" (the talker's line while the reasoner
+    works) or "phrase" (a fixed line)."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,32 @@ class ToolCalled:
     args: dict[str, object]
     status: str
     data: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Thought:
+    """The Heartbeat decided on a partial transcript (speculative: the final words may differ)."""
+
+    heard: str
+    tool: str | None
+    args: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EarlyCall:
+    """A look-up the Heartbeat started (``"running"``) or that came back (``"ok"`` / ``"error"``)."""
+
+    tool: str
+    args: dict[str, object]
+    status: str
+
+
+@dataclass(frozen=True)
+class Delegated:
+    """The reasoner answers this request; ``reason`` is the routing rule that sent it."""
+
+    reason: str
+    where: str
 
 
 @dataclass(frozen=True)
@@ -104,6 +131,9 @@ Event = (
     | ReplyTextAppended
     | UnitSpoken
     | ToolCalled
+    | Thought
+    | EarlyCall
+    | Delegated
     | TurnInterrupted
     | TurnFailed
     | Speak

@@ -179,7 +179,7 @@ class Turn:
         tools = self.deps.tools
         if tools is None or tools.lane is None or not self.deps.features.heartbeat:
             return None
-        thinker = Thinker(tools.planner, tools.lane, self.history, self.timeline, tools.thinker)
+        thinker = Thinker(tools.planner, tools.lane, self.history, self.timeline, tools.thinker, emit=self.emit)
         thinker.start()
         return thinker
 

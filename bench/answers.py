@@ -70,9 +70,25 @@ def said_numbers(text: str) -> list[tuple[float, str]]:
     return found
 
 
+_SCALES = {"celsius": ("celsius", "°c", "섭씨"), "fahrenheit": ("fahrenheit", "°f", "화씨")}
+
+
+def _scale_of(after: str) -> str | None:
+    """The temperature scale named right after a number ("37 degrees Celsius"), if any."""
+    words = after.split()[:3]
+    for scale, names in _SCALES.items():
+        if any(word.startswith(name) for name in names for word in words) or re.match(rf"°?\s*{scale[0]}\b", after):
+            return scale
+    return None
+
+
 def _has_unit(after: str, units: list[str]) -> bool:
     words = after.split()[:3]
-    return any(word.startswith(_folded(unit)) or after.startswith(_folded(unit)) for unit in units for word in words)
+    folded = [_folded(unit) for unit in units]
+    scale = _scale_of(after)
+    if scale is not None and any(name in folded for name in _SCALES) and scale not in folded:
+        return False  # "37 degrees Celsius" is not 37 °F: a range in the other scale does not take it
+    return any(word.startswith(unit) or after.startswith(unit) for unit in folded for word in words)
 
 
 def answer_right(reply: str, check: AnswerCheck) -> bool:

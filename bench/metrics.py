@@ -20,21 +20,54 @@ LATENCY_KEYS = (
     "partial_lag_s",
     "prompt_tokens_after_speech",
     "cpu_s",
+    "first_useful_audio_s",
+    "reasoner_ttft_s",
 )
 QUALITY_KEYS = ("transcript_error", "dropped_words", "asr_rtf", "tts_rtf")
 
 
 def first_answer_audio(tl: Timeline) -> float | None:
-    """When the first audio of the actual answer was heard: not a filler or a pre-tool line.
+    """When the first audio of the actual answer was heard: not a filler, a pre-tool line or the
+    talker's holding line while the reasoner works.
 
-    Units spoken before a tool ran carry ``kind="pretool"`` (or ``"filler"``) on their
-    ``tts_start`` mark; the answer is the first unit without such a kind.
+    Such units carry ``kind="pretool"``, ``"filler"`` or ``"holding"`` on their ``tts_start``
+    mark; the answer is the first unit without such a kind.
     """
     kinds = {m.detail.get("unit"): m.detail.get("kind") for m in tl.all("tts_start")}
     for mark in tl.all("unit_audio_out"):
-        if kinds.get(mark.detail.get("unit")) not in ("pretool", "filler"):
+        if kinds.get(mark.detail.get("unit")) not in ("pretool", "filler", "holding"):
             return mark.t
     return None
+
+
+def delegation_figures(tl: Timeline) -> dict[str, Any]:
+    """Where a turn the reasoner answered spent its time, on the listener's side.
+
+    ``routing_s``: final transcript → the route (the talker's decision included when it decided
+    first); ``reasoner_ttft_s``: delegation → the reasoner's first token (its prompt);
+    ``inference_s``: first token → its last; ``tool_s``: its tool round trips; ``handback_s``: its
+    first token (or last call's end) → the first audio of the answer; ``first_useful_audio_s``:
+    end of speech → the first audio that carries the answer's content. None on talker turns.
+    """
+    route = tl.first("route")
+    if route is None:
+        return {"routed": None, "routing_s": None, "reasoner_ttft_s": None, "inference_s": None, "tool_s": None,
+                "handback_s": None, "first_useful_audio_s": None, "reasoner_capped": None}
+    end, answer = tl.last("speech_end"), first_answer_audio(tl)
+    start, first, done = tl.first("reasoner_start"), tl.first("reasoner_first_token"), tl.first("reasoner_end")
+    tools = sum(e.t - s.t for s, e in zip(tl.all("tool_start"), tl.all("tool_end")) if e.t >= route.t)
+    ends = [m.t for m in tl.all("tool_end") if m.t >= route.t]
+    produced = first.t if first is not None else (ends[-1] if ends else None)
+    return {
+        "routed": route.detail.get("reason"),
+        "routing_s": tl.between("final_transcript", "route"),
+        "reasoner_ttft_s": round(first.t - start.t, 4) if first is not None and start is not None else None,
+        "inference_s": round(done.t - first.t, 4) if done is not None and first is not None else None,
+        "tool_s": round(tools, 4) if ends else None,
+        "handback_s": round(answer - produced, 4) if answer is not None and produced is not None else None,
+        "first_useful_audio_s": round(answer - end.t, 4) if answer is not None and end is not None else None,
+        "reasoner_capped": tl.first("reasoner_capped") is not None,
+    }
 
 
 def pretool_figures(tl: Timeline) -> dict[str, float | bool | None]:

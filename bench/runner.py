@@ -17,6 +17,7 @@ import logging
 import platform
 import resource
 import shutil
+import statistics
 import subprocess
 import time
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from audio.wav import WavFileSpeaker, read_wav
 from bench.hearing import HeardReference, ReferenceDecoder, hearing_figures
 from bench.answers import answer_right
 from bench.metrics import (
-    LATENCY_KEYS, QUALITY_KEYS, aggregate, asr_rtf, cadence_figures, heartbeat_figures, pretool_figures, ratio, share, turn_figures,
+    LATENCY_KEYS, QUALITY_KEYS, aggregate, asr_rtf, cadence_figures, delegation_figures, heartbeat_figures, pretool_figures, ratio, share, turn_figures,
 )
 from firmware_py.config import HearthConfig
 from firmware_py.demo import play_request
@@ -109,6 +110,7 @@ def _score_turn(
         **pretool_figures(tl),
         **cadence_figures(tl),
         **heartbeat_figures(tl, acting or set()),
+        **delegation_figures(tl),
         # A reference call answered from what was fetched while the user spoke (Heartbeat).
         "early_answer": bool(expected) and score.right_args and tl.first("heartbeat_reused") is not None,
     }
@@ -226,6 +228,9 @@ class SuiteRun:
                 path = audio[key]
                 if isinstance(path, Exception):
                     raise path
+                reasoner = assistant.deps.reasoner
+                if reasoner is not None and not assistant.deps.features.prewarm:
+                    reasoner.forget()  # cold: no head kept, nothing in its cache
                 cpu_before = time.process_time()  # all of hearth's threads, the models' included
                 result = await play_request(assistant, read_wav(path, 16000))
                 row["cpu_s"] = round(time.process_time() - cpu_before, 3)
@@ -298,9 +303,19 @@ class SuiteRun:
                 "thinker_calls": aggregate(rows, "thinker_calls"),
                 "thinker_cancelled": aggregate(rows, "thinker_cancelled"),
                 "speculative_discarded": aggregate(rows, "speculative_discarded"),
+                # Talker and reasoner: the share each answered, and the reasoner's turns' figures.
+                "routing": {reason: sum(1 for r in rows if (r.get("routed") or "talker") == reason) for reason in
+                            ("talker", "knowledge", "several_acts", "talker_unsure")},
+                "reasoner_turns": sum(1 for r in rows if r.get("routed")),
+                "reasoner_capped": sum(1 for r in rows if r.get("reasoner_capped")),
+                "reasoner_answer_accuracy": share([r for r in rows if r.get("routed")], "answer_right"),
+                "reasoner_tool_args_accuracy": share([r for r in rows if r.get("routed") and r.get("uses_tool")], "right_args"),
+                **{key: aggregate([r for r in rows if r.get("routed")], key) for key in ("routing_s", "inference_s", "tool_s", "handback_s")},
                 "turns": len(rows),
                 "failures": sum(1 for r in self.rows if r["variant"] == variant and "error" in r),
             }
+        for variant, stats in by_variant.items():
+            stats.update(_conversation_cost([r for r in self.rows if r["variant"] == variant and "error" not in r]))
         base = by_variant[BASELINE]
         ratios = {
             variant: {key: ratio(stats[key]["median"], base[key]["median"]) for key in LATENCY_KEYS}
@@ -345,6 +360,22 @@ class SuiteRun:
                 render_html(data, base.with_suffix(".html"), title)
             except Exception:  # noqa: BLE001 - a picture that fails to draw must not lose the figures
                 log.exception("could not draw %s", base.name)
+
+
+def _conversation_cost(rows: list[dict[str, Any]], long: int = 30, n: int = 5) -> dict[str, Any]:
+    """In conversations of at least ``long`` turns: the median time from the end of speech to the
+    first token over the first ``n`` turns and over turns ``long - n + 1`` to ``long`` (the same
+    kinds of request), and their ratio; empty when the suite has no such conversation."""
+    turns: dict[str, int] = {}
+    for row in rows:
+        turns[row["scenario"]] = max(turns.get(row["scenario"], 0), row["turn"] + 1)
+    chosen = [r for r in rows if turns[r["scenario"]] >= long and r.get("first_token_s") is not None]
+    early = [r["first_token_s"] for r in chosen if r["turn"] < n]
+    late = [r["first_token_s"] for r in chosen if long - n <= r["turn"] < long]
+    if not early or not late:
+        return {}
+    first, last = statistics.median(early), statistics.median(late)
+    return {"ttft_turn1_s": round(first, 4), "ttft_turn30_s": round(last, 4), "ttft_turn30_ratio": ratio(last, first)}
 
 
 def _progress(total: int, enabled: bool) -> Any:

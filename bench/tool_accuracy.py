@@ -41,6 +41,8 @@ from agent.deciding.reasoner import Reasoner, holding_line
 from agent.deciding.reference import KitchenReference
 from agent.deciding.routing import route_after_decision, route_by_words
 from agent.deciding.tool_calls import ToolCallPlanner
+from agent.deciding.tool_use import spoken_result
+from tools.executor import ToolExecutor
 from agent.deciding.tool_examples import FIXED, default_planner
 from bench.scenarios import COMMAND_TOOLS, load_suite
 from bench.scoring import ToolCall, score_calls
@@ -188,7 +190,9 @@ async def reasoned(reasoner: Reasoner, reason: str, text: str, history: list[Cha
     return f"{line} {''.join(pieces).strip()}", [], time.perf_counter() - started, first
 
 
-async def run_suite(planner: ToolCallPlanner, suite_name: str, limit: int | None = None, reasoner: Reasoner | None = None) -> list[dict[str, Any]]:
+async def run_suite(
+    planner: ToolCallPlanner, suite_name: str, limit: int | None = None, reasoner: Reasoner | None = None, executor: ToolExecutor | None = None,
+) -> list[dict[str, Any]]:
     suite = load_suite(suite_name)
     rows: list[dict[str, Any]] = []
     for scenario in suite.scenarios[:limit]:
@@ -217,6 +221,9 @@ async def run_suite(planner: ToolCallPlanner, suite_name: str, limit: int | None
                 said, reasoner_s, first_s = (plan.say if plan.tool is None else ""), None, None
                 last_tool, raw = plan.tool, plan.raw
                 calls = [ToolCall(plan.tool, plan.args)] if plan.tool else []
+                if plan.tool in READ_ONLY and scenario.answer and executor is not None:
+                    # A question a look-up answers (a conversion) is checked in what the tool says.
+                    said = spoken_result(await executor.call(plan.tool, plan.args, origin="user"), suite.language)
             score = score_calls(list(expected), calls)
             # What the loop would do: an acting call is made only when grounded in the words (a
             # command always is: it matched the user's words exactly).
@@ -273,7 +280,12 @@ async def measure(options: argparse.Namespace) -> dict[str, Any]:
         kept += await reasoner.prewarm()
     heads_s = round(time.perf_counter() - started, 1)
     started = time.perf_counter()
-    rows = await run_suite(planner, options.suite, options.limit, reasoner)
+    executor = ToolExecutor(registry)
+    executor.start()
+    try:
+        rows = await run_suite(planner, options.suite, options.limit, reasoner, executor)
+    finally:
+        await executor.close()
     return {
         "suite": suite.suite, "model": str(model_path), "reasoner": options.reasoner, "reference": bool(options.reasoner and not options.no_reference), "tools": registry.names, "online_tools": tools_kind,
         "settings": {"fixed_examples": options.fixed_examples, "k": options.k, "narrow": options.narrow,

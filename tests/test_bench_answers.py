@@ -38,3 +38,14 @@ def test_numbers_are_read_as_spoken() -> None:
     assert said_numbers("Twenty-eight grams, and 3 teaspoons.")[0][0] == 28
     assert [value for value, _ in said_numbers("Twenty-eight grams, and 3 teaspoons.")] == [28, 3]
     assert [value for value, _ in said_numbers("백 도에서 끓어요")] == [100]
+
+
+def test_a_number_in_the_other_temperature_scale_is_not_taken():
+    from bench.answers import AnswerCheck, answer_right
+
+    fridge = AnswerCheck(numbers=[{"min": 1, "max": 5, "units": ["degree", "°", "celsius", "c"]},
+                                  {"min": 33, "max": 40, "units": ["degree", "°", "fahrenheit", "f"]}])
+    assert not answer_right("37 degrees Celsius is a good temperature.", fridge)
+    assert not answer_right("Keep it at 37 °C.", fridge)
+    assert answer_right("37 degrees Fahrenheit.", fridge)
+    assert answer_right("About 4 degrees Celsius.", fridge)

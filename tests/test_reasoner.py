@@ -342,3 +342,21 @@ async def test_the_reasoner_is_kept_warm_with_the_conversation_and_a_press_stops
     finally:
         assistant._stop_prewarm()
         await executor.close()
+
+
+async def test_a_turns_prompt_stops_growing_with_the_conversation():
+    """Thirty turns: the talker's and the reasoner's prompts late in the conversation are no longer
+    than early on (the history is bounded), so a turn's cost does not grow with the conversation."""
+    talker = TimedJson(decision("It's twelve o'clock.", "time_now", {}))
+    reasoner = ReasonerChat(["About six minutes."])
+    deps, sink, executor, _ = with_reasoner(talker, reasoner, "what time is it")
+    texts = ["what time is it" if i % 3 else "How long do I boil an egg?" for i in range(30)]
+    results, _ = await run_text(deps, executor, *texts)
+    assert all(r.outcome == Outcome.ANSWERED for r in results)
+    talker_sizes = [sum(len(m.content) for m in messages) for messages, _schema in talker.calls]
+    reasoner_sizes = [sum(len(m.content) for m in messages) for messages, _schema, _start in reasoner.asked]
+    assert len(talker_sizes) == 20 and len(reasoner_sizes) == 10
+    # Once the history is full (four exchanges), later prompts are no longer than those of the
+    # turns right after it filled: the same mix of requests, the same size.
+    assert max(talker_sizes[10:]) <= max(talker_sizes[4:10])
+    assert max(reasoner_sizes[5:]) <= max(reasoner_sizes[2:5])

@@ -212,6 +212,12 @@ class Reasoner:
             log.warning("could not pre-warm the reasoner", exc_info=True)
             return 0
 
+    def forget(self) -> None:
+        """Drop what the model keeps warm (for measuring it cold); a remote server keeps its own."""
+        forget = getattr(self.chat, "forget_heads", None)
+        if forget is not None:
+            forget()
+
     # -- work -----------------------------------------------------------------------------
     def facts_for(self, text: str) -> list[str]:
         """What the kitchen reference holds for the question ([] without a reference)."""

@@ -34,7 +34,7 @@ from agent.deciding.thinker import example_key, words_of
 from agent.deciding.tool_calls import NO_TOOL, SayDelta, ToolChosen, ToolPlan
 from agent.deciding.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, usable_line
 from agent.deciding.undo import Act, asks_to_undo, cannot_undo, nothing_to_undo, opposite
-from agent.events import Event, ToolCalled
+from agent.events import Delegated, Event, ToolCalled
 from agent.model.llm import ChatMessage
 from agent.results import ToolCallRecord, TurnResult
 from agent.timeline import Timeline
@@ -201,6 +201,7 @@ class Responder:
         self.result.route = route.reason
         line = holding_line(route.reason, d.language)  # type: ignore[arg-type]
         tl.mark("route", to="reasoner", reason=route.reason, where=reasoner.where)
+        self.emit(Delegated(route.reason, reasoner.where))
         self._say_line(line, reply, kind="holding")
         said = False
         try:

@@ -25,6 +25,7 @@ from typing import Any
 
 from agent.deciding.speculation import Decision, SpeculativeCall, SpeculativeRecord, call_key
 from agent.deciding.tool_calls import ToolCallPlanner
+from agent.events import EarlyCall, Event, Thought
 from agent.model.llm import ChatMessage
 from agent.timeline import Timeline
 from tools.executor import ToolExecutor
@@ -76,7 +77,10 @@ class Thinker:
         settings: ThinkerSettings = ThinkerSettings(),
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
+        emit: Callable[[Event], None] = lambda _e: None,
     ) -> None:
+        self.emit = emit
+        """Where each decision and early look-up is told, for the live view."""
         self.planner = planner
         self.lane = lane
         self.history = list(history)
@@ -190,6 +194,7 @@ class Thinker:
         # The reasoning is on record before anything is fetched for it.
         self.record.add_decision(Decision(heard, plan, self.clock(), examples))
         self.timeline.mark("heartbeat_think_end", tool=plan.tool or NO_TOOL, args=plan.args)
+        self.emit(Thought(heard, plan.tool, dict(plan.args)))
         if plan.tool is None:
             return
         spec = self.lane.registry.get(plan.tool)
@@ -201,9 +206,11 @@ class Thinker:
         task = asyncio.create_task(self.lane.call(plan.tool, plan.args, origin="speculative"), name=f"early-{plan.tool}")
         self.record.add_call(SpeculativeCall(key, plan, heard, self.clock(), task))
         self.timeline.mark("heartbeat_fetch_start", tool=plan.tool, args=plan.args)
-        task.add_done_callback(lambda t, tool=plan.tool: self._fetched(tool, t))
+        self.emit(EarlyCall(plan.tool, dict(plan.args), "running"))
+        task.add_done_callback(lambda t, plan=plan: self._fetched(plan, t))
 
-    def _fetched(self, tool: str, task: asyncio.Task) -> None:
+    def _fetched(self, plan: Any, task: asyncio.Task) -> None:
         ok = not task.cancelled() and task.result().ok
-        self.timeline.mark("heartbeat_fetch_end", tool=tool, ok=ok)
+        self.timeline.mark("heartbeat_fetch_end", tool=plan.tool, ok=ok)
+        self.emit(EarlyCall(plan.tool, dict(plan.args), "ok" if ok else "cancelled" if task.cancelled() else "error"))
         self._tool_finished = True

@@ -277,6 +277,14 @@ class LlamaChatModel:
                 self._evaluate_in_slices(llama, [*head, 0], cancel, len(head))
         return tuple(head) in self._heads
 
+    def forget_heads(self) -> None:
+        """Drop every kept head and the cache: the next call evaluates its whole prompt (a cold model)."""
+        llama = self._require()
+        with self._lock:
+            self._heads.clear()
+            llama._ctx.kv_cache_seq_rm(-1, 0, -1)
+            llama.n_tokens = 0
+
     # -- streaming -----------------------------------------------------------------------
     def _grammar(self, json_schema: dict[str, Any] | None) -> Any:
         if json_schema is None:

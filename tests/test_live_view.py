@@ -1,0 +1,53 @@
+"""The live view: the turn under way as a display shows it, revised as it goes, apart from the record."""
+
+from __future__ import annotations
+
+from agent.assistant import Assistant
+from agent.events import (
+    Delegated, EarlyCall, SpeechStarted, State, StateChanged, Thought, ToolCalled, TranscriptFinal, TranscriptPartial,
+    TurnInterrupted, UnitSpoken,
+)
+from agent.live_view import LiveView
+from tests.fakes import say
+from tests.test_reasoner import ReasonerChat, with_reasoner
+from tests.test_turn_tools import TimedJson
+
+
+def test_partials_thoughts_and_look_ups_are_revised_as_the_turn_goes():
+    view = LiveView()
+    seen = []
+    view.subscribe(seen.append)
+    for event in [
+        SpeechStarted(), StateChanged(State.LISTENING), TranscriptPartial("what's the air"),
+        Thought("what's the air", "air_quality", {}), EarlyCall("air_quality", {}, "running"),
+        TranscriptPartial("what's the air like in Ilsan"), EarlyCall("air_quality", {}, "ok"),
+        TranscriptFinal("What's the air like in Ilsan?"), TranscriptPartial("what's the"),  # late: ignored
+        ToolCalled("air_quality", {"location": "Ilsan"}, "ok"), UnitSpoken("Moderate today.", "answer"),
+        TurnInterrupted(("Wear a mask outside.",)),
+    ]:
+        view.apply(event)
+    snap = view.snapshot()
+    assert snap["heard"] == "What's the air like in Ilsan?" and snap["final"]
+    assert snap["thoughts"] == [{"heard": "what's the air", "tool": "air_quality", "args": {}}]
+    assert snap["fetching"] == {"air_quality": {"args": {}, "status": "ok"}}
+    assert [(u["text"], u["status"]) for u in snap["units"]] == [("Moderate today.", "heard"), ("Wear a mask outside.", "cut")]
+    assert seen[-1] == snap and len(seen) == 10  # every change told; the speech start and the late partial change nothing
+    view.apply(SpeechStarted())  # the next utterance starts a fresh view
+    assert view.snapshot()["heard"] == "" and view.snapshot()["units"] == []
+
+
+async def test_a_delegated_turn_shows_who_answered_and_each_unit_in_order():
+    talker = TimedJson([])
+    deps, sink, executor, _ = with_reasoner(talker, ReasonerChat(["About six minutes."]), "How long do I boil an egg?")
+    view = LiveView()
+    assistant = Assistant(deps, on_event=view)
+    executor.start()
+    try:
+        await say(assistant, "How long do I boil an egg?")
+    finally:
+        await executor.close()
+    snap = view.snapshot()
+    assert snap["answered_by"] == "reasoner (knowledge)"
+    assert [(u["kind"], u["status"]) for u in snap["units"]] == [("holding", "heard"), ("answer", "heard")]
+    assert snap["heard"] == "How long do I boil an egg?"
+    assert Delegated("knowledge", "local") != Delegated("knowledge", "remote")
