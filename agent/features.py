@@ -44,6 +44,9 @@ class Features:
     reasoner: bool = True
     """Hand questions for knowledge, requests for several acts, and what the talker is unsure of
     to the reasoner (:mod:`agent.deciding.routing`), when one is configured."""
+    read_ahead: bool = True
+    """While the user is still saying a question for knowledge, let the reasoner read it (its
+    prompt evaluated on the partial words), so only the last words are left at the end."""
     prewarm: bool = True
     """Keep the reasoner's prompt heads (its system prompts and the conversation so far) evaluated
     ahead of need, so a delegated request reads only its own words."""

@@ -21,7 +21,7 @@ from agent.deciding.confirm import PendingAct
 from agent.deciding.intents import is_backchannel
 from agent.deciding.responder import Responder
 from agent.deciding.speculation import SpeculativeRecord
-from agent.deciding.reasoner import Reasoner
+from agent.deciding.reasoner import EarlyReading, Reasoner
 from agent.deciding.thinker import Thinker
 from agent.deciding.undo import Act
 from agent.events import (
@@ -117,6 +117,7 @@ class Turn:
         self._committed = asyncio.Event()
         """Set once the user has surely finished: until then nothing is said and no tool runs."""
         self._thinker: Thinker | None = None
+        self._reading: EarlyReading | None = None
         self.speculation: SpeculativeRecord | None = None
         """What the Thinker thought and fetched while the user spoke, handed over at the end of speech."""
 
@@ -168,12 +169,17 @@ class Turn:
     async def _run(self) -> None:
         self.emit(StateChanged(State.LISTENING))
         self._thinker = self._start_thinker()
+        d = self.deps
+        if d.reasoner is not None and d.tools is not None and d.features.reasoner and d.features.read_ahead:
+            self._reading = EarlyReading(d.reasoner, self.history, self.timeline)
         try:
             await self._listen_and_answer()
         finally:
             if self._thinker is not None:
                 # Early calls nobody used stop with the turn; the ones used are done by now.
                 await self._thinker.close()
+            if self._reading is not None:
+                await self._reading.close()
 
     def _start_thinker(self) -> Thinker | None:
         tools = self.deps.tools
@@ -189,6 +195,11 @@ class Turn:
                 self._thinker.hear(event.text)
             elif isinstance(event, UtteranceEnded):
                 self._thinker.user_finished()
+        if self._reading is not None:
+            if isinstance(event, TranscriptPartial):
+                self._reading.hear(event.text)
+            elif isinstance(event, UtteranceEnded) and self.deps.tools is not None and self.deps.tools.thinker.stop_at_end:
+                self._reading.stop()  # the final decode needs the CPU; what was read stays cached
         self.emit(event)
 
     async def _listen_and_answer(self) -> None:

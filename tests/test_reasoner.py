@@ -360,3 +360,70 @@ async def test_a_turns_prompt_stops_growing_with_the_conversation():
     # turns right after it filled: the same mix of requests, the same size.
     assert max(talker_sizes[10:]) <= max(talker_sizes[4:10])
     assert max(reasoner_sizes[5:]) <= max(reasoner_sizes[2:5])
+
+
+class PrefillChat(ReasonerChat):
+    """A reasoner that records what it was asked to read ahead, each reading taking ``read_s``."""
+
+    def __init__(self, read_s: float = 0.0) -> None:
+        super().__init__()
+        self.read: list[str] = []
+        self.read_s = read_s
+        self.read_cancelled = 0
+
+    async def prefill(self, messages) -> int:
+        self.read.append(messages[-1].content)
+        try:
+            await asyncio.sleep(self.read_s)
+        except asyncio.CancelledError:
+            self.read_cancelled += 1
+            raise
+        return 10
+
+
+async def test_the_reasoner_reads_a_know_how_question_while_it_is_said():
+    from agent.deciding.reasoner import EarlyReading
+    from agent.timeline import Timeline
+
+    chat = PrefillChat(read_s=0.05)
+    reasoner = Reasoner(chat, registry(), "en", reference=KitchenReference({"en": [("boil egg minutes", "Eggs boil 6 minutes.")]}))
+    reading = EarlyReading(reasoner, [], Timeline())
+    for partial in ["How long", "How long do I", "How long do I boil", "How long do I boil"]:
+        reading.hear(partial)
+        await asyncio.sleep(0.01)
+    reading.hear("Set a timer for")  # not a question for knowledge: nothing read
+    await asyncio.sleep(0.1)
+    await reading.close()
+    assert [text.split("\n")[-1] for text in chat.read] == ["How long do I", "How long do I boil"]
+    assert chat.read_cancelled == 1  # the newer words gave up the reading under way
+    # The notes come first, so the reading on the partial words is the start of the final prompt.
+    final = reasoner.answer_messages("How long do I boil an egg?", [], "", reasoner.facts_for("How long do I boil an egg?"))
+    assert final[-1].content.startswith(chat.read[-1].rsplit("\n", 1)[0])
+
+
+async def test_without_read_ahead_the_reasoner_reads_nothing_early():
+    from agent.features import Features
+
+    chat = PrefillChat()
+    deps, sink, executor, _ = with_reasoner(TimedJson([]), chat, "How long do I boil an egg?")
+    deps.features = Features(read_ahead=False)
+    await run_text(deps, executor, "How long do I boil an egg?")
+    assert chat.read == []
+
+
+async def test_in_the_turn_the_partials_are_read_ahead_and_the_answer_follows():
+    from tests.fakes import ScriptedRecognizer
+    from tests.test_turn import run_turn
+    from tests.fakes import speech_like
+
+    chat = PrefillChat()
+    deps, sink, executor, _ = with_reasoner(TimedJson([]), chat, "How long do I boil an egg for a soft yolk?")
+    deps.recognizer = ScriptedRecognizer("How long do I boil an egg for a soft yolk?", partial_every_s=0.3)
+    executor.start()
+    try:
+        result, _ = await run_turn(deps, speech_like(2.0, silence_before_s=0.1, silence_after_s=0.0))
+    finally:
+        await executor.close()
+    assert len(chat.read) >= 2 and all(text.startswith("How long do") for text in chat.read)
+    assert result.timeline.first("reasoner_read_ahead").t < result.timeline.first("speech_end").t
+    assert result.route == "knowledge" and sink.text().endswith("About six minutes.")

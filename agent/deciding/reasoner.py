@@ -18,6 +18,7 @@ only its own words. The caps (tokens, calls, wall time) are the Responder's to e
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Sequence
@@ -85,10 +86,11 @@ _NOTES = {"en": "Kitchen notes: {facts}", "ko": "부엌 참고: {facts}"}
 
 
 def with_notes(text: str, facts: Sequence[str], language: str) -> str:
-    """The question as the reasoner reads it: the facts the reference found for it below."""
+    """The question as the reasoner reads it: the facts the reference found for it first, so that a
+    prompt read on the partial words (:class:`EarlyReading`) is the start of the final one."""
     if not facts:
         return text
-    return f"{text}\n({_NOTES['ko' if language == 'ko' else 'en'].format(facts=' '.join(facts))})"
+    return f"({_NOTES['ko' if language == 'ko' else 'en'].format(facts=' '.join(facts))})\n{text}"
 
 
 _PLAN_PROMPT = {
@@ -218,6 +220,14 @@ class Reasoner:
         if forget is not None:
             forget()
 
+    async def read_ahead(self, heard: str, history: Sequence[ChatMessage] = ()) -> int:
+        """Read the answer prompt for a question still being spoken (``heard``, a partial), so the
+        final one reads only what the user said after it. Tokens evaluated; 0 without a local model."""
+        prefill = getattr(self.chat, "prefill", None)
+        if prefill is None:
+            return 0
+        return await prefill(self.answer_messages(heard, history, "", self.facts_for(heard)))
+
     # -- work -----------------------------------------------------------------------------
     def facts_for(self, text: str) -> list[str]:
         """What the kitchen reference holds for the question ([] without a reference)."""
@@ -245,3 +255,46 @@ class Reasoner:
             if isinstance(call, dict) and call.get("tool") in self.registry:
                 plans.append(ToolPlan("", str(call["tool"]), dict(call.get("args") or {}), raw=raw))
         return plans
+
+
+class EarlyReading:
+    """The reasoner reads a question for knowledge while the user is still saying it.
+
+    On each new partial transcript that the words already route to the reasoner as ``knowledge``,
+    its answer prompt (the reference's notes and the words so far) is evaluated in the background,
+    the previous reading given up; the answer's own call stops a reading still under way and goes
+    on from what it evaluated. Nothing is said or done here: it only fills the model's cache.
+    """
+
+    def __init__(self, reasoner: Reasoner, history: Sequence[ChatMessage], timeline: Any, min_words: int = 3) -> None:
+        self.reasoner = reasoner
+        self.history = list(history)
+        self.timeline = timeline
+        self.min_words = min_words
+        self._task: asyncio.Task[int] | None = None
+        self._read = ""
+        self.readings = 0
+
+    def hear(self, text: str) -> None:
+        from agent.deciding.routing import knows_how
+
+        words = " ".join(text.split())
+        if words == self._read or len(words.split()) < self.min_words or not knows_how(words, self.reasoner.language):
+            return
+        self.stop()
+        self._read = words
+        self.readings += 1
+        self.timeline.mark("reasoner_read_ahead", text=words)
+        self._task = asyncio.create_task(self.reasoner.read_ahead(words, self.history), name="reasoner-read-ahead")
+
+    def stop(self) -> None:
+        """Give up the reading under way (the model stops at its next slice)."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        self._task = None
+
+    async def close(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)

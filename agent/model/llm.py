@@ -277,6 +277,34 @@ class LlamaChatModel:
                 self._evaluate_in_slices(llama, [*head, 0], cancel, len(head))
         return tuple(head) in self._heads
 
+    async def prefill(self, messages: Sequence[ChatMessage]) -> int:
+        """Evaluate the prompt of ``messages`` into the cache without replying, in the background (a
+        real call stops it between slices), so a later call that starts the same way reads only
+        the rest. Returns the tokens evaluated."""
+        prompt, _ = self.format(messages)
+        head = self.head_of(messages, prompt)
+        cancel = threading.Event()
+        self._background.add(cancel)
+        try:
+            return await asyncio.to_thread(self._prefill, prompt, head, cancel)
+        except asyncio.CancelledError:
+            cancel.set()
+            raise
+        finally:
+            self._background.discard(cancel)
+
+    def _prefill(self, prompt: str, head: str, cancel: threading.Event) -> int:
+        llama = self._require()
+        tokens = self._tokenize(prompt)
+        n_head = _common_prefix(self._tokenize(head), tokens) if head else 0
+        with self._lock:
+            if cancel.is_set():
+                return 0
+            last = self.last_prompt  # a prefill is not a call: what the last call evaluated stands
+            self._evaluate_in_slices(llama, tokens, cancel, n_head)
+            evaluated, self.last_prompt = self.last_prompt[1], last
+        return evaluated
+
     def forget_heads(self) -> None:
         """Drop every kept head and the cache: the next call evaluates its whole prompt (a cold model)."""
         llama = self._require()
