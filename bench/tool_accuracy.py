@@ -209,7 +209,7 @@ async def run_suite(
             evaluated = getattr(planner.chat, "last_prompt", None)
             if reasoner is not None and plan is not None and command is None:
                 supported = plan.tool is None or plan.tool in READ_ONLY or grounded(plan.tool, plan.args, text)
-                after = route_after_decision(text, suite.language, plan.tool, supported)
+                after = route_after_decision(text, suite.language, plan.tool, supported, plan.tool is not None and plan.tool not in READ_ONLY)
                 route = after if after.to == "reasoner" else None
             if route is not None:
                 assert reasoner is not None

@@ -300,3 +300,12 @@ def test_a_korean_item_said_before_the_list_is_the_item(text: str, item: str) ->
 ])
 def test_a_change_to_a_timer_never_starts_a_new_one(text: str, seconds: int, ok: bool) -> None:
     assert grounded("timer_start", {"duration_s": seconds}, text) is ok
+
+
+def test_a_question_that_is_not_a_request_supports_no_act():
+    from agent.deciding.arguments import grounded
+
+    assert not grounded("timer_start", {"duration_s": 5}, "Is the five second rule real if I drop food on the floor?")
+    assert not grounded("shopping_add", {"item": "cake flour"}, "I'm out of cake flour, what can I make it with?")
+    assert grounded("timer_start", {"duration_s": 1800}, "Can you set a half hour timer?")
+    assert grounded("timer_start", {"duration_s": 300}, "타이머 5분 맞춰 줄래?")

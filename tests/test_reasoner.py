@@ -86,6 +86,11 @@ def test_after_the_talker_decides_a_question_it_has_no_tool_for_is_delegated() -
     # An act the words do not support, on words that ask: the talker was unsure.
     assert route_after_decision("Can I freeze cooked rice?", "en", "timer_start", False).reason == "talker_unsure"
     assert route_after_decision("Add the salt yourself later", "en", "shopping_add", False).to == "talker"  # asked back
+    # An act chosen on a question that is not a request: no timer for the five second rule.
+    assert route_after_decision("Is the five second rule real?", "en", "timer_start", True, acts=True).reason == "talker_unsure"
+    assert route_after_decision("Can you set a timer for five minutes?", "en", "timer_start", True, acts=True).to == "talker"
+    assert route_after_decision("타이머 5분 맞춰 줄래?", "ko", "timer_start", True, acts=True).to == "talker"
+    assert route_after_decision("What's on my list?", "en", "shopping_list", True, acts=False).to == "talker"
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,7 @@ from agent.deciding.extract import (
 from agent.deciding.extract_lookup import could_be_place, place, recipe_query, when
 from agent.deciding.extract_units import conversion
 from agent.deciding.corrections import corrected
-from agent.deciding.intents import cued_tools, is_follow_up, tells_own_plan
+from agent.deciding.intents import asks_for_act, cued_tools, is_follow_up, is_question, tells_own_plan
 from agent.deciding.spoken_numbers import numbers, prepare
 from tools.convert import ConversionError, normalize_unit
 
@@ -309,6 +309,8 @@ def grounded(tool: str, args: dict[str, Any], user_text: str) -> bool:
     language = "ko" if HANGUL.search(user_text) else "en"
     if tells_own_plan(user_text, language):
         return False  # "I'll add the salt myself later": asked back, never done
+    if is_question(user_text, language) and not asks_for_act(user_text, language):
+        return False  # "Is the five second rule real?": a question, not a request; "Can you set…?" is one
     if tool not in cued_tools(user_text, language) and not is_follow_up(user_text, language):
         return False
     user_text = corrected(user_text)  # a value the user took back supports nothing

@@ -140,6 +140,31 @@ def is_backchannel(text: str, language: str) -> bool:
     return bool(words) and _found(text, language, _BACKCHANNEL_EN, _BACKCHANNEL_KO)
 
 
+def is_question(text: str, language: str) -> bool:
+    """Whether the words ask something (a question mark, a question word first, a Korean question ending)."""
+    stripped = text.strip()
+    if stripped.endswith(("?", "？")):
+        return True
+    words = utterance_words(stripped)
+    if speaks_korean(words, language):
+        return re.search(r"(?:까|니|나|냐|야|어|아|지|요|래|게)$", words) is not None and re.search(
+            r"뭐|무엇|어떻게|얼마|몇|왜|언제|어디|어느|누구|있어|돼|될까|까$", words) is not None
+    return re.match(r"(?:what|what's|whats|which|who|why|how|when|where|is|are|do|does|did|can|could|should|will|would)\b", words) is not None
+
+
+_ASKS_FOR_ACT_EN = re.compile(
+    r"\b(?:can|could|would|will|won't) you\b|\b(?:can|could|may) (?:i|we) (?:get|have)\b|\bplease\b|\bwould you mind\b|"
+    r"^(?:and |so |ok |okay )?(?:how about|what about)\b"
+)
+_ASKS_FOR_ACT_KO = re.compile(r"줘|주세요|줄래|줄 수|주실|할래|해 ?줄|부탁|하자|할까")
+
+
+def asks_for_act(text: str, language: str) -> bool:
+    """Whether a question is a request ("Can you set a timer?", "타이머 맞춰 줄래?")."""
+    words = utterance_words(text)
+    return (_ASKS_FOR_ACT_KO if speaks_korean(words, language) else _ASKS_FOR_ACT_EN).search(words) is not None
+
+
 def tells_own_plan(text: str, language: str) -> bool:
     """Whether the user says what they will do themselves ("I'll add the salt myself later",
     "소금은 내가 넣을게"): words of an act, but no request to hearth."""

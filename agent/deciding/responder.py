@@ -173,7 +173,8 @@ class Responder:
         else:
             plan, line = await self._decide(text, reply, hold_plain=held)
         if delegating:
-            route = route_after_decision(text, self.deps.language, plan.tool, self._supported(plan, text))
+            acts = plan.tool is not None and self.tools.acts(plan.tool)
+            route = route_after_decision(text, self.deps.language, plan.tool, self._supported(plan, text), acts)
             if route.to == "reasoner":
                 await self.delegate(route, text, reply, fallback=plan)
                 reply.end()

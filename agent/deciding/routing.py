@@ -19,8 +19,9 @@ request meets it:
 2. **By the talker's decision**, when the words did not route:
 
    * ``talker_unsure``: a question, and the talker chose no tool for it, so it would answer
-     from what it knows, which is little; or an act it chose that the words do not support
-     (it would be asked back) on words that are a question.
+     from what it knows, which is little; or an act it chose on words that are a question and
+     not a request ("Is the five second rule real?" is no timer; "Can you set a timer…?" is
+     one), or an act the words do not support (it would be asked back) on words that ask.
 
 Everything else stays with the talker. Nothing here acts: the reasoner's calls go through the
 same checks as the talker's.
@@ -32,7 +33,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from agent.deciding.intents import asks_to_know, cued_tools, speaks_korean, utterance_words
+from agent.deciding.intents import asks_for_act, asks_to_know, cued_tools, is_question, speaks_korean, utterance_words
 
 Reason = Literal["knowledge", "several_acts", "talker_unsure"]
 
@@ -77,18 +78,6 @@ _JOINED_KO = re.compile(r"하고 |그리고|[가-힣]랑 ")
 _ACT_TOOLS = ("timer_start", "timer_cancel", "timer_adjust", "shopping_add", "shopping_complete", "note_add")
 
 
-def is_question(text: str, language: str) -> bool:
-    """Whether the words ask something (a question mark, a question word first, a Korean question ending)."""
-    stripped = text.strip()
-    if stripped.endswith(("?", "？")):
-        return True
-    words = utterance_words(stripped)
-    if speaks_korean(words, language):
-        return re.search(r"(?:까|니|나|냐|야|어|아|지|요|래|게)$", words) is not None and re.search(
-            r"뭐|무엇|어떻게|얼마|몇|왜|언제|어디|어느|누구|있어|돼|될까|까$", words) is not None
-    return re.match(r"(?:what|what's|whats|which|who|why|how|when|where|is|are|do|does|did|can|could|should|will|would)\b", words) is not None
-
-
 def knows_how(text: str, language: str) -> bool:
     """A question for know-how that no tool keeps the answer to (rule 1, ``knowledge``)."""
     if asks_to_know(text, language):
@@ -122,12 +111,13 @@ def route_by_words(text: str, language: str) -> Route | None:
     return None
 
 
-def route_after_decision(text: str, language: str, tool: str | None, supported: bool) -> Route:
-    """Rule 2: given the talker's decision (``tool`` None for no tool; ``supported`` False when an
-    act it chose is not in the words), whether the reasoner should answer after all."""
+def route_after_decision(text: str, language: str, tool: str | None, supported: bool, acts: bool = False) -> Route:
+    """Rule 2: given the talker's decision (``tool`` None for no tool; ``acts`` when it changes
+    something; ``supported`` False when an act it chose is not in the words), whether the reasoner
+    should answer after all."""
     question = is_question(text, language)
     if tool is None:
         return Route("reasoner", "talker_unsure") if question else TALKER_PLAIN
-    if not supported and question:
+    if question and (not supported or (acts and not asks_for_act(text, language))):
         return Route("reasoner", "talker_unsure")
     return TALKER_TOOL
