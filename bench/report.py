@@ -27,6 +27,8 @@ LABELS = {
     "tool_accuracy_tool_turns": "right tool, on turns that need one",
     "no_tool_accuracy": "no tool called, on turns that need none",
     "partial_lag_s": "end of a partial's audio → the partial (s)",
+    "first_useful_audio_s": "reasoner turns: end of speech → first audio of the answer (s)",
+    "reasoner_ttft_s": "reasoner turns: delegation → the reasoner's first token (s)",
     "cpu_s": "CPU time of the turn, all threads (s)",
     "prompt_tokens_after_speech": "prompt tokens evaluated after the end of speech",
     "tool_turn_first_answer_audio_s": "tool turns: end of speech → first answer audio (s)",

@@ -209,8 +209,11 @@ class SuiteRun:
     ) -> None:
         assistant.forget()
         # Every variant starts from the same model state (the warm prompt head), so the one that
-        # happens to run first does not pay alone for evaluating the scenario's prompt.
+        # happens to run first does not pay alone for evaluating the scenario's prompt; and no
+        # variant finds the same question in the reasoner's cache from the variant before it.
         await assistant.warm()
+        if assistant.deps.reasoner is not None:
+            assistant.deps.reasoner.forget(cache_only=True)
         turns = [(scenario.id, scenario.said, scenario.expect)]
         turns += [(f"{scenario.id}#{n + 1}", f.said, f.expect) for n, f in enumerate(scenario.followups or [])]
         for turn_index, (key, text, expected) in enumerate(turns):

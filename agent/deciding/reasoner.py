@@ -214,11 +214,12 @@ class Reasoner:
             log.warning("could not pre-warm the reasoner", exc_info=True)
             return 0
 
-    def forget(self) -> None:
-        """Drop what the model keeps warm (for measuring it cold); a remote server keeps its own."""
+    def forget(self, cache_only: bool = False) -> None:
+        """Drop what the model keeps warm (for measuring it cold), or with ``cache_only`` only what
+        the last request left in its cache; a remote server keeps its own."""
         forget = getattr(self.chat, "forget_heads", None)
         if forget is not None:
-            forget()
+            forget(cache_only=cache_only)
 
     async def read_ahead(self, heard: str, history: Sequence[ChatMessage] = ()) -> int:
         """Read the answer prompt for a question still being spoken (``heard``, a partial), so the

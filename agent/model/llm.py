@@ -305,11 +305,13 @@ class LlamaChatModel:
             evaluated, self.last_prompt = self.last_prompt[1], last
         return evaluated
 
-    def forget_heads(self) -> None:
-        """Drop every kept head and the cache: the next call evaluates its whole prompt (a cold model)."""
+    def forget_heads(self, cache_only: bool = False) -> None:
+        """Drop every kept head and the cache: the next call evaluates its whole prompt (a cold
+        model). ``cache_only`` keeps the heads: the next call loads its head and reads the rest."""
         llama = self._require()
         with self._lock:
-            self._heads.clear()
+            if not cache_only:
+                self._heads.clear()
             llama._ctx.kv_cache_seq_rm(-1, 0, -1)
             llama.n_tokens = 0
 
