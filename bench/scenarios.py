@@ -42,7 +42,7 @@ Language = Literal["en", "ko"]
 Category = Literal[
     "timer", "time", "date", "shopping", "note", "conversion", "recipe", "weather", "air",
     "chitchat", "unservable", "nevermind", "speech", "long", "near-miss", "noise", "correction", "device", "reading",
-    "knowledge",
+    "knowledge", "conversation",
 ]
 
 TOOLS: dict[str, dict[str, str]] = {
