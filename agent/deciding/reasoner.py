@@ -199,8 +199,12 @@ class Reasoner:
 
     # -- warm -----------------------------------------------------------------------------
     def heads(self, history: Sequence[ChatMessage] = ()) -> list[list[ChatMessage]]:
-        """The prompt heads worth keeping now: each prompt's system part and the conversation so far."""
-        return [self.answer_messages("", history)[:-1], self.plan_messages("", history)[:-1]]
+        """The prompt heads worth keeping now: each prompt's fixed part (for a conversation that
+        starts afresh), and each with the conversation so far."""
+        fixed = [self.answer_messages("", ())[:-1], self.plan_messages("", ())[:-1]]
+        if not self._history(history):
+            return fixed
+        return [*fixed, self.answer_messages("", history)[:-1], self.plan_messages("", history)[:-1]]
 
     async def prewarm(self, history: Sequence[ChatMessage] = ()) -> int:
         """Evaluate and keep the heads for the conversation as it stands, in the background (a real

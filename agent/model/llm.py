@@ -124,6 +124,13 @@ class LlamaSettings:
     (:mod:`agent.model.grammar_sampling`): several times faster, and identical output when greedy."""
 
 
+_LOADING = threading.Lock()
+"""One model load at a time in the process: llama-cpp-python silences a load by swapping
+``sys.stdout`` and ``sys.stderr`` for /dev/null and back, and two loads in two threads (the talker
+and the reasoner, side by side at start-up) can restore each other's /dev/null, leaving the
+process's console silent for good."""
+
+
 class LlamaChatModel:
     """A llama-cpp-python model formatted with the chat template stored in its GGUF."""
 
@@ -154,16 +161,17 @@ class LlamaChatModel:
         s = self.settings
         t0 = time.monotonic()
         try:
-            llama = llama_class()(
-                model_path=str(s.model_path),
-                n_ctx=s.n_ctx,
-                n_threads=s.n_threads,
-                n_threads_batch=s.n_threads,
-                n_batch=s.n_batch,
-                n_gpu_layers=s.n_gpu_layers,
-                seed=s.seed,
-                verbose=False,
-            )
+            with _LOADING:
+                llama = llama_class()(
+                    model_path=str(s.model_path),
+                    n_ctx=s.n_ctx,
+                    n_threads=s.n_threads,
+                    n_threads_batch=s.n_threads,
+                    n_batch=s.n_batch,
+                    n_gpu_layers=s.n_gpu_layers,
+                    seed=s.seed,
+                    verbose=False,
+                )
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelLoadError(f"cannot load LLM {s.model_path}: {exc}") from exc
         llama.top_token_first = s.top_token_first
@@ -264,7 +272,11 @@ class LlamaChatModel:
         prompt, _ = self.format([*messages, ChatMessage("user", "")])
         head = self._tokenize(self.head_of(messages, prompt))
         llama = self._require()
-        if not head or tuple(head) in self._heads:
+        if not head:
+            return False
+        if tuple(head) in self._heads:
+            with self._lock:
+                self._heads.move_to_end(tuple(head))  # still wanted: the last to be dropped
             return False
         with self._lock:
             if cancel.is_set():
