@@ -81,3 +81,21 @@ async def test_keeping_heads_in_the_background_gives_way_to_a_real_call(model_pa
     assert reply and kept < len(heads)  # the real call went first, the rest is kept when used
     assert await chat.keep_heads(heads[:1]) in (0, 1)
     assert await chat.keep_heads(heads[:1]) == 0  # kept once only
+
+
+async def test_a_head_not_kept_yet_starts_from_a_kept_head_it_begins_with(model_path) -> None:
+    """The conversation head (the examples, then the exchanges so far) is not kept when the turn
+    comes too soon after the last; the fixed examples it begins with are, and are loaded."""
+    chat = _model(model_path)
+    fixed = _prompt(TIMER, "")[:-1]
+    assert await chat.keep_heads([fixed]) == 1
+    await _reply(chat, _prompt(LIST, "add eggs"))  # the cache now holds another prompt
+    history = [ChatMessage("user", "what time is it"), ChatMessage("assistant", "It's noon.", keep=True)]
+    asked = [*fixed, *history, ChatMessage("user", "set a timer for twenty minutes")]
+    again = await _reply(chat, asked)
+    total, evaluated = chat.last_prompt
+    prompt, _ = chat.format(fixed + [ChatMessage("user", "")])
+    kept = len(chat._tokenize(chat.head_of(fixed, prompt)))
+    assert kept > 40 and evaluated == total - kept  # the fixed head loaded, the rest read
+    fresh = _model(model_path)
+    assert await _reply(fresh, asked) == again  # and the reply is what a fresh model gives

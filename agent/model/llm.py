@@ -401,6 +401,11 @@ class LlamaChatModel:
         if keep_head and key in self._heads:
             self._load_head(llama, key)
             shared, keep_head = n_head, False
+        elif keep_head and (start := self._kept_start(tokens, shared, n_head)) is not None:
+            # The head itself is not kept yet (a conversation head, say) but a shorter one it starts
+            # with is (the fixed examples before the conversation): start from that one.
+            self._load_head(llama, start)
+            shared = len(start)
         self.last_prompt = (len(tokens), len(tokens) - shared)
         step = self.settings.prefill_slice or len(tokens)
         llama.n_tokens = pos = shared
@@ -415,6 +420,12 @@ class LlamaChatModel:
             if keep_head and pos == n_head:
                 self._keep_head(llama, key)
         return not cancel.is_set()
+
+    def _kept_start(self, tokens: list[int], shared: int, n_head: int) -> tuple[int, ...] | None:
+        """The longest kept head that ``tokens`` start with, longer than ``shared`` and shorter
+        than ``n_head``; None when there is none."""
+        starts = [k for k in self._heads if shared < len(k) < n_head and tuple(tokens[: len(k)]) == k]
+        return max(starts, key=len, default=None)
 
     def _keep_head(self, llama: Any, key: tuple[int, ...]) -> None:
         import ctypes
