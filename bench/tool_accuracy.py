@@ -181,7 +181,7 @@ async def reasoned(reasoner: Reasoner, reason: str, text: str, history: list[Cha
     first: float | None = None
     if reason == "several_acts":
         plans = await reasoner.plan(text, history)
-        return "", [ToolCall(p.tool, repair_arguments(p.tool, p.args, text)) for p in plans if p.tool], time.perf_counter() - started, None
+        return "", [ToolCall(p.tool, p.args) for p in plans if p.tool], time.perf_counter() - started, None
     line = holding_line(reason, language)  # type: ignore[arg-type]
     pieces = []
     async for piece in reasoner.answer(text, history, line, reasoner.facts_for(text)):

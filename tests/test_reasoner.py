@@ -70,6 +70,7 @@ def test_what_the_tools_keep_or_compute_stays_with_the_talker(text: str, languag
         ("Set a timer for ten minutes and add eggs to the list.", "en", True),
         ("장보기 목록에 대파랑 두부 추가해 줘.", "ko", True),
         ("Timer for a minute and a half, please.", "en", False),
+        ("And another one for the broccoli, eight minutes.", "en", False),  # a follow-up's "and"
         ("Set a timer for ninety minutes, no wait, two hours.", "en", False),  # a correction is one act
         ("Take the lemons off the shopping list, I got them.", "en", False),
         ("What's the difference between baking soda and baking powder?", "en", False),  # a question

@@ -213,12 +213,12 @@ class Responder:
                     tl.mark("reasoner_end", calls=len(plans))
                     if not plans:
                         raise ValueError("the reasoner made no usable call")
-                    earlier = " ".join(m.content for m in self.history if m.role == "user")
+                    # Not repaired from the words: the repair reads one call's values from the whole
+                    # request ("flour and butter" as one item, twice); the grounding check still
+                    # asks back any value the words do not hold.
                     for plan in plans:
                         said = True
-                        repair = self.tools.planner.repair
-                        args = repair(plan.tool, plan.args, text, earlier=earlier) if repair is not None else plan.args
-                        await self.call_tool(replace(plan, args=args), text, reply)
+                        await self.call_tool(plan, text, reply)
                 else:
                     facts = reasoner.facts_for(text)
                     tl.mark("reference", facts=len(facts))

@@ -97,7 +97,10 @@ def several_acts(text: str, language: str) -> bool:
         return False
     words = utterance_words(text)
     korean = speaks_korean(words, language)
-    if not (_JOINED_KO if korean else _JOINED_EN).search(words):
+    # The joiner must join: a follow-up's opening "and" ("and another one for the broccoli") joins
+    # this request to the last, not two things in it.
+    opened = words.split(" ", 1)[1] if " " in words else ""
+    if not (_JOINED_KO if korean else _JOINED_EN).search(opened):
         return False
     return bool(cued_tools(text, language, _ACT_TOOLS))
 
