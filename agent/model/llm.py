@@ -14,7 +14,8 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -55,6 +56,39 @@ def _common_prefix(a: Sequence[Any], b: Sequence[Any]) -> int:
     while n < limit and a[n] == b[n]:
         n += 1
     return n
+
+
+async def stream_from_thread(work: Callable[[Callable[[str], None]], None], stop: Callable[[], None]) -> AsyncIterator[str]:
+    """Run ``work(emit)`` on a worker thread and yield what it emits, as it emits it; an exception
+    in it is raised here. Closing the iterator calls ``stop`` (the thread's cancel) and waits for
+    the thread, so nothing it holds (a model, a connection) outlives the stream."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[str | BaseException | None] = asyncio.Queue()
+
+    def emit(text: str) -> None:
+        loop.call_soon_threadsafe(queue.put_nowait, text)
+
+    def run() -> None:
+        try:
+            work(emit)
+        except BaseException as exc:  # handed to the consumer, which re-raises it
+            loop.call_soon_threadsafe(queue.put_nowait, exc)
+        finally:
+            loop.call_soon_threadsafe(queue.put_nowait, None)
+
+    worker = loop.run_in_executor(None, run)
+    try:
+        while True:
+            item = await queue.get()
+            if item is None:
+                break
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop()
+        # Shielded, so that a second cancellation does not leave the thread running unobserved.
+        await asyncio.shield(worker)
 
 
 @dataclass(frozen=True)
@@ -469,32 +503,12 @@ class LlamaChatModel:
         head = self.head_of(messages, prompt)
         for background in list(self._background):
             background.set()  # a real call goes first
-        loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[str | BaseException | None] = asyncio.Queue()
         cancel = threading.Event()
 
-        def emit(text: str) -> None:
-            loop.call_soon_threadsafe(queue.put_nowait, text)
+        def generate(emit: Callable[[str], None]) -> None:
+            self._generate(prompt, stops, max_tokens or self.settings.max_tokens, cancel, emit, json_schema, head)
 
-        def run() -> None:
-            try:
-                self._generate(prompt, stops, max_tokens or self.settings.max_tokens, cancel, emit, json_schema, head)
-            except BaseException as exc:  # handed to the consumer, which re-raises it
-                loop.call_soon_threadsafe(queue.put_nowait, exc)
-            finally:
-                loop.call_soon_threadsafe(queue.put_nowait, None)
-
-        worker = loop.run_in_executor(None, run)
-        try:
-            while True:
-                item = await queue.get()
-                if item is None:
-                    break
-                if isinstance(item, BaseException):
-                    raise item
-                yield item
-        finally:
-            cancel.set()
-            # Wait for the thread so the model is free before anyone else touches it; shield
-            # so that a second cancellation does not leave the thread running unobserved.
-            await asyncio.shield(worker)
+        # The thread is waited for at the end, so the model is free before anyone else touches it.
+        async with aclosing(stream_from_thread(generate, cancel.set)) as pieces:
+            async for piece in pieces:
+                yield piece

@@ -9,7 +9,6 @@ these servers learn to stop generating.
 
 from __future__ import annotations
 
-import asyncio
 import http.client
 import json
 import logging
@@ -18,11 +17,12 @@ import ssl
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from agent.model.llm import ChatMessage
+from agent.model.llm import ChatMessage, stream_from_thread
 
 log = logging.getLogger(__name__)
 
@@ -323,34 +323,13 @@ class RemoteChatModel:
         self, body: dict[str, Any], link: _Link, report: list[tuple[int, int] | None]
     ) -> AsyncIterator[str]:
         """Run one request on a worker thread and yield its pieces; closing this stops the request."""
-        loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[str | BaseException | None] = asyncio.Queue()
 
-        def emit(text: str) -> None:
-            loop.call_soon_threadsafe(queue.put_nowait, text)
+        def exchange(emit: Callable[[str], None]) -> None:
+            report.append(self._exchange(body, link, emit))
 
-        def run() -> None:
-            try:
-                report.append(self._exchange(body, link, emit))
-            except BaseException as exc:  # handed to the consumer, which re-raises it
-                loop.call_soon_threadsafe(queue.put_nowait, exc)
-            finally:
-                loop.call_soon_threadsafe(queue.put_nowait, None)
-
-        worker = loop.run_in_executor(None, run)
-        try:
-            while True:
-                item = await queue.get()
-                if item is None:
-                    break
-                if isinstance(item, BaseException):
-                    raise item
-                yield item
-        finally:
-            link.close()
-            # Wait for the thread so no request outlives its stream; shield so that a second
-            # cancellation does not leave the thread running unobserved.
-            await asyncio.shield(worker)
+        async with aclosing(stream_from_thread(exchange, link.close)) as pieces:
+            async for piece in pieces:
+                yield piece
 
     async def _prime(self, messages: Sequence[ChatMessage]) -> bool:
         """A one-token request, for the server to evaluate ``messages`` and keep them cached; False
