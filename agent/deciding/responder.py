@@ -338,7 +338,7 @@ class Responder:
         assert plan.tool is not None
         record = ToolCallRecord(plan.tool, dict(plan.args), acts=tools.acts(plan.tool))
         self.result.tool_calls.append(record)
-        if not confirmed and tools.acts(plan.tool) and tools.grounded is not None and not tools.grounded(plan.tool, plan.args, text):
+        if not confirmed and not self._supported(plan, text):
             needs = missing_value(plan.tool, plan.args, text)
             pending = PendingAct(replace(plan, args={k: v for k, v in plan.args.items() if k != needs}), needs)
             log.info("not acting on %s%s: not supported by %r; asking", plan.tool, plan.args, text)
