@@ -118,7 +118,10 @@ class ConversationRecord:
             if not in_memory:
                 # WAL lets a reader (the bench, a person with the sqlite3 shell) look while a turn is written.
                 conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=FULL")  # an entry committed is on disk
+                # FULL: in WAL mode each commit syncs the log, so an entry appended is on disk, power
+                # cut or not. NORMAL would sync only at checkpoints: a turn hearth answered aloud
+                # could vanish from the record while the timer it set survives in the tools' store.
+                conn.execute("PRAGMA synchronous=FULL")
             # REPLACE deletes the row it replaces without firing delete triggers unless this is on;
             # the no_replace triggers refuse it from any connection, this one or another.
             conn.execute("PRAGMA recursive_triggers=ON")

@@ -41,6 +41,14 @@ def _raw_rows(db_path: Path) -> list[tuple]:
         conn.close()
 
 
+def _raw_turns(db_path: Path) -> list[tuple]:
+    conn = sqlite3.connect(db_path)
+    try:
+        return conn.execute("SELECT * FROM turns ORDER BY turn").fetchall()
+    finally:
+        conn.close()
+
+
 def test_entries_come_back_in_append_order_with_korean_text_exact(record: ConversationRecord):
     record.append(_turn(1))
 
@@ -110,33 +118,54 @@ def test_in_memory_record_works():
         record.close()
 
 
+_ROW = "(1, 1, 'user', '바뀜', 'heard', '', 0, '{}')"
+_COLS = "(id, turn, role, text, status, kind, at, data)"
+
+
 @pytest.mark.parametrize(
     "statement",
     [
         "UPDATE entries SET text = '바뀜' WHERE role = 'user'",
+        "UPDATE OR REPLACE entries SET id = 2 WHERE id = 1",
         "DELETE FROM entries WHERE role = 'tool'",
         "DELETE FROM entries",
-        "INSERT OR REPLACE INTO entries (id, turn, role, text, status, kind, at, data) VALUES (1, 1, 'user', '바뀜', 'heard', '', 0, '{}')",
-        "REPLACE INTO entries (id, turn, role, text, status, kind, at, data) VALUES (2, 1, 'user', '바뀜', 'heard', '', 0, '{}')",
-        "REPLACE INTO turns (turn, started_at) VALUES (1, 0)",
+        f"REPLACE INTO entries {_COLS} VALUES {_ROW}",
+        f"INSERT OR REPLACE INTO entries {_COLS} VALUES {_ROW}",
+        f"INSERT INTO entries {_COLS} VALUES {_ROW} ON CONFLICT(id) DO UPDATE SET text = excluded.text",
+        f"INSERT INTO entries {_COLS} VALUES {_ROW} ON CONFLICT DO UPDATE SET text = '바뀜'",
+        "UPDATE turns SET started_at = 0",
         "DELETE FROM turns",
+        "REPLACE INTO turns (turn, started_at) VALUES (1, 0)",
+        "INSERT OR REPLACE INTO turns (turn, started_at) VALUES (1, 0)",
+        "INSERT INTO turns (turn, started_at) VALUES (1, 0) ON CONFLICT(turn) DO UPDATE SET started_at = 0",
     ],
 )
-def test_update_delete_and_replace_are_refused_and_change_nothing(record: ConversationRecord, db_path: Path, statement: str):
+@pytest.mark.parametrize("connection", ["another", "another_without_recursive_triggers", "the_records_own"])
+def test_update_delete_and_replace_are_refused_and_change_nothing(
+    record: ConversationRecord, db_path: Path, statement: str, connection: str
+):
     assert record.begin_turn() == 1
     record.append(_turn(1))
-    before = _raw_rows(db_path)
+    before = _raw_rows(db_path), _raw_turns(db_path)
 
-    conn = sqlite3.connect(db_path)
+    if connection == "the_records_own":
+        conn = record._conn
+    else:
+        conn = sqlite3.connect(db_path)
+        if connection == "another_without_recursive_triggers":
+            conn.execute("PRAGMA recursive_triggers=OFF")  # what REPLACE needs to fire delete triggers
     try:
         with pytest.raises(sqlite3.DatabaseError, match="append-only"):
             conn.execute(statement)
         conn.commit()
     finally:
-        conn.close()
+        if conn is not record._conn:
+            conn.close()
 
-    assert _raw_rows(db_path) == before
+    assert (_raw_rows(db_path), _raw_turns(db_path)) == before
     assert len(record.entries()) == 4
+    record.append(_turn(2))  # and the record goes on taking entries
+    assert record.next_turn() == 3
 
 
 def test_a_batch_with_an_unknown_role_raises_and_writes_nothing(record: ConversationRecord, db_path: Path):

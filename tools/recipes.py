@@ -21,6 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.db import use_wal
 from tools.recipe_files import RECIPE_SUFFIXES, Recipe, RecipeFormatError, read_recipe
 from tools.spoken import Language, check_language, join_words, say_minutes
 from tools.spec import ToolOutput, ToolSpec
@@ -129,7 +130,9 @@ class RecipeBook:
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.db_path, isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA journal_mode=WAL")
+        # NORMAL, not FULL: the index is rebuilt from the recipe files whenever it differs from
+        # them, so a commit a power cut takes back costs a re-index, never anything said.
+        use_wal(conn, "NORMAL")
         self._conn = conn
         self._prepare_schema()
         return self.refresh()
