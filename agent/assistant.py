@@ -9,7 +9,7 @@ import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
 
-from agent.events import Event, State, StateChanged, ToolCalled, TranscriptFinal, UnitSpoken
+from agent.events import Event, State, StateChanged, ToolCalled, ToolStarted, TranscriptFinal, UnitSpoken
 from agent.model.llm import ChatMessage
 from agent.record import ConversationRecord, RecordEntry
 from agent.timeline import Timeline
@@ -264,6 +264,8 @@ class Assistant:
             entry = RecordEntry(number, "user", event.text, "heard")
         elif isinstance(event, UnitSpoken):
             entry = RecordEntry(number, "assistant", event.text, "spoken", event.kind)
+        elif isinstance(event, ToolStarted):
+            entry = RecordEntry(number, "tool", event.name, "started", event.name, data={"args": event.args})
         elif isinstance(event, ToolCalled):
             entry = RecordEntry(number, "tool", event.name, event.status, event.name, data={"args": event.args, **event.data})
         if entry is not None:

@@ -65,6 +65,15 @@ class UnitSpoken:
 
 
 @dataclass(frozen=True)
+class ToolStarted:
+    """An acting tool call is about to run: told before the store can change, so that whatever
+    the call changes has its turn in the record even if hearth dies before the call settles."""
+
+    name: str
+    args: dict[str, object]
+
+
+@dataclass(frozen=True)
 class ToolCalled:
     """A tool call has settled: made (``"ok"`` or ``"error"``) or ``"refused"`` (asked back first,
     or refused by the tool's guard; never made)."""
@@ -130,6 +139,7 @@ Event = (
     | TranscriptFinal
     | ReplyTextAppended
     | UnitSpoken
+    | ToolStarted
     | ToolCalled
     | Thought
     | EarlyCall

@@ -7,8 +7,10 @@ edited afterwards is worth little, so the record is append-only: rows are only i
 and triggers in the database itself refuse UPDATE, DELETE and a REPLACE of a row, whoever issues them.
 
 It is written as things happen: a turn's number when it starts, the user's words when final,
-each unit when it has been heard, each tool call when it has settled, and at the end the units
-that were cut or never heard and how the turn ended.  A crash loses at most what was under way.
+an acting tool call just before it runs (``"started"``) and again when it has settled, each unit
+when it has been heard, and at the end the units that were cut or never heard and how the turn
+ended.  A crash loses at most what was under way, and never leaves a change in the tools' stores
+that no turn in the record made: the call is on record before the store can change.
 Each :meth:`ConversationRecord.append` writes its batch in one transaction.
 
 The record is also where the conversation's history comes from (:meth:`history`), so a restart
@@ -89,7 +91,8 @@ class RecordEntry:
     text: str
     """What was said, or a one-line summary of the tool call."""
     status: str
-    """User: ``"heard"``; assistant unit: ``"spoken"``, ``"cut"`` or ``"unspoken"``; tool: ``"ok"``,
+    """User: ``"heard"``; assistant unit: ``"spoken"``, ``"cut"`` or ``"unspoken"``; tool: ``"started"``
+    (an acting call about to run; its settled entry follows unless hearth died first), ``"ok"``,
     ``"error"`` or ``"refused"`` (asked back, never made); turn: how it ended."""
     kind: str = ""
     """Assistant unit kind (``"answer"``, ``"pretool"``, ``"phrase"``), or the tool's name."""

@@ -24,9 +24,9 @@ def format_turns(entries: Iterable[RecordEntry], last: int) -> str:
         ended = next((e.status for e in rows if e.role == "turn"), "not finished")
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(rows[0].at))
         lines.append(f"#{number}  {when}  {ended}")
-        for e in rows:
-            if e.role == "turn":
-                continue
+        for i, e in enumerate(rows):
+            if e.role == "turn" or (e.role == "tool" and e.status == "started" and _settled_later(e, rows[i + 1 :])):
+                continue  # a call that settled is shown once, as it settled
             if e.role == "tool":
                 args = json.dumps(e.data.get("args", {}), ensure_ascii=False)
                 lines.append(f"  tool:   {e.text} {args} -> {e.status}")
@@ -36,6 +36,11 @@ def format_turns(entries: Iterable[RecordEntry], last: int) -> str:
                 kind = f", {e.kind}" if e.kind and e.kind != "answer" else ""
                 lines.append(f"  hearth: {e.text}  ({e.status}{kind})")
     return "\n".join(lines)
+
+
+def _settled_later(started: RecordEntry, later: list[RecordEntry]) -> bool:
+    args = started.data.get("args")
+    return any(e.role == "tool" and e.status != "started" and e.text == started.text and e.data.get("args") == args for e in later)
 
 
 def print_history(path: Path, last: int) -> int:

@@ -34,7 +34,7 @@ from agent.deciding.thinker import example_key, words_of
 from agent.deciding.tool_calls import NO_TOOL, SayDelta, ToolChosen, ToolPlan
 from agent.deciding.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, usable_line
 from agent.deciding.undo import Act, asks_to_undo, cannot_undo, nothing_to_undo, opposite
-from agent.events import Delegated, Event, ToolCalled
+from agent.events import Delegated, Event, ToolCalled, ToolStarted
 from agent.model.llm import ChatMessage
 from agent.results import ToolCallRecord, TurnResult
 from agent.timeline import Timeline
@@ -362,6 +362,10 @@ class Responder:
             result = await early.task
         else:
             tl.mark("tool_start", tool=plan.tool)
+            if record.acts:
+                # On record before the store changes: a crash between the store's commit and the
+                # settled call below must not leave a change that no turn made.
+                self.emit(ToolStarted(plan.tool, dict(plan.args)))
             result = await tools.executor.call(plan.tool, plan.args, origin="user")
         if result.ok and result.output is not None:
             data = dict(result.output.data or {})
