@@ -52,6 +52,10 @@ class Assistant:
         """Each turn under way's number in the record."""
         self._settled: dict[int, int] = {}
         """Turns cut short: how many of their units were written then (the rest come at the end)."""
+        self._ended: set[int] = set()
+        """Turns whose end is written: a turn that ends after shutdown recorded it writes nothing more."""
+        self._closed = False
+        """The record is closed (shutdown): nothing more is read from it or written to it."""
         self.current: Turn | None = None
         self.results: list[TurnResult] = []
         self.turns_started = 0
@@ -70,6 +74,8 @@ class Assistant:
     @property
     def history(self) -> list[ChatMessage]:
         """The last ``history_turns`` exchanges as the listener heard them, read from the record."""
+        if self._closed:
+            return []
         try:
             exchanges = self.record.history(self.history_turns, since=self._since)
         except sqlite3.Error:
@@ -106,7 +112,7 @@ class Assistant:
         """Evaluate the reasoner's prompt heads for the conversation as it stands, in the background
         (the next press stops it): its system prompts, and the exchanges so far."""
         reasoner = self.deps.reasoner
-        if reasoner is None or not (self.deps.features.reasoner and self.deps.features.prewarm):
+        if reasoner is None or self._closed or not (self.deps.features.reasoner and self.deps.features.prewarm):
             return
         self._stop_prewarm()
         started, history = time.monotonic(), self.history
@@ -136,11 +142,28 @@ class Assistant:
                 self._append(number, [RecordEntry(number, "assistant", u.text, u.status, u.kind) for u in units if u.status != "spoken"])
 
     async def settle(self, timeout_s: float = 3.0) -> None:
-        """Wait (at most ``timeout_s``) for the turn in progress to end and be recorded."""
+        """Wait (at most ``timeout_s``) for the turn in progress to end and be recorded.
+
+        A turn that does not stop in time (a native call finishing the slice it is in) is
+        recorded now as interrupted, with what was heard of it, so that shutdown can close the
+        record: its late end writes nothing more."""
         turn = self.current
-        if turn is not None:
-            await asyncio.wait([asyncio.ensure_future(turn.wait())], timeout=timeout_s)
-            await asyncio.sleep(0)  # the finished turn's callback records it
+        if turn is None:
+            return
+        await asyncio.wait([asyncio.ensure_future(turn.wait())], timeout=timeout_s)
+        await asyncio.sleep(0)  # the finished turn's callback records it
+        number = self._numbers.get(id(turn))
+        if self.current is turn and number is not None and number not in self._ended:
+            log.warning("turn %d did not stop within %.1f s; recorded as interrupted", number, timeout_s)
+            self.interrupt()  # what was heard of it, if not written yet
+            self._ended.add(number)
+            self._append(number, [RecordEntry(number, "turn", "", Outcome.INTERRUPTED.value)])
+
+    def close(self) -> None:
+        """Close the record, once the turn under way has settled: what happens later is not written."""
+        self._stop_prewarm()
+        self._closed = True
+        self.record.close()
 
     def user_spoke(self) -> None:
         """The user started speaking while a reply plays: stop it, or rush through it."""
@@ -251,6 +274,8 @@ class Assistant:
 
     # -- the record, as it happens --------------------------------------------------------
     def _begin_turn(self) -> int:
+        if self._closed:
+            return 0
         try:
             return self.record.begin_turn()
         except sqlite3.Error:
@@ -275,12 +300,18 @@ class Assistant:
     def _end_turn(self, number: int, result: TurnResult) -> None:
         """What was not heard to its end (unless written when it was cut short), and how the turn ended."""
         written = self._settled.pop(number, 0)
+        if number in self._ended:
+            return  # recorded at shutdown, as it stood then
+        self._ended.add(number)
         entries = [
             RecordEntry(number, "assistant", unit.text, unit.status, unit.kind) for unit in result.units[written:] if unit.status != "spoken"]
         entries.append(RecordEntry(number, "turn", "", result.outcome.value))
         self._append(number, entries)
 
     def _append(self, number: int, entries: list[RecordEntry]) -> None:
+        if self._closed:
+            log.debug("turn %d: %d entries after the record was closed, not written", number, len(entries))
+            return
         try:
             self.record.append(entries)
         except Exception:  # noqa: BLE001 - a full disk must not take the conversation down

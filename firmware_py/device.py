@@ -92,8 +92,11 @@ class DeviceLoop:
         light: StatusLight,
         on_long_press: Callable[[], Awaitable[None]] | None = None,
         long_press_s: float = 1.5,
+        settle_s: float = 3.0,
     ) -> None:
         self.assistant = assistant
+        self.settle_s = settle_s
+        """On the way out, how long the turn under way may take to stop before it is recorded as it stands."""
         self.on_long_press = on_long_press
         self.long_press_s = long_press_s
         self._spoke_since_press = False
@@ -172,7 +175,7 @@ class DeviceLoop:
         finally:
             self.assistant.interrupt()
             # Ctrl-C in the middle of a reply: the turn ends as interrupted and is recorded.
-            await self.assistant.settle()
+            await self.assistant.settle(self.settle_s)
             for task in list(self._long_presses):
                 task.cancel()
             await asyncio.gather(*self._long_presses, return_exceptions=True)

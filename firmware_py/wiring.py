@@ -401,8 +401,8 @@ class DeviceParts:
         if self.ringers is not None:
             await self.ringers.stop()
         await close_turn_deps(self.assistant.deps)
-        if self.assistant.record is not None:
-            self.assistant.record.close()
+        # Last of what writes: the turn under way has settled (DeviceLoop.run) and is recorded.
+        self.assistant.close()
         await self.microphone.close()
         await self.speaker.close()
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from agent.assistant import Assistant
 from agent.events import State
+from agent.model.llm import stream_from_thread
 from agent.turn import Outcome
 from audio.protocols import AudioChunk
 from firmware_py.device import DeviceLoop
@@ -212,6 +215,65 @@ async def test_stopping_in_the_middle_of_a_reply_records_the_turn(mock_pins, tmp
     assert [r.outcome for r in assistant.results] == [Outcome.INTERRUPTED]
     assert [e.role for e in record.entries()][:2] == ["user", "assistant"]
     record.close()
+
+
+class SlowToStopChat:
+    """Writes its reply from a worker thread, then stays in a slice that does not look at the
+    cancel flag for ``slice_s`` (a long prompt evaluation): closing the stream waits for it."""
+
+    def __init__(self, reply: str, slice_s: float) -> None:
+        self.reply = reply
+        self.slice_s = slice_s
+
+    async def warm(self, system_prompt: str) -> None:
+        pass
+
+    def stream(self, messages, max_tokens=None):
+        def work(emit) -> None:
+            for word in self.reply.split(" "):
+                emit(word + " ")
+                time.sleep(0.01)
+            time.sleep(self.slice_s)
+
+        return stream_from_thread(work, lambda: None)
+
+
+async def test_a_turn_slow_to_stop_is_recorded_as_interrupted_before_the_record_closes(mock_pins, tmp_path, caplog):
+    from agent.record import ConversationRecord
+
+    reply = "One two three four five. Six seven eight nine ten. Eleven twelve thirteen."
+    deps = make_deps(chat=SlowToStopChat(reply, slice_s=1.0), synthesizer=ToneSynthesizer(seconds_per_char=0.05))
+    path = tmp_path / "conversation.sqlite3"
+    assistant = Assistant(deps, record=ConversationRecord.open(path))
+    mic = LiveMicrophone()
+    loop = asyncio.get_running_loop()
+    device = DeviceLoop(assistant, mic, GpioButton(17, 0.0, loop), RgbStatusLight((22, 23, 24)), settle_s=0.1)
+    stop = asyncio.Event()
+    runner = asyncio.create_task(device.run(stop))
+    await asyncio.sleep(0.1)
+    pin = mock_pins.pin(17)
+    pin.drive_low()
+    mic.talking = True
+    await asyncio.sleep(0.6)
+    mic.talking = False
+    pin.drive_high()
+    await wait_for(lambda: assistant.current is not None and assistant.current.timeline.first("first_audio_out") is not None)
+    turn = assistant.current
+    stop.set()  # SIGTERM
+    await runner  # gave the turn its 0.1 s; the model's slice goes on
+    assert not turn._task.done()
+    assistant.close()  # what shutdown does next
+    await turn.wait()  # the slice ends; the turn with it, after the record closed
+
+    assert [r.levelname for r in caplog.records if r.levelno >= logging.ERROR] == []
+    record = ConversationRecord.open(path)
+    try:
+        rows = [(e.role, e.status) for e in record.entries()]
+    finally:
+        record.close()
+    assert rows[0] == ("user", "heard")
+    assert rows[-1] == ("turn", "interrupted")
+    assert [status for role, status in rows if role == "assistant"] == ["cut"]  # heard from its start, then stopped
 
 
 async def _hold(mock_pins, hold_s: float, talk: bool):
