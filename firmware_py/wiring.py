@@ -21,6 +21,7 @@ from agent.model.llm import LlamaChatModel, LlamaSettings, ModelLoadError
 from agent.speaking.phrases import system_prompt
 from agent.listening.speech_context import KITCHEN_WORDS, SpeechContext
 from agent.deciding.thinker import ThinkerSettings
+from agent.deciding.tool_calls import JsonChatModel
 from agent.deciding.tool_use import ToolUse
 from tools.executor import ToolExecutor
 from agent.listening.turn_end import TurnEndSettings
@@ -213,8 +214,6 @@ def cadence_settings(config: HearthConfig, language: str | None = None) -> tuple
 
 async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
     """Check the models, load them (in worker threads, side by side) and warm them up."""
-    from audio.vad import SileroVad, VadSettings
-
     store = model_store(config)
     check_roles(config, store)
     try:
@@ -224,14 +223,7 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
 
     profile = platform_profile(config)
     t0 = time.monotonic()
-    vad = SileroVad(
-        VadSettings(
-            model_path=store.path("silero-vad") / "silero_vad.onnx",
-            threshold=config.vad.threshold,
-            min_silence_duration_s=config.vad.min_silence_s,
-            min_speech_duration_s=config.vad.min_speech_s,
-        )
-    )
+    vad = make_vad(config, store)
     recognizer: Recognizer = make_recognizer(config, store, profile)
     reasoner_chat = reasoner_model(config, store, profile)
     chat = LlamaChatModel(
@@ -265,7 +257,7 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
     rules, pace = cadence_settings(config)
     # Everything hearth plays goes through the volume, so the reply to "louder" is heard louder.
     speaker = VolumeSpeaker(speaker, config.audio.volume)
-    tools = await _tool_use(config, chat, speaker) if config.tools.enabled else None
+    tools = await tool_use(config, chat, speaker) if config.tools.enabled else None
     reasoner = None
     if reasoner_chat is not None and tools is not None:
         r = config.reasoner
@@ -285,22 +277,41 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
         speaker=speaker,
         language=config.language,
         system_prompt=config.system_prompt or system_prompt(config.language),
-        listen=ListenSettings(
-            tap_silence_s=max(config.listen.tap_silence_s, config.vad.min_silence_s),
-            hold_silence_s=config.listen.hold_silence_s,
-            no_speech_timeout_s=config.listen.no_speech_timeout_s,
-            max_utterance_s=config.listen.max_utterance_s,
-            speculative_silence_s=config.listen.speculative_silence_s,
-            turn_end=TurnEndSettings(
-                finished_threshold=config.listen.finished_threshold,
-                end_silence_s=max(config.listen.end_silence_s, config.vad.min_silence_s),
-            ),
-        ),
+        listen=listen_settings(config),
         max_reply_tokens=config.llm.max_tokens,
         cadence=rules,
         pace=pace,
         turn_model=turn_model,
         speech_context=_speech_context(config, tools) if config.asr.bias else None,
+    )
+
+
+def make_vad(config: HearthConfig, store: ModelStore) -> Any:
+    """The voice detector (Silero), not loaded yet."""
+    from audio.vad import SileroVad, VadSettings
+
+    return SileroVad(
+        VadSettings(
+            model_path=store.path("silero-vad") / "silero_vad.onnx",
+            threshold=config.vad.threshold,
+            min_silence_duration_s=config.vad.min_silence_s,
+            min_speech_duration_s=config.vad.min_speech_s,
+        )
+    )
+
+
+def listen_settings(config: HearthConfig) -> ListenSettings:
+    """How a turn hears the end of an utterance; no silence shorter than the voice detector's own."""
+    return ListenSettings(
+        tap_silence_s=max(config.listen.tap_silence_s, config.vad.min_silence_s),
+        hold_silence_s=config.listen.hold_silence_s,
+        no_speech_timeout_s=config.listen.no_speech_timeout_s,
+        max_utterance_s=config.listen.max_utterance_s,
+        speculative_silence_s=config.listen.speculative_silence_s,
+        turn_end=TurnEndSettings(
+            finished_threshold=config.listen.finished_threshold,
+            end_silence_s=max(config.listen.end_silence_s, config.vad.min_silence_s),
+        ),
     )
 
 
@@ -344,7 +355,8 @@ def _speech_context(config: HearthConfig, tools: ToolUse | None) -> SpeechContex
     return SpeechContext(config.language, names)
 
 
-async def _tool_use(config: HearthConfig, chat: LlamaChatModel, speaker: VolumeSpeaker) -> ToolUse:
+async def tool_use(config: HearthConfig, chat: JsonChatModel, speaker: VolumeSpeaker) -> ToolUse:
+    """The household's tools opened, and the planner that decides calls to them with ``chat``."""
     from agent.deciding.arguments import grounded
     from agent.deciding.tool_examples import default_planner
     from firmware_py.home_tools import open_home_tools
@@ -427,7 +439,7 @@ async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) ->
         raise StartupError(f"cannot open the conversation record in {data_dir(config)}: {exc}") from None
     assistant = Assistant(deps, config.history_turns, barge_in=config.cadence.barge_in, record=record)
     await assistant.warm()
-    ringing = _timer_announcements(config, deps, assistant)
+    ringing = timer_announcements(config, deps, assistant)
     watcher, ringers = ringing if ringing is not None else (None, None)
     light: StatusLight = (
         RgbStatusLight(config.button.led_pins) if config.button.led == "rgb"
@@ -457,7 +469,7 @@ def _volume_step(deps: TurnDeps, assistant: Assistant) -> Callable[[], Awaitable
     return step
 
 
-def _timer_announcements(config: HearthConfig, deps: TurnDeps, assistant: Assistant) -> tuple[TimerWatcher, Ringers] | None:
+def timer_announcements(config: HearthConfig, deps: TurnDeps, assistant: Assistant) -> tuple[TimerWatcher, Ringers] | None:
     """Ring finished timers aloud, between turns, until someone answers (timers survive a restart)."""
     from firmware_py.home_tools import HomeTools
 

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 from agent.assistant import Assistant
 from firmware_py.config import parse_config
 from firmware_py.home_tools import HomeTools, open_home_tools
-from firmware_py.wiring import _timer_announcements
+from firmware_py.wiring import timer_announcements
 from tests.fakes import ToneSynthesizer
 from tests.test_tools_timers import FakeClock, wait_for
 from tests.test_turn import make_deps
@@ -58,7 +58,7 @@ async def test_a_timer_due_while_off_is_announced_right_after_restart_and_only_o
         home = await _open(tmp_path, clock)
         synthesizer = ToneSynthesizer(seconds_per_char=0.001)
         assistant = Assistant(make_deps(synthesizer=synthesizer))
-        ringing = _timer_announcements(config, SimpleNamespace(tools=SimpleNamespace(home=home)), assistant)  # type: ignore[arg-type]
+        ringing = timer_announcements(config, SimpleNamespace(tools=SimpleNamespace(home=home)), assistant)  # type: ignore[arg-type]
         assert ringing is not None
         watcher, ringers = ringing
         try:
