@@ -201,7 +201,7 @@ async def live(data_dir: Path, language: str, seed: int, life: int, turns: int) 
     reports = Reports(tools.acts)
     record = ConversationRecord.open(data_dir / "conversation.sqlite3")
     assistant = Assistant(deps, config.history_turns, on_event=reports, record=record)
-    ringing = timer_announcements(config, deps, assistant)
+    ringing = timer_announcements(config, deps, assistant)  # held for the whole life: timers due while off ring at once
     home = tools.home
     timers = [t.label for t in home.timers.active() if t.label]  # type: ignore[union-attr]
     items = [entry.item for entry in home.lists.items()]  # type: ignore[union-attr]
@@ -219,7 +219,7 @@ async def live(data_dir: Path, language: str, seed: int, life: int, turns: int) 
         reports.write(event="ended", turn=reports.turn, outcome=result.outcome.value)
     reports.write(event="done")
     await asyncio.sleep(3600)  # the script ran out before the kill came: wait for it
-    del ringing
+    del ringing  # (held until here)
     return 0
 
 
