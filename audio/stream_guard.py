@@ -35,7 +35,8 @@ class LossSettings:
     """A running stream whose callbacks stop for this long is lost (a hung sound server); a device
     that is unplugged or a server that dies is noticed at once, when PortAudio ends the stream."""
     first_audio_s: float = 6.0
-    """How long a newly opened stream may take to run its first callback (PulseAudio can take ~2 s)."""
+    """How long a newly opened stream may go without callbacks before it is judged by ``stall_s``
+    (through PulseAudio a new stream can pause for ~2 s after its first few)."""
     open_timeout_s: float = 10.0
     """Opening a stream is given up after this long (PortAudio blocks while the sound server hangs)."""
     close_timeout_s: float = 2.0
@@ -56,7 +57,8 @@ class StreamWatch:
         self.settings = settings
         self.on_lost = on_lost
         self.generation = 0
-        """Bumped by every :meth:`begin` and :meth:`end`: callbacks of older streams are ignored."""
+        """The stream watched now: callbacks of any other generation are ignored."""
+        self._issued = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stream: Any = None
         self._begun_at = 0.0
@@ -64,12 +66,13 @@ class StreamWatch:
         self._timer: asyncio.TimerHandle | None = None
 
     def next_generation(self) -> int:
-        """The generation the stream about to be opened will have."""
-        return self.generation + 1
+        """A new generation for the stream about to be opened (one given up on keeps its own)."""
+        self._issued += 1
+        return self._issued
 
     def begin(self, stream: Any, generation: int) -> bool:
-        """Watch ``stream`` (opened as ``generation``); False if it is stale already."""
-        if generation != self.generation + 1:
+        """Watch ``stream`` (opened as ``generation``); False if a newer one was issued since."""
+        if generation != self._issued:
             return False
         self.generation = generation
         self._loop = asyncio.get_running_loop()
@@ -81,7 +84,8 @@ class StreamWatch:
 
     def end(self) -> None:
         """Stop watching: the stream is being closed on purpose."""
-        self.generation += 1
+        self._issued += 1
+        self.generation = self._issued  # matches no stream
         self._stream = None
         if self._timer is not None:
             self._timer.cancel()
@@ -122,9 +126,13 @@ class StreamWatch:
         s = self.settings
         if not stream.active:
             self._lose(self.generation, "the stream stopped")
-        elif last is None and now - self._begun_at > s.first_audio_s:
+        elif now - self._begun_at < s.first_audio_s:
+            # A stream that has just started is not judged by its pace: through PulseAudio the
+            # callbacks come in a burst, then pause for up to ~2 s, then settle.
+            self._schedule()
+        elif last is None:
             self._lose(self.generation, f"no audio {s.first_audio_s:.1f} s after opening")
-        elif last is not None and now - last > s.stall_s:
+        elif now - last > s.stall_s:
             self._lose(self.generation, f"no audio for {now - last:.1f} s")
         else:
             self._schedule()
