@@ -14,7 +14,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -63,6 +63,14 @@ class WatchedSpeaker(Reopenable, Protocol):
     async def lost(self) -> AudioDeviceError: ...
 
 
+async def wait_or_wake(delay: float, wake: asyncio.Event) -> None:
+    """Wait ``delay`` seconds, or less if ``wake`` is set meanwhile."""
+    try:
+        await asyncio.wait_for(wake.wait(), delay)
+    except TimeoutError:
+        pass
+
+
 class DeviceReopener:
     """Opens one lost device again: at once, then with exponential backoff until it works.
 
@@ -76,11 +84,13 @@ class DeviceReopener:
         device: Reopenable,
         settings: BackoffSettings | None = None,
         uniform: Callable[[], float] = random.random,
+        wait: Callable[[float, asyncio.Event], Awaitable[None]] = wait_or_wake,
     ) -> None:
         self.name = name
         self.device = device
         self.settings = settings or BackoffSettings()
         self.uniform = uniform
+        self.wait = wait
         self.attempts = 0
         """Tries made by the latest :meth:`reopen`."""
         self._wake = asyncio.Event()
@@ -111,17 +121,11 @@ class DeviceReopener:
                                 self.name, self.attempts, reason, self.settings.max_s)
                 else:
                     log.debug("%s still unavailable (try %d), next in %.1f s", self.name, self.attempts, delay)
-                await self._wait(delay)
+                await self.wait(delay, self._wake)
+                self._wake.clear()
                 continue
             log.warning("%s is back after %d tries (%.1f s)", self.name, self.attempts, time.monotonic() - lost_at)
             return self.attempts
-
-    async def _wait(self, delay: float) -> None:
-        try:
-            await asyncio.wait_for(self._wake.wait(), delay)
-        except TimeoutError:
-            pass
-        self._wake.clear()
 
 
 class FaultLight:
