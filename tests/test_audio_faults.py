@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import numpy as np
 import pytest
+from gpiozero import Device
 
 from agent.assistant import Assistant
 from agent.events import State
@@ -28,7 +29,7 @@ from firmware_py.gpio import GpioButton, RgbStatusLight
 from firmware_py.recovery import BackoffSettings, DeviceReopener
 from tests.fakes import ScriptedChatModel, ToneSynthesizer
 from tests.pulse import _rescan_portaudio
-from tests.test_device import LiveMicrophone, mock_pins, wait_for  # noqa: F401 - mock_pins is a fixture
+from tests.test_device import LiveMicrophone, mock_pins, wait_for  # noqa: F401 - mock_pins: a fixture, see usefixtures
 from tests.test_turn import make_deps
 
 pytestmark = [pytest.mark.audio, pytest.mark.timeout(120)]
@@ -248,7 +249,8 @@ async def test_a_hung_sound_server_is_noticed_and_neither_closing_nor_opening_ha
 # --------------------------------------------------------------------------- the whole loop
 
 
-async def test_the_loop_serves_a_press_after_its_microphone_is_removed_and_comes_back(sink: NullSink, mock_pins) -> None:
+@pytest.mark.usefixtures("mock_pins")
+async def test_the_loop_serves_a_press_after_its_microphone_is_removed_and_comes_back(sink: NullSink) -> None:
     loop = asyncio.get_running_loop()
     deps = make_deps(chat=ScriptedChatModel("Back again."), synthesizer=ToneSynthesizer(seconds_per_char=0.01))
     assistant = Assistant(deps)
@@ -258,7 +260,7 @@ async def test_the_loop_serves_a_press_after_its_microphone_is_removed_and_comes
     device = DeviceLoop(assistant, mic, GpioButton(17, 0.0, loop), light, backoff=FAST)
     stop = asyncio.Event()
     runner = asyncio.create_task(device.run(stop))
-    pin = mock_pins.pin(17)
+    pin = Device.pin_factory.pin(17)
     try:
         await wait_for(lambda: len(device.tap._recent) > 0, GUARD_S)  # the microphone is heard
         sink.unload()
@@ -292,7 +294,8 @@ async def test_the_loop_serves_a_press_after_its_microphone_is_removed_and_comes
         await mic.close()
 
 
-async def test_a_speaker_lost_mid_reply_ends_that_turn_recorded_and_the_next_reply_is_heard(sink: NullSink, mock_pins, tmp_path) -> None:
+@pytest.mark.usefixtures("mock_pins")
+async def test_a_speaker_lost_mid_reply_ends_that_turn_recorded_and_the_next_reply_is_heard(sink: NullSink, tmp_path) -> None:
     from agent.record import ConversationRecord
 
     loop = asyncio.get_running_loop()
@@ -306,7 +309,7 @@ async def test_a_speaker_lost_mid_reply_ends_that_turn_recorded_and_the_next_rep
     device = DeviceLoop(assistant, mic, GpioButton(17, 0.0, loop), RgbStatusLight((22, 23, 24)), speaker=speaker, backoff=FAST)
     stop = asyncio.Event()
     runner = asyncio.create_task(device.run(stop))
-    pin = mock_pins.pin(17)
+    pin = Device.pin_factory.pin(17)
 
     async def ask() -> None:
         pin.drive_low()

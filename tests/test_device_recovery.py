@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from gpiozero import Device
 import sounddevice
 from hypothesis import given
 from hypothesis import strategies as st
@@ -26,7 +27,7 @@ from firmware_py.gpio import STATE_COLOURS, ConsoleLight, GpioButton, RgbStatusL
 from firmware_py.recovery import BackoffSettings, DeviceReopener, FaultLight, backoff_delays
 from firmware_py.ringing import RingSettings, ring_until_heard
 from tests.fakes import ScriptedChatModel, ToneSynthesizer
-from tests.test_device import mock_pins, wait_for  # noqa: F401 - mock_pins is a fixture
+from tests.test_device import mock_pins, wait_for  # noqa: F401 - mock_pins: a fixture, see usefixtures
 from tests.test_turn import make_deps
 
 pytestmark = pytest.mark.timeout(120)
@@ -126,13 +127,14 @@ def test_the_light_shows_the_fault_instead_of_idle_but_a_turn_as_it_goes() -> No
     assert inner.seen == [State.IDLE, State.FAULT, State.LISTENING, State.FAULT, State.FAULT, State.FAULT, State.IDLE]
 
 
-async def test_the_led_blinks_red_for_a_fault_and_is_steady_again_after(mock_pins) -> None:
+@pytest.mark.usefixtures("mock_pins")
+async def test_the_led_blinks_red_for_a_fault_and_is_steady_again_after() -> None:
     led = RgbStatusLight((22, 23, 24))
-    red = mock_pins.pin(22)
+    red = Device.pin_factory.pin(22)
     led.show(State.FAULT)
     await wait_for(lambda: red.state > 0.5, GUARD_S)
     await wait_for(lambda: red.state < 0.5, GUARD_S)  # and dark again: a blink
-    assert mock_pins.pin(23).state == 0 and mock_pins.pin(24).state == 0
+    assert Device.pin_factory.pin(23).state == 0 and Device.pin_factory.pin(24).state == 0
     led.show(State.LISTENING)
     assert led.colour == STATE_COLOURS[State.LISTENING]
     await asyncio.sleep(0.3)
@@ -268,7 +270,8 @@ async def test_a_speaker_that_dies_under_a_waiting_write_raises_instead_of_block
     await speaker.close()
 
 
-async def test_the_loop_rides_out_injected_portaudio_errors_on_both_devices(monkeypatch, mock_pins, caplog) -> None:
+@pytest.mark.usefixtures("mock_pins")
+async def test_the_loop_rides_out_injected_portaudio_errors_on_both_devices(monkeypatch, caplog) -> None:
     streams = FakeStreams(monkeypatch)
     loop = asyncio.get_running_loop()
     mic = SoundDeviceMicrophone(MicrophoneSettings())
@@ -282,7 +285,7 @@ async def test_the_loop_rides_out_injected_portaudio_errors_on_both_devices(monk
     device = DeviceLoop(assistant, mic, GpioButton(17, 0.0, loop), light, speaker=speaker, backoff=QUICK)
     stop = asyncio.Event()
     runner = asyncio.create_task(device.run(stop))
-    pin = mock_pins.pin(17)
+    pin = Device.pin_factory.pin(17)
     await asyncio.sleep(0.1)
 
     async def ask() -> None:
