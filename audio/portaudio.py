@@ -32,7 +32,7 @@ import numpy as np
 import soxr
 
 from audio.protocols import AudioChunk, AudioDeviceError, HeardCallback
-from audio.stream_guard import LossSettings, StreamWatch, bounded_call, close_stream, stop_and_close
+from audio.stream_guard import LossSettings, StreamWatch, bounded_call, close_stream, leave_portaudio_at_exit, stop_and_close
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,10 @@ def _open_error(kind: str, device: Device, exc: Exception) -> AudioDeviceError:
     return AudioDeviceError(f"cannot open {_device_name(kind, device)}: {detail}")
 
 
-def _hung_error(kind: str, device: Device, timeout_s: float) -> AudioDeviceError:
+def _given_up(kind: str, device: Device, timeout_s: float) -> AudioDeviceError:
+    """Opening blocked past ``timeout_s``: the error to raise.  The open left running may never
+    return, so the process's exit no longer waits on PortAudio (see :func:`leave_portaudio_at_exit`)."""
+    leave_portaudio_at_exit()
     return AudioDeviceError(
         f"cannot open {_device_name(kind, device)}: PortAudio did not answer within {timeout_s:.0f} s (is the sound server hung?)"
     )
@@ -143,7 +146,7 @@ class SoundDeviceMicrophone:
         except (sd.PortAudioError, ValueError) as exc:
             raise _open_error("input", s.device, exc) from None
         except TimeoutError:
-            raise _hung_error("input", s.device, s.loss.open_timeout_s) from None
+            raise _given_up("input", s.device, s.loss.open_timeout_s) from None
         self._queue = asyncio.Queue(maxsize=max(1, int(s.max_queued_s / s.block_s)))
         self._closed = False
         self._lost = None
@@ -326,7 +329,7 @@ class SoundDeviceSpeaker:
         except (sd.PortAudioError, ValueError) as exc:
             raise _open_error("output", s.device, exc) from None
         except TimeoutError:
-            raise _hung_error("output", s.device, s.loss.open_timeout_s) from None
+            raise _given_up("output", s.device, s.loss.open_timeout_s) from None
         self._stream = stream
         self._sync_clock()
         try:
@@ -335,7 +338,7 @@ class SoundDeviceSpeaker:
             self._stream = None
             await close_stream(stream, s.loss.close_timeout_s, self._watch.name)
             if isinstance(exc, TimeoutError):
-                raise _hung_error("output", s.device, s.loss.open_timeout_s) from None
+                raise _given_up("output", s.device, s.loss.open_timeout_s) from None
             raise _open_error("output", s.device, exc) from None
         self._lost = None
         self._lost_event.clear()

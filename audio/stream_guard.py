@@ -13,6 +13,7 @@ block in a thread of their own, waiting a bounded time for them.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import logging
 import threading
 import time
@@ -219,7 +220,23 @@ async def close_stream(stream: Any, timeout_s: float, name: str) -> bool:
         return True
     except TimeoutError:
         log.warning("closing %s is stuck in PortAudio (the sound server does not answer); left to finish in its own thread", name)
+        leave_portaudio_at_exit()
         return False
     except Exception as exc:  # noqa: BLE001 - a dead stream may fail to stop; it is gone either way
         log.debug("closing %s: %s", name, exc)
         return True
+
+
+def leave_portaudio_at_exit() -> None:
+    """Let the process exit without terminating PortAudio.
+
+    sounddevice terminates PortAudio at exit, which closes every stream, a stuck one too, and
+    would hang the exit just as the stop hung (through PulseAudio a stream whose server died
+    can deadlock inside libpulse for good).  Once a stream is stuck, the exit leaves the
+    streams to the operating system, which releases them with the process.
+    """
+    import sounddevice as sd
+
+    handler = getattr(sd, "_exit_handler", None)
+    if handler is not None:
+        atexit.unregister(handler)

@@ -178,6 +178,8 @@ class DeviceLoop:
         assert self.on_long_press is not None
         try:
             await self.on_long_press()
+        except AudioDeviceError as exc:  # the speaker is lost: the loop is reopening it
+            log.warning("the long press could not be said: %s", exc)
         except Exception:  # noqa: BLE001 - a failed volume step must not stop the speaker serving presses
             log.exception("the long press failed")
 

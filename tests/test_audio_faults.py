@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import sys
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -244,6 +246,54 @@ async def test_a_hung_sound_server_is_noticed_and_neither_closing_nor_opening_ha
         own_pulse.resume()
         await mic.close()
         await speaker.close()
+
+
+_STUCK_THEN_EXIT = """
+import asyncio, logging, time
+from audio.portaudio import MicrophoneSettings, SoundDeviceMicrophone
+from audio.stream_guard import LossSettings
+
+async def main():
+    loss = LossSettings(stall_s=1.0, first_audio_s=3.0, close_timeout_s=0.5)
+    mic = SoundDeviceMicrophone(MicrophoneSettings(loss=loss))
+    await mic.start()
+    chunks, began = mic.chunks(), time.monotonic()
+    async for _ in chunks:
+        if time.monotonic() - began > loss.first_audio_s + 0.5:
+            break
+    print("reading", flush=True)
+    try:
+        async for _ in chunks:
+            pass
+    except Exception as exc:
+        print("lost:", exc, flush=True)
+    await mic.close()
+    print("closed", flush=True)
+
+logging.basicConfig(level=logging.WARNING)
+asyncio.run(main())
+"""
+
+
+async def test_a_stream_stuck_in_a_hung_server_does_not_hold_up_the_exit(own_pulse: PrivatePulseServer, sink: NullSink) -> None:
+    repo = Path(__file__).resolve().parents[1]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _STUCK_THEN_EXIT, cwd=repo, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+    )
+    assert proc.stdout is not None
+    try:
+        while b"reading" not in await asyncio.wait_for(proc.stdout.readline(), GUARD_S):
+            pass
+        own_pulse.pause()  # and it stays hung while the process closes its stream and exits
+        out = (await asyncio.wait_for(proc.stdout.read(), GUARD_S)).decode(errors="replace")
+        assert await asyncio.wait_for(proc.wait(), GUARD_S) == 0, out
+    finally:
+        own_pulse.resume()
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert "lost: lost the default input device: no audio for" in out
+    assert "is stuck in PortAudio" in out and "closed" in out
 
 
 # --------------------------------------------------------------------------- the whole loop
