@@ -32,9 +32,11 @@ T = TypeVar("T")
 class LossSettings:
     """When a sound device counts as lost, and how long PortAudio may block before it is given up."""
 
-    stall_s: float = 3.0
+    stall_s: float = 10.0
     """A running stream whose callbacks stop for this long is lost (a hung sound server); a device
-    that is unplugged or a server that dies is noticed at once, when PortAudio ends the stream."""
+    that is unplugged or a server that dies is noticed at once, when PortAudio ends the stream.
+    Generous, because a sound server starved of CPU (models decoding on every core) also
+    leaves gaps of a few seconds, and taking one for a loss would cut a reply off."""
     first_audio_s: float = 6.0
     """How long a newly opened stream may go without callbacks before it is judged by ``stall_s``
     (through PulseAudio a new stream can pause for ~2 s after its first few)."""
@@ -64,7 +66,10 @@ class StreamWatch:
         self._stream: Any = None
         self._begun_at = 0.0
         self._last_fed: float | None = None  # written by the audio thread; a float store is atomic
+        self._starved_s = 0.0  # of the time since _starved_since, how much the process itself stood still
+        self._starved_since: float | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._due = 0.0
 
     def next_generation(self) -> int:
         """A new generation for the stream about to be opened (one given up on keeps its own)."""
@@ -79,7 +84,8 @@ class StreamWatch:
         self._loop = asyncio.get_running_loop()
         self._stream = stream
         self._begun_at = time.monotonic()
-        self._last_fed = None
+        self._last_fed = self._starved_since = None
+        self._starved_s = 0.0
         self._schedule()
         return True
 
@@ -113,9 +119,14 @@ class StreamWatch:
 
     # ---- on the loop
 
+    @property
+    def _interval(self) -> float:
+        return min(0.5, self.settings.stall_s / 4)
+
     def _schedule(self) -> None:
         assert self._loop is not None
-        self._timer = self._loop.call_later(min(0.5, self.settings.stall_s / 4), self._check)
+        self._due = time.monotonic() + self._interval
+        self._timer = self._loop.call_later(self._interval, self._check)
 
     def _check(self) -> None:
         self._timer = None
@@ -124,6 +135,13 @@ class StreamWatch:
             return
         now = time.monotonic()
         last = self._last_fed
+        if last != self._starved_since:
+            self._starved_since, self._starved_s = last, 0.0
+        late = now - self._due
+        if late > self._interval:
+            # This check itself ran late: the process was starved of CPU (or the loop blocked),
+            # and its audio thread may have been too.  That time does not count against the device.
+            self._starved_s += late
         s = self.settings
         if not stream.active:
             self._lose(self.generation, "the stream stopped")
@@ -133,7 +151,7 @@ class StreamWatch:
             self._schedule()
         elif last is None:
             self._lose(self.generation, f"no audio {s.first_audio_s:.1f} s after opening")
-        elif now - last > s.stall_s:
+        elif now - last - self._starved_s > s.stall_s:
             self._lose(self.generation, f"no audio for {now - last:.1f} s")
         else:
             self._schedule()

@@ -22,6 +22,7 @@ from agent.events import State
 from agent.turn import Outcome, device_lost
 from audio.portaudio import MicrophoneSettings, SoundDeviceMicrophone, SoundDeviceSpeaker, SpeakerSettings
 from audio.protocols import AudioChunk, AudioDeviceError
+from audio.stream_guard import LossSettings, StreamWatch
 from firmware_py.device import DeviceLoop
 from firmware_py.gpio import STATE_COLOURS, ConsoleLight, GpioButton, RgbStatusLight
 from firmware_py.recovery import BackoffSettings, DeviceReopener, FaultLight, backoff_delays
@@ -146,6 +147,46 @@ def test_the_console_names_the_fault(capsys) -> None:
     light = ConsoleLight()
     light.show(State.FAULT)
     assert capsys.readouterr().out == "[fault]\n"
+
+
+# --------------------------------------------------------------------------- telling a loss
+
+
+async def _watch_a_stream(stall: bool) -> list[AudioDeviceError]:
+    """A stream fed every 10 ms; then its callbacks stop (``stall``) or the whole process stands still."""
+    lost: list[AudioDeviceError] = []
+    watch = StreamWatch("output device 'x'", LossSettings(stall_s=0.4, first_audio_s=0.1), lost.append)
+    stream = SimpleNamespace(active=True)
+    generation = watch.next_generation()
+    watch.begin(stream, generation)
+    feeding = True
+
+    async def feed() -> None:
+        while feeding:
+            watch.fed(generation)
+            await asyncio.sleep(0.01)
+
+    feeder = asyncio.create_task(feed())
+    await asyncio.sleep(0.3)  # past the first seconds' grace
+    if stall:
+        feeding = False
+        await wait_for(lambda: bool(lost), GUARD_S)
+    else:
+        time.sleep(1.0)  # noqa: ASYNC251 - the point: the loop and the audio both stand still
+        await asyncio.sleep(0.3)
+    feeding = False
+    await feeder
+    watch.end()
+    return lost
+
+
+async def test_callbacks_that_stop_while_the_process_runs_are_a_loss() -> None:
+    lost = await _watch_a_stream(stall=True)
+    assert len(lost) == 1 and "no audio for" in str(lost[0]) and "output device 'x'" in str(lost[0])
+
+
+async def test_a_process_starved_of_cpu_is_not_taken_for_a_lost_device() -> None:
+    assert await _watch_a_stream(stall=False) == []
 
 
 # --------------------------------------------------------------------------- PortAudio, scripted
