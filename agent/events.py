@@ -20,6 +20,8 @@ class State(str, Enum):
     SPEAKING = "speaking"
     PAUSING = "pausing"
     """Between two units of one reply: still talking, drawing breath."""
+    FAULT = "fault"
+    """A sound device is lost and hearth is trying to open it again."""
 
 
 @dataclass(frozen=True)

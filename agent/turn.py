@@ -43,7 +43,7 @@ from agent.speaking.speech_out import SpokenUnit, UnitSpeaker
 from agent.timeline import Timeline
 from agent.deciding.tool_use import ToolUse
 from agent.results import Outcome, ToolCallRecord, TurnResult
-from audio.protocols import AudioChunk, Recognizer, Speaker, Synthesizer, TurnEndModel, VoiceActivityDetector
+from audio.protocols import AudioChunk, AudioDeviceError, Recognizer, Speaker, Synthesizer, TurnEndModel, VoiceActivityDetector
 
 __all__ = ["ListenSettings", "Outcome", "Press", "SpokenUnit", "ToolCallRecord", "Turn", "TurnDeps", "TurnResult"]
 
@@ -159,6 +159,13 @@ class Turn:
             self.emit(TurnInterrupted(tuple(self.result.unspoken)))
             # The turn is over either way; its owner decides what happens next.
         except Exception as exc:  # noqa: BLE001 - a turn must never take the loop down
+            if (lost := device_lost(exc)) is not None:
+                # The speaker is gone: nothing more can be said; what was not heard is recorded so.
+                log.warning("turn ended: %s", lost)
+                self.emit(TurnFailed(str(lost)))
+                self.result.outcome = Outcome.FAILED
+                self._finish_units()
+                return self.result
             log.exception("turn failed")
             self.emit(TurnFailed(repr(exc)))
             self.result.outcome = Outcome.FAILED
@@ -310,8 +317,11 @@ class Turn:
         units.put_nowait(None)
         try:
             await self.out.speak(units)
-        except Exception:  # noqa: BLE001 - the apology itself failed; the log is all that is left
-            log.exception("could not speak %s", which.value)
+        except Exception as exc:  # noqa: BLE001 - the apology itself failed; the log is all that is left
+            if (lost := device_lost(exc)) is not None:
+                log.warning("could not speak %s: %s", which.value, lost)
+            else:
+                log.exception("could not speak %s", which.value)
         self._finish_units()
 
     def _finish_units(self) -> None:
@@ -320,6 +330,19 @@ class Turn:
         self.result.spoken = [u.text for u in units if u.status != "unspoken"]
         self.result.unspoken = [u.text for u in units if u.status == "unspoken"]
         self.result.reply_audio_s = self.out.audio_s
+
+
+def device_lost(exc: BaseException) -> AudioDeviceError | None:
+    """The lost sound device that alone caused ``exc`` (raised from tasks of a group), if that is what it was."""
+    if isinstance(exc, AudioDeviceError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        lost, rest = exc.split(AudioDeviceError)
+        while isinstance(lost, BaseExceptionGroup):
+            lost = lost.exceptions[0]
+        if rest is None and isinstance(lost, AudioDeviceError):
+            return lost
+    return None
 
 
 class _ReplyText:

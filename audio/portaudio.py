@@ -10,12 +10,17 @@ Barge-in has to silence speech within 150 ms, so the output stream is opened
 with a small latency (50 ms by default: through PulseAudio on a two-core
 machine that stopped a tone 60-70 ms after ``interrupt()``) and ``interrupt()``
 empties the queue under the callback's lock, so the very next block is silence.
+
+A device that goes away raises :class:`AudioDeviceError` from ``chunks()``, ``write()`` and
+``drain()`` instead of leaving them waiting (see :mod:`audio.stream_guard`); ``close()`` and
+then ``start()`` again open it anew.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import logging
 import threading
 import time
@@ -26,15 +31,12 @@ from typing import Any
 import numpy as np
 import soxr
 
-from audio.protocols import AudioChunk, HeardCallback
+from audio.protocols import AudioChunk, AudioDeviceError, HeardCallback
+from audio.stream_guard import LossSettings, StreamWatch, bounded_call, close_stream, leave_portaudio_at_exit, stop_and_close
 
 log = logging.getLogger(__name__)
 
 Device = int | str | None
-
-
-class AudioDeviceError(RuntimeError):
-    """A sound device could not be opened or used; the message names it in one line."""
 
 
 def _device_name(kind: str, device: Device) -> str:
@@ -51,6 +53,15 @@ def _open_error(kind: str, device: Device, exc: Exception) -> AudioDeviceError:
     except sd.PortAudioError:
         pass
     return AudioDeviceError(f"cannot open {_device_name(kind, device)}: {detail}")
+
+
+def _given_up(kind: str, device: Device, timeout_s: float) -> AudioDeviceError:
+    """Opening blocked past ``timeout_s``: the error to raise.  The open left running may never
+    return, so the process's exit no longer waits on PortAudio (see :func:`leave_portaudio_at_exit`)."""
+    leave_portaudio_at_exit()
+    return AudioDeviceError(
+        f"cannot open {_device_name(kind, device)}: PortAudio did not answer within {timeout_s:.0f} s (is the sound server hung?)"
+    )
 
 
 # --------------------------------------------------------------------------- microphone
@@ -70,6 +81,8 @@ class MicrophoneSettings:
     """PortAudio input latency in seconds, or "low"/"high"."""
     max_queued_s: float = 2.0
     """Audio kept while nobody reads; beyond it the oldest chunks are dropped."""
+    loss: LossSettings = LossSettings()
+    """When the microphone counts as lost, and how long opening and closing may block."""
 
 
 class SoundDeviceMicrophone:
@@ -78,7 +91,8 @@ class SoundDeviceMicrophone:
     ``await start()`` opens the stream; ``chunks()`` then yields 16 kHz mono
     float32 chunks until ``close()``.  If the consumer falls behind by more
     than ``max_queued_s``, the oldest audio is dropped (with a warning), so
-    what is read is always recent.
+    what is read is always recent.  If the device is lost, ``chunks()``
+    raises :class:`AudioDeviceError`; ``start()`` then opens it anew.
     """
 
     def __init__(self, settings: MicrophoneSettings | None = None) -> None:
@@ -88,14 +102,18 @@ class SoundDeviceMicrophone:
         """Chunks dropped because the queue was full."""
         self._stream: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._queue: asyncio.Queue[AudioChunk | None] | None = None
+        self._queue: asyncio.Queue[AudioChunk | AudioDeviceError | None] | None = None
         self._closed = False
         self._last_drop_log = 0.0
+        self._lost: AudioDeviceError | None = None
+        self._watch = StreamWatch(_device_name("input", self.settings.device), self.settings.loss, self._on_lost)
 
     async def start(self) -> None:
-        """Open and start the input stream (idempotent)."""
-        if self._stream is not None:
+        """Open and start the input stream (idempotent; after a loss, opens it anew)."""
+        if self._stream is not None and self._lost is None:
             return
+        if self._stream is not None:
+            await self.close()
         # Imported here: importing sounddevice initializes PortAudio, which
         # scans every device, and nothing should touch hardware before start().
         import sounddevice as sd
@@ -103,9 +121,9 @@ class SoundDeviceMicrophone:
         s = self.settings
         self._loop = asyncio.get_running_loop()
         blocksize = max(1, round(s.block_s * s.sample_rate))
-        self._queue = asyncio.Queue(maxsize=max(1, int(s.max_queued_s / s.block_s)))
-        self._closed = False
-        try:
+        generation = self._watch.next_generation()
+
+        def open_stream() -> Any:
             stream = sd.InputStream(
                 device=s.device,
                 samplerate=s.sample_rate,
@@ -113,12 +131,27 @@ class SoundDeviceMicrophone:
                 dtype="float32",
                 blocksize=blocksize,
                 latency=s.latency,
-                callback=self._callback,
+                callback=functools.partial(self._callback, generation),
+                finished_callback=functools.partial(self._watch.finished, generation),
             )
-            stream.start()
+            try:
+                stream.start()
+            except BaseException:
+                stream.close()
+                raise
+            return stream
+
+        try:
+            stream = await bounded_call(open_stream, s.loss.open_timeout_s, late=stop_and_close)
         except (sd.PortAudioError, ValueError) as exc:
             raise _open_error("input", s.device, exc) from None
+        except TimeoutError:
+            raise _given_up("input", s.device, s.loss.open_timeout_s) from None
+        self._queue = asyncio.Queue(maxsize=max(1, int(s.max_queued_s / s.block_s)))
+        self._closed = False
+        self._lost = None
         self._stream = stream
+        self._watch.begin(stream, generation)
         log.info(
             "microphone open: %s at %d Hz, latency %.0f ms",
             _device_name("input", s.device),
@@ -126,7 +159,9 @@ class SoundDeviceMicrophone:
             stream.latency * 1000,
         )
 
-    def _callback(self, indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
+    def _callback(self, generation: int, indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
+        if not self._watch.fed(generation):
+            return  # a stream closed, or given up on while it opened
         chunk = AudioChunk(indata[:, 0].copy(), self.sample_rate)
         loop = self._loop
         if loop is None:
@@ -136,9 +171,17 @@ class SoundDeviceMicrophone:
         except RuntimeError:  # loop closed under a stream not yet stopped
             pass
 
+    def _on_lost(self, error: AudioDeviceError) -> None:
+        self._lost = error
+        queue = self._queue
+        if queue is not None and not self._closed:
+            if queue.full():
+                queue.get_nowait()  # the reader must hear of the loss, whatever audio it misses
+            queue.put_nowait(error)
+
     def _put(self, chunk: AudioChunk) -> None:
         queue = self._queue
-        if queue is None or self._closed:
+        if queue is None or self._closed or self._lost is not None:
             return
         if queue.full():
             queue.get_nowait()
@@ -150,21 +193,32 @@ class SoundDeviceMicrophone:
         queue.put_nowait(chunk)
 
     async def chunks(self) -> AsyncIterator[AudioChunk]:
-        """Yield audio as it arrives until ``close()``."""
+        """Yield audio as it arrives until ``close()``; raise :class:`AudioDeviceError` if the device is lost."""
         if self._queue is None:
             raise RuntimeError("SoundDeviceMicrophone.start() has not been called")
+        if self._lost is not None:
+            raise AudioDeviceError(str(self._lost))
         queue = self._queue
-        while (chunk := await queue.get()) is not None:
-            yield chunk
+        while (item := await queue.get()) is not None:
+            if isinstance(item, AudioDeviceError):
+                raise AudioDeviceError(str(item))
+            yield item
+
+    @property
+    def lost(self) -> AudioDeviceError | None:
+        """Why the device was lost, until it is opened again; None while it works."""
+        return self._lost
 
     async def close(self) -> None:
+        """Stop and close the stream (at most ``loss.close_timeout_s``, however dead the device is)."""
         if self._closed:
             return
         self._closed = True
+        self._watch.end()
         stream, self._stream = self._stream, None
         if stream is not None:
             # Stopping waits for the callback to return; not on the loop thread.
-            await asyncio.to_thread(_stop_and_close, stream)
+            await close_stream(stream, self.settings.loss.close_timeout_s, self._watch.name)
         if self._queue is not None:
             while not self._queue.empty():
                 self._queue.get_nowait()
@@ -192,6 +246,8 @@ class SpeakerSettings:
     """How long ``start()`` waits for the stream to run at a steady pace."""
     clock_resync_s: float = 5.0
     """How often the stream-time to monotonic offset is measured again."""
+    loss: LossSettings = LossSettings()
+    """When the speaker counts as lost, and how long opening and closing may block."""
 
 
 @dataclass
@@ -208,7 +264,9 @@ class SoundDeviceSpeaker:
     ALSA PulseAudio plugin stalls for up to ~2 s after a stream starts, and
     a chunk written then would be heard late).  The stream then runs until
     ``close()``, playing silence when there is nothing to say, so its latency
-    stays put.
+    stays put.  Because it always runs, a lost device is noticed even between
+    replies (:meth:`lost`); ``write()`` and ``drain()`` then raise
+    :class:`AudioDeviceError`, and ``start()`` opens it anew.
     """
 
     def __init__(self, settings: SpeakerSettings | None = None) -> None:
@@ -233,39 +291,65 @@ class SoundDeviceSpeaker:
         self._idle = asyncio.Event()
         self._idle.set()
         self._heard_end: float | None = None
+        self._lost: AudioDeviceError | None = None
+        self._lost_event = asyncio.Event()
+        self._watch = StreamWatch(_device_name("output", self.settings.device), self.settings.loss, self._on_lost)
 
     # ---- lifecycle
 
     async def start(self) -> None:
-        """Open and start the output stream, and wait until it runs at a steady pace (idempotent)."""
-        if self._stream is not None:
+        """Open and start the output stream, and wait until it runs at a steady pace.
+
+        Idempotent; after a loss, opens the device anew.
+        """
+        if self._stream is not None and self._lost is None:
             return
+        if self._stream is not None:
+            await self.close()
         import sounddevice as sd
 
         s = self.settings
         self._loop = asyncio.get_running_loop()
-        try:
-            stream = sd.OutputStream(
+        generation = self._watch.next_generation()
+
+        def open_stream() -> Any:
+            return sd.OutputStream(
                 device=s.device,
                 samplerate=s.sample_rate,
                 channels=1,
                 dtype="float32",
                 blocksize=s.blocksize,
                 latency=s.latency,
-                callback=self._callback,
+                callback=functools.partial(self._callback, generation),
+                finished_callback=functools.partial(self._watch.finished, generation),
             )
+
+        try:
+            stream = await bounded_call(open_stream, s.loss.open_timeout_s, late=stop_and_close)
         except (sd.PortAudioError, ValueError) as exc:
             raise _open_error("output", s.device, exc) from None
+        except TimeoutError:
+            raise _given_up("output", s.device, s.loss.open_timeout_s) from None
         self._stream = stream
         self._sync_clock()
         try:
-            stream.start()
-        except sd.PortAudioError as exc:
+            await bounded_call(stream.start, s.loss.open_timeout_s)
+        except (sd.PortAudioError, TimeoutError) as exc:
             self._stream = None
-            stream.close()
+            await close_stream(stream, s.loss.close_timeout_s, self._watch.name)
+            if isinstance(exc, TimeoutError):
+                raise _given_up("output", s.device, s.loss.open_timeout_s) from None
             raise _open_error("output", s.device, exc) from None
+        self._lost = None
+        self._lost_event.clear()
+        self._callbacks.clear()  # the pace of a stream closed before says nothing of this one
+        self._watch.begin(stream, generation)
         self._latency = float(stream.latency)
         await self._settle()
+        lost = self._lost
+        if lost is not None:
+            await self.close()
+            raise AudioDeviceError(f"cannot open {_device_name('output', s.device)}: {str(lost).split(': ', 1)[-1]}")
         self._sync_clock()
         log.info(
             "speaker open: %s at %d Hz, latency %.0f ms",
@@ -277,7 +361,7 @@ class SoundDeviceSpeaker:
     async def _settle(self) -> None:
         """Wait until callbacks come paced by the device rather than in a start-up burst."""
         deadline = time.monotonic() + self.settings.settle_timeout_s
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and self._lost is None:
             await asyncio.sleep(0.02)
             recent = list(self._callbacks)[-8:]
             if len(recent) < 8:
@@ -286,6 +370,8 @@ class SoundDeviceSpeaker:
             audio = sum(frames for _, frames in recent[1:]) / self.sample_rate
             if audio > 0 and wall >= 0.5 * audio and time.monotonic() - recent[-1][0] < 4 * audio / 7:
                 return
+        if self._lost is not None:
+            return
         log.warning(
             "speaker stream did not settle within %.1f s; first audio may start late", self.settings.settle_timeout_s
         )
@@ -307,6 +393,11 @@ class SoundDeviceSpeaker:
             self._synced_at = time.monotonic()
 
     async def close(self) -> None:
+        """Stop and close the stream (at most ``loss.close_timeout_s``, however dead the device is).
+
+        After a loss, ``write()`` keeps raising :class:`AudioDeviceError` until ``start()`` succeeds.
+        """
+        self._watch.end()
         stream, self._stream = self._stream, None
         with self._lock:
             self._pieces.clear()
@@ -315,11 +406,36 @@ class SoundDeviceSpeaker:
         self._space.set()
         self._idle.set()
         if stream is not None:
-            await asyncio.to_thread(_stop_and_close, stream)
+            await close_stream(stream, self.settings.loss.close_timeout_s, self._watch.name)
+
+    async def lost(self) -> AudioDeviceError:
+        """Wait until the device is lost (PortAudio ended the stream, or its callbacks stopped); the error."""
+        await self._lost_event.wait()
+        assert self._lost is not None
+        return self._lost
+
+    def _on_lost(self, error: AudioDeviceError) -> None:
+        self._lost = error
+        with self._lock:
+            # Nothing queued will be heard now: its on_heard callbacks never fire.
+            self._pieces.clear()
+            self._queued = 0
+            self._busy = False
+            self._want_space = False
+        self._space.set()  # writers waiting for room raise
+        self._idle.set()  # and so does drain()
+        self._lost_event.set()
+
+    def _raise_if_lost(self) -> None:
+        if self._lost is not None:
+            raise AudioDeviceError(str(self._lost))
 
     # ---- the audio thread
 
-    def _callback(self, outdata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
+    def _callback(self, generation: int, outdata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
+        if not self._watch.fed(generation):
+            outdata.fill(0.0)  # a stream closed, or given up on while it opened
+            return
         now = time.monotonic()
         if status.output_underflow:
             self.underflows += 1
@@ -384,7 +500,9 @@ class SoundDeviceSpeaker:
         A write still waiting when ``interrupt()`` is called is dropped.
         ``on_heard`` fires on the loop with the monotonic time the chunk's first
         sample reaches the DAC; it never fires for audio dropped before that.
+        Raises :class:`AudioDeviceError` once the device is lost.
         """
+        self._raise_if_lost()
         if self._stream is None:
             raise RuntimeError("SoundDeviceSpeaker.start() has not been called")
         epoch = self._epoch
@@ -410,10 +528,16 @@ class SoundDeviceSpeaker:
                 self._want_space = True
                 self._space.clear()
             await self._space.wait()
+            self._raise_if_lost()
 
     async def drain(self) -> float:
-        """Wait until everything written has been heard; return the monotonic time of the last sample."""
+        """Wait until everything written has been heard; return the monotonic time of the last sample.
+
+        Raises :class:`AudioDeviceError` if the device is lost before then.
+        """
+        self._raise_if_lost()
         await self._idle.wait()
+        self._raise_if_lost()
         end = self._heard_end if self._heard_end is not None else time.monotonic()
         delay = end - time.monotonic()
         if delay > 0:
@@ -435,13 +559,6 @@ class SoundDeviceSpeaker:
     def queued_s(self) -> float:
         """Seconds of audio written but not yet handed to the device."""
         return self._queued / self.sample_rate
-
-
-def _stop_and_close(stream: Any) -> None:
-    try:
-        stream.stop()
-    finally:
-        stream.close()
 
 
 __all__: list[str] = [

@@ -15,6 +15,10 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 
+class AudioDeviceError(RuntimeError):
+    """A sound device could not be opened, or was lost while in use; the message names it in one line."""
+
+
 @dataclass(frozen=True)
 class AudioChunk:
     """A piece of mono audio."""
@@ -64,7 +68,10 @@ class Microphone(Protocol):
     sample_rate: int
 
     def chunks(self) -> AsyncIterator[AudioChunk]:
-        """Yield audio as it arrives; ends when the source ends or is closed."""
+        """Yield audio as it arrives; ends when the source ends or is closed.
+
+        A sound card that is lost raises :class:`AudioDeviceError` here rather than going quiet.
+        """
         ...
 
     async def close(self) -> None: ...
@@ -85,6 +92,8 @@ class Speaker(Protocol):
 
         ``on_heard`` is called (on the event loop) when the chunk's first
         sample reaches the output: the listener's side, not the writer's.
+        A sound card that is lost raises :class:`AudioDeviceError` here and in
+        ``drain()`` rather than blocking.
         """
         ...
 

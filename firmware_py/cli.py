@@ -185,7 +185,7 @@ async def _run_device(config) -> int:
         loop.add_signal_handler(sig, stop.set)
     parts = await build_device(config, loop)
     device = DeviceLoop(parts.assistant, parts.microphone, parts.button, parts.light,
-                        on_long_press=parts.long_press, long_press_s=config.button.long_press_s)
+                        on_long_press=parts.long_press, long_press_s=config.button.long_press_s, speaker=parts.speaker)
     try:
         await device.run(stop)
     finally:

@@ -1,4 +1,8 @@
-"""The appliance loop: microphone always open, a press starts a turn, the LED shows the state."""
+"""The appliance loop: microphone always open, a press starts a turn, the LED shows the state.
+
+A lost microphone or speaker is opened again with backoff while the LED shows the fault
+(:mod:`firmware_py.recovery`); hearth serves the next press once it is back, no restart.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +16,9 @@ from agent.assistant import Assistant
 from agent.listening.barge_in import PauseListener
 from agent.events import Event, SpeechStarted, State, StateChanged, TranscriptFinal, TurnFailed
 from agent.turn import Press
-from audio.protocols import AudioChunk, Microphone
+from audio.protocols import AudioChunk, AudioDeviceError, Microphone
 from firmware_py.gpio import PushToTalk, StatusLight
+from firmware_py.recovery import BackoffSettings, DeviceReopener, FaultLight, Reopenable, WatchedSpeaker
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +87,11 @@ class DeviceLoop:
 
     A press held ``long_press_s`` or longer with nothing said is not a request: the turn it
     started is dropped unheard and ``on_long_press`` runs (the volume steps up).
+
+    A lost microphone (one that can be started again) ends the audio of the turn listening, which
+    answers what it heard; a lost ``speaker`` ends the turn speaking, which is recorded with what was
+    not heard.  Either is opened again with ``backoff``, the LED showing the fault; while the
+    microphone is lost a press only cuts the wait short.
     """
 
     def __init__(
@@ -93,6 +103,8 @@ class DeviceLoop:
         on_long_press: Callable[[], Awaitable[None]] | None = None,
         long_press_s: float = 1.5,
         settle_s: float = 3.0,
+        speaker: WatchedSpeaker | None = None,
+        backoff: BackoffSettings | None = None,
     ) -> None:
         self.assistant = assistant
         self.settle_s = settle_s
@@ -103,7 +115,10 @@ class DeviceLoop:
         self._long_presses: set[asyncio.Task[None]] = set()
         self.tap = MicrophoneTap(microphone)
         self.button = button
-        self.light = light
+        self.light = FaultLight(light)
+        self.speaker = speaker
+        self._microphone_back = DeviceReopener("the microphone", microphone, backoff) if isinstance(microphone, Reopenable) else None
+        self._speaker_back = DeviceReopener("the speaker", speaker, backoff) if speaker is not None else None
         self._press: Press | None = None
         self.speaking_up = PauseListener(assistant.deps.vad, self._on_speaking_up)
         self.tap.on_chunk = self.speaking_up.accept
@@ -128,6 +143,12 @@ class DeviceLoop:
 
     def on_press(self, at: float) -> None:
         log.info("button pressed")
+        if self._speaker_back is not None and "speaker" in self.light.faults:
+            self._speaker_back.try_now()  # the reply to this press tries the speaker again
+        if self._microphone_back is not None and "microphone" in self.light.faults:
+            log.warning("press not served: the microphone is lost; trying it again now")
+            self._microphone_back.try_now()
+            return
         self._press = Press(at)
         self._spoke_since_press = False
         # Starting a turn cancels the one in progress: barge-in silences the speaker first.
@@ -160,18 +181,22 @@ class DeviceLoop:
         assert self.on_long_press is not None
         try:
             await self.on_long_press()
+        except AudioDeviceError as exc:  # the speaker is lost: the loop is reopening it
+            log.warning("the long press could not be said: %s", exc)
         except Exception:  # noqa: BLE001 - a failed volume step must not stop the speaker serving presses
             log.exception("the long press failed")
 
     async def run(self, stop: asyncio.Event) -> None:
         self.light.show(State.IDLE)
         self.button.open(self.on_press, self.on_release)
-        pump = asyncio.create_task(self.tap.pump(), name="microphone")
+        pump = asyncio.create_task(self._keep_microphone(), name="microphone")
+        devices = [pump, *([asyncio.create_task(self._keep_speaker(), name="speaker")] if self.speaker is not None else [])]
         log.info("ready: press the button and speak")
         try:
-            done, _ = await asyncio.wait([pump, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
-            if pump in done and pump.exception() is not None:
-                raise pump.exception()  # type: ignore[misc]
+            done, _ = await asyncio.wait([*devices, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
+            for task in devices:
+                if task in done and task.exception() is not None:
+                    raise task.exception()  # type: ignore[misc]
         finally:
             self.assistant.interrupt()
             # Ctrl-C in the middle of a reply: the turn ends as interrupted and is recorded.
@@ -179,8 +204,32 @@ class DeviceLoop:
             for task in list(self._long_presses):
                 task.cancel()
             await asyncio.gather(*self._long_presses, return_exceptions=True)
-            pump.cancel()
-            await asyncio.gather(pump, return_exceptions=True)
+            for task in devices:
+                task.cancel()
+            await asyncio.gather(*devices, return_exceptions=True)
             self.button.close()
             self.light.show(State.IDLE)
             self.light.close()
+
+    async def _keep_microphone(self) -> None:
+        """Read the microphone; when it is lost, open it again and read on."""
+        while True:
+            try:
+                await self.tap.pump()
+                return
+            except AudioDeviceError as exc:
+                if self._microphone_back is None:
+                    raise
+                self.tap.stop_listening()  # the turn listening now answers what it heard
+                self.light.fault("microphone")
+                await self._microphone_back.reopen(exc)
+                self.light.clear("microphone")
+
+    async def _keep_speaker(self) -> None:
+        """Whenever the speaker is lost (mid-reply or between turns), open it again."""
+        assert self.speaker is not None and self._speaker_back is not None
+        while True:
+            exc = await self.speaker.lost()
+            self.light.fault("speaker")
+            await self._speaker_back.reopen(exc)
+            self.light.clear("speaker")

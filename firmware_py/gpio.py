@@ -24,7 +24,11 @@ STATE_COLOURS: dict[State, tuple[float, float, float]] = {
     State.THINKING: (1.0, 0.6, 0.0),
     State.SPEAKING: (0.0, 1.0, 0.0),
     State.PAUSING: (0.0, 0.3, 0.0),  # dim green: still talking
+    State.FAULT: (1.0, 0.0, 0.0),  # blinks slowly: see FAULT_BLINK
 }
+FAULT_BLINK = (0.25, 1.75)
+"""A lost sound device: red for this long, then dark for this long (seconds), over and over;
+no other state blinks, so it is told apart from across the room."""
 
 
 class PushToTalk(Protocol):
@@ -103,18 +107,26 @@ class KeyboardButton:
 
 
 class RgbStatusLight:
-    """An RGB LED showing idle / listening / thinking / speaking."""
+    """An RGB LED showing idle / listening / thinking / speaking, and a slow red blink for a fault."""
 
     def __init__(self, pins: tuple[int, int, int]) -> None:
         self.pins = pins
         self._led: Any = None
+        self._shown: State | None = None
 
     def show(self, state: State) -> None:
         if self._led is None:
             from gpiozero import RGBLED
 
             self._led = RGBLED(*self.pins)
-        self._led.color = STATE_COLOURS[state]
+        if state == State.FAULT == self._shown:
+            return  # blinking already: starting over would break the rhythm
+        self._shown = state
+        if state == State.FAULT:
+            on, off = FAULT_BLINK
+            self._led.blink(on_time=on, off_time=off, on_color=STATE_COLOURS[state], off_color=(0.0, 0.0, 0.0))
+        else:
+            self._led.color = STATE_COLOURS[state]  # also stops a blink
 
     @property
     def colour(self) -> tuple[float, float, float] | None:

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from audio.protocols import AudioChunk
+from audio.protocols import AudioChunk, AudioDeviceError
 
 log = logging.getLogger(__name__)
 
@@ -45,16 +45,30 @@ async def ring_until_heard(
     settings: RingSettings,
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
 ) -> int:
-    """Announce ``text`` until a press answers it or ``settings.times`` is reached; the rings made."""
-    for ring in range(1, max(1, settings.times) + 1):
+    """Announce ``text`` until a press answers it or ``settings.times`` is reached; the rings made.
+
+    A ring the speaker could not play (the device is lost) does not count: it is tried again
+    after the interval, until the speaker is back.
+    """
+    rings = 0
+    told_unplayed = False
+    while True:
         before = announcer.turns_started
-        if not await announcer.announce(text, sound):
-            return ring  # a press cut it short: heard
-        if ring == settings.times:
+        try:
+            if not await announcer.announce(text, sound):
+                return rings + 1  # a press cut it short: heard
+            rang = True
+            rings += 1
+        except AudioDeviceError as exc:
+            rang = False
+            if not told_unplayed:
+                told_unplayed = True
+                log.warning("could not ring %r (%s); trying again every %.0f s", text, exc, settings.interval_s)
+        if rings >= max(1, settings.times):
             break
         await sleep(settings.interval_s)
-        if announcer.turns_started != before:
-            return ring  # the user pressed after it: heard
+        if rang and announcer.turns_started != before:
+            return rings  # the user pressed after it: heard
     log.info("rang %d times, nobody answered: %r", settings.times, text)
     return settings.times
 
