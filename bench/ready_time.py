@@ -90,6 +90,11 @@ class ApplianceRun:
                 raise RuntimeError(f"hearth run exited with {self.process.returncode} before {key}")
         raise RuntimeError(f"no {key} within {timeout_s:.0f} s")
 
+    def drain(self) -> None:
+        """Read what is still queued (after the process ended: its last words, STOPPING)."""
+        while (message := self.notify.receive(0.2)) is not None:
+            self.messages.append((time.monotonic() - self.started_at, message))
+
     def first(self, key: str) -> float | None:
         """Seconds from the process start to the first message with ``key``."""
         return next((t for t, m in self.messages if key in m), None)

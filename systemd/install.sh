@@ -74,10 +74,10 @@ step chmod 0750 "$STATE"
 say "configuration in $DESTDIR$CONFIG"
 mkdir -p "$DESTDIR$CONFIG"
 if [ -e "$DESTDIR$CONFIG/hearth.toml" ]; then
-  echo "kept $CONFIG/hearth.toml; every key with its current default is in $PREFIX/firmware_py/assets/hearth.toml"
+  echo "kept $DESTDIR$CONFIG/hearth.toml; every key with its current default is in $PREFIX/firmware_py/assets/hearth.toml"
 else
   install -m 0644 "$SRC/firmware_py/assets/hearth.toml" "$DESTDIR$CONFIG/hearth.toml"
-  echo "wrote $CONFIG/hearth.toml (every key commented out with its default)"
+  echo "wrote $DESTDIR$CONFIG/hearth.toml (every key commented out with its default)"
 fi
 
 say "units in $DESTDIR$UNITS"
