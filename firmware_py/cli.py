@@ -176,18 +176,17 @@ async def _run_bench(config, args: argparse.Namespace) -> int:
 
 async def _run_device(config) -> int:
     from firmware_py.device import DeviceLoop
+    from firmware_py.service import ServiceNotifier
     from firmware_py.wiring import build_device
 
-    from firmware_py.wiring import describe_choice, platform_profile
-
-    from firmware_py.service import ServiceNotifier
-    from firmware_py.wiring import StartupError
+    from firmware_py.wiring import StartupError, describe_choice, platform_profile
 
     print(f"hearth: {describe_choice(config, platform_profile(config))}", file=sys.stderr)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
-    # Under systemd (Type=notify): READY once the models are warm and the button is open, the
-    # watchdog pinged from this loop from the start (the models load in threads meanwhile).
+    # Under systemd (Type=notify): READY once the models are warm and the button is open; the
+    # watchdog pinged from this loop (the models load in threads meanwhile), so a stalled loop is
+    # restarted.  Outside systemd these do nothing.
     systemd = ServiceNotifier.from_environment()
     watchdog = systemd.start_watchdog()
 
@@ -197,24 +196,21 @@ async def _run_device(config) -> int:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, request_stop)
+    systemd.status("loading and warming the models")
     try:
-        systemd.status("loading and warming the models")
-        try:
-            parts = await build_device(config, loop)
-        except StartupError as exc:
-            systemd.status(f"failed to start: {exc}")
-            raise
-        device = DeviceLoop(parts.assistant, parts.microphone, parts.button, parts.light,
-                            on_long_press=parts.long_press, long_press_s=config.button.long_press_s)
-        try:
-            await device.run(stop, on_ready=lambda: systemd.ready("ready: press the button and speak"))
-        finally:
-            systemd.stopping()
-            await parts.close()
+        parts = await build_device(config, loop)
+    except StartupError as exc:
+        systemd.status(f"failed to start: {exc}")
+        raise
+    device = DeviceLoop(parts.assistant, parts.microphone, parts.button, parts.light,
+                        on_long_press=parts.long_press, long_press_s=config.button.long_press_s)
+    try:
+        await device.run(stop, on_ready=lambda: systemd.ready("ready: press the button and speak"))
     finally:
+        systemd.stopping()
+        await parts.close()
         if watchdog is not None:
             watchdog.cancel()
-            await asyncio.gather(watchdog, return_exceptions=True)
     return 0
 
 
