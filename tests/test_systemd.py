@@ -185,3 +185,22 @@ def test_hearth_service_is_a_watched_notify_service_with_its_own_user_and_folder
     assert sorted(s["Service.DeviceAllow"]) == ["char-alsa rw", "char-gpiochip rw"]
     assert s["Service.Environment"].count("ORT_DISABLE_TELEMETRY=1") == 1
     assert "--config /etc/hearth/hearth.toml" in s["Service.ExecStart"][0]
+
+
+def test_the_forecast_job_writes_where_hearth_reads(tmp_path, monkeypatch):
+    """Both units set HEARTH_DATA_DIR; with no `out` the sync job writes hearth's default forecast file."""
+    from firmware_py.config import HearthConfig
+    from firmware_py.home_tools import data_dir
+    from tests.test_tools_weather import CannedServer
+    from tools.forecast_sync import main
+
+    for unit in SERVICES:
+        assert "HEARTH_DATA_DIR=/var/lib/hearth/data" in unit_settings(ROOT / "systemd" / unit)["Service.Environment"]
+    monkeypatch.setenv("HEARTH_DATA_DIR", str(tmp_path / "data"))
+    server = CannedServer()
+    try:
+        assert main(["--place", "Ilsan=37.68,126.77", "--forecast-url", f"{server.base}/v1/forecast",
+                     "--air-url", f"{server.base}/v1/air-quality"]) == 0
+    finally:
+        server.close()
+    assert (data_dir(HearthConfig()) / "forecast.json").is_file()
