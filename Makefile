@@ -1,7 +1,8 @@
 VENV ?= .venv
+PREFIX ?= /opt/hearth
 HEARTH := $(VENV)/bin/hearth
 
-.PHONY: setup demo test bench
+.PHONY: setup demo test bench install
 
 setup:
 	./setup.sh
@@ -15,3 +16,8 @@ test: setup
 
 bench: setup
 	$(VENV)/bin/python -m bench.latency --out out/bench-latency.json
+
+# As root: the user, /opt/hearth with its virtualenv, the models, /etc/hearth/hearth.toml, the units
+# (systemd/install.sh).  DESTDIR=DIR lays the files out under DIR and prints the root-only steps.
+install:
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" ./systemd/install.sh

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -82,6 +83,9 @@ def _load_config(args: argparse.Namespace):
 
 
 def main(argv: list[str] | None = None) -> int:
+    # onnxruntime (1.29 and later) sends usage telemetry to Microsoft unless this is set before it
+    # starts: hearth sends nothing anywhere.  An explicit setting in the environment is kept.
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     parser = build_parser()
     args = parser.parse_args(argv)
     # A speaker's console shows what it says and hears, not its logs: warnings only, unless asked.
@@ -130,8 +134,6 @@ def main(argv: list[str] | None = None) -> int:
 def _run_models(args: argparse.Namespace) -> int:
     """``hearth models``: the models directory comes from --models-dir, else $HEARTH_MODELS_DIR,
     else the configuration file's ``models_dir`` (the same place ``hearth run`` looks)."""
-    import os
-
     from firmware_py.config import ConfigError, load_config
 
     if getattr(args, "models_dir", None) is None and not os.environ.get("HEARTH_MODELS_DIR"):
@@ -174,22 +176,41 @@ async def _run_bench(config, args: argparse.Namespace) -> int:
 
 async def _run_device(config) -> int:
     from firmware_py.device import DeviceLoop
+    from firmware_py.service import ServiceNotifier
     from firmware_py.wiring import build_device
 
-    from firmware_py.wiring import describe_choice, platform_profile
+    from firmware_py.wiring import StartupError, describe_choice, platform_profile
 
     print(f"hearth: {describe_choice(config, platform_profile(config))}", file=sys.stderr)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
+    # Under systemd (Type=notify): READY once the models are warm and the button is open; the
+    # watchdog pinged from this loop (the models load in threads meanwhile), so a stalled loop is
+    # restarted.  Outside systemd these do nothing.
+    systemd = ServiceNotifier.from_environment()
+    watchdog = systemd.start_watchdog()
+
+    def request_stop() -> None:
+        systemd.stopping()
+        stop.set()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    parts = await build_device(config, loop)
+        loop.add_signal_handler(sig, request_stop)
+    systemd.status("loading and warming the models")
+    try:
+        parts = await build_device(config, loop)
+    except StartupError as exc:
+        systemd.status(f"failed to start: {exc}")
+        raise
     device = DeviceLoop(parts.assistant, parts.microphone, parts.button, parts.light,
                         on_long_press=parts.long_press, long_press_s=config.button.long_press_s, speaker=parts.speaker)
     try:
-        await device.run(stop)
+        await device.run(stop, on_ready=lambda: systemd.ready("ready: press the button and speak"))
     finally:
+        systemd.stopping()
         await parts.close()
+        if watchdog is not None:
+            watchdog.cancel()
     return 0
 
 

@@ -186,12 +186,15 @@ class DeviceLoop:
         except Exception:  # noqa: BLE001 - a failed volume step must not stop the speaker serving presses
             log.exception("the long press failed")
 
-    async def run(self, stop: asyncio.Event) -> None:
+    async def run(self, stop: asyncio.Event, on_ready: Callable[[], None] | None = None) -> None:
+        """Serve presses until ``stop`` is set; ``on_ready`` runs once the button and microphone are open."""
         self.light.show(State.IDLE)
         self.button.open(self.on_press, self.on_release)
         pump = asyncio.create_task(self._keep_microphone(), name="microphone")
         devices = [pump, *([asyncio.create_task(self._keep_speaker(), name="speaker")] if self.speaker is not None else [])]
         log.info("ready: press the button and speak")
+        if on_ready is not None:
+            on_ready()
         try:
             done, _ = await asyncio.wait([*devices, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
             for task in devices:

@@ -7,7 +7,7 @@ Run hourly by ``systemd/hearth-forecast-sync.timer`` while the speaker is online
 
 The configuration file (TOML)::
 
-    out = "/var/lib/hearth/.local/share/hearth/data/forecast.json"   # hearth's forecast_file
+    # out = "/var/lib/hearth/data/forecast.json"   # hearth's forecast_file; default $HEARTH_DATA_DIR/forecast.json
     # forecast_url = "https://api.open-meteo.com/v1/forecast"
     # air_url = "https://air-quality-api.open-meteo.com/v1/air-quality"
 
@@ -269,7 +269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--config", type=Path, help="TOML file with out, forecast_url, air_url and [[place]] tables")
     parser.add_argument("--place", action="append", default=[], metavar="NAME[/ALIAS...]=LAT,LON",
                         help="a place to fetch (repeatable; added to the configured ones)")
-    parser.add_argument("--out", type=Path, help=f"the forecast file (default {DEFAULT_OUT})")
+    parser.add_argument("--out", type=Path, help=f"the forecast file (default $HEARTH_DATA_DIR/forecast.json, else {DEFAULT_OUT})")
     parser.add_argument("--forecast-url", help=f"forecast API (default {FORECAST_URL})")
     parser.add_argument("--air-url", help=f"air-quality API (default {AIR_URL})")
     parser.add_argument("--timeout", type=float, help="seconds per request (default 20)")
@@ -287,6 +287,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if value is not None:
             options[key] = value
     options["places"] = places
+    if "out" not in options and os.environ.get("HEARTH_DATA_DIR"):
+        # Where hearth itself looks when tools.forecast_file is unset: <its data folder>/forecast.json.
+        options["out"] = Path(os.environ["HEARTH_DATA_DIR"]).expanduser() / "forecast.json"
     return 0 if sync(SyncSettings(**options)) else 1
 
 
