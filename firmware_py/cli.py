@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_cadence(args)
 
-    from firmware_py.config import ConfigError
+    from firmware_py.config import ConfigError, expand_path
     from firmware_py.gpio import NoButton
     from firmware_py.wiring import StartupError
 
@@ -114,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "demo":
             from firmware_py.demo import run_demo
 
-            return asyncio.run(run_demo(config, args.input, args.out, args.timeline, hold=args.hold, data_dir=args.data_dir))
+            data_dir = expand_path(args.data_dir, "--data-dir") if args.data_dir else None
+            return asyncio.run(run_demo(config, args.input, args.out, args.timeline, hold=args.hold, data_dir=data_dir))
         if args.command == "run":
             return asyncio.run(_run_device(config))
         if args.command == "bench":

@@ -6,17 +6,49 @@ A bad value stops start-up with one line naming the key and what is allowed.
 
 from __future__ import annotations
 
+import stat
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 DEFAULT_CONFIG_PATHS = (Path("/etc/hearth/hearth.toml"), Path.home() / ".config" / "hearth" / "hearth.toml")
 
+MAX_CONFIG_BYTES = 1 << 20
+"""A configuration file is a few kilobytes; anything past a mebibyte is the wrong file."""
+
+
+def _expanded(path: Path) -> Path:
+    """``path`` with ``~`` or ``~user`` expanded; ValueError (one line) when it cannot be."""
+    text = str(path)
+    if not text or text == ".":
+        # Path("") reads as "."; an empty value is a mistake, not a wish for the working directory.
+        raise ValueError("an empty path (leave the key out for the default)")
+    if "\x00" in text:
+        raise ValueError("a path cannot hold a NUL character")
+    try:
+        return path.expanduser()
+    except RuntimeError:
+        user = text.split("/", 1)[0]
+        raise ValueError(f"cannot expand {user}: no such user, or no home directory") from None
+
+
+UserPath = Annotated[Path, AfterValidator(_expanded)]
+"""A path from the configuration, ``~`` expanded once here so that no later use can fail on it."""
+
+
+def expand_path(path: Path, what: str) -> Path:
+    """``path`` with ``~`` expanded, for paths given on the command line; ConfigError naming ``what``."""
+    try:
+        return _expanded(path)
+    except ValueError as exc:
+        raise ConfigError(f"{what} {_printable(str(path))}: {exc}") from None
+
 
 class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # No setting means anything at infinity or NaN; TOML can write both ("inf", "nan").
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class LlmConfig(Section):
@@ -139,11 +171,11 @@ class ButtonConfig(Section):
 class ToolsConfig(Section):
     enabled: bool = True
     """Let the model call the local tools (timers, lists, conversions, recipes, weather)."""
-    data_dir: Path | None = None
+    data_dir: UserPath | None = None
     """Where timers, lists and the recipe index are kept; unset means $HEARTH_DATA_DIR or ~/.local/share/hearth/data."""
-    recipes_dir: Path | None = None
+    recipes_dir: UserPath | None = None
     """A folder of recipes (Markdown or JSON); unset means the sample collection shipped with hearth."""
-    forecast_file: Path | None = None
+    forecast_file: UserPath | None = None
     """The cached forecast the sync job writes; unset means <data_dir>/forecast.json."""
     home: str = "home"
     """The place weather questions are about when none is named (a name or alias in the forecast file)."""
@@ -248,7 +280,7 @@ class ReasonerConfig(Section):
 class HearthConfig(Section):
     language: Literal["en", "ko"] = "en"
     """Language hearth listens and speaks in."""
-    models_dir: Path | None = None
+    models_dir: UserPath | None = None
     """Where models are installed; unset means $HEARTH_MODELS_DIR or ~/.local/share/hearth/models."""
     history_turns: int = Field(4, ge=0, le=32)
     """Previous exchanges the model sees."""
@@ -272,6 +304,21 @@ class ConfigError(ValueError):
     """A configuration problem, described in one line."""
 
 
+_SHOWN_CHARS = 60
+"""How much of a bad value a message repeats: enough to recognise it, never a screenful."""
+
+
+def _printable(text: str) -> str:
+    """``text`` safe inside a one-line message: line breaks and other control characters escaped."""
+    return text if text.isprintable() else repr(text)[1:-1]
+
+
+def _shown(value: Any) -> str:
+    """A bad value as a message repeats it: its repr, on one line, shortened when long."""
+    text = _printable(repr(value))
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
+
+
 def _describe(error: dict[str, Any], model: type[BaseModel]) -> str:
     key = ".".join(str(part) for part in error["loc"]) or "(top level)"
     if error["type"] == "extra_forbidden":
@@ -279,36 +326,85 @@ def _describe(error: dict[str, Any], model: type[BaseModel]) -> str:
         for part in error["loc"][:-1]:
             section = section.model_fields[str(part)].annotation
         allowed = ", ".join(section.model_fields)
-        return f"{key}: unknown key (allowed here: {allowed})"
-    return f"{key}: {error['msg']} (got {error.get('input')!r})"
+        return f"{_printable(key)}: unknown key (allowed here: {allowed})"
+    if error["type"] == "model_type":
+        return f"{key}: should be a table of settings (a [{key}] section), got {_shown(error.get('input'))}"
+    message = error["msg"].removeprefix("Value error, ")
+    return f"{_printable(key)}: {_printable(message)} (got {_shown(error.get('input'))})"
 
 
-def parse_config(data: dict[str, Any], source: str = "configuration") -> HearthConfig:
+def parse_config(data: dict[str, Any], source: str = "configuration", overridden: frozenset[str] = frozenset()) -> HearthConfig:
+    """``data`` as a config; ConfigError of one line naming ``source`` (or the command line, for
+    a key in ``overridden``) and the first bad key."""
     try:
         return HearthConfig.model_validate(data)
     except ValidationError as exc:
         errors = exc.errors()
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise ConfigError(f"{source}: {_describe(errors[0], HearthConfig)}{more}") from None
+        where = "command line" if ".".join(str(p) for p in errors[0]["loc"]) in overridden else source
+        raise ConfigError(f"{where}: {_describe(errors[0], HearthConfig)}{more}") from None
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The TOML table in ``path``; ConfigError, one line naming the file, for anything else."""
+    source = _printable(str(path))
+    try:
+        path = path.expanduser()
+    except RuntimeError:
+        raise ConfigError(f"{source}: cannot expand {_printable(str(path).split('/', 1)[0])}: no such user") from None
+    try:
+        # Looked at before it is opened: opening a FIFO would wait for a writer forever.
+        mode = path.stat().st_mode
+        kind = "a regular file" if stat.S_ISREG(mode) else "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+        raw = b""
+        if kind == "a regular file":
+            with path.open("rb") as file:
+                raw = file.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError(f"{source}: no such configuration file") from None
+    except PermissionError:
+        raise ConfigError(f"{source}: cannot be read (permission denied)") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+        raise ConfigError(f"{source}: cannot be read ({_printable(getattr(exc, 'strerror', None) or str(exc))})") from None
+    if kind == "a directory":
+        raise ConfigError(f"{source}: is a directory, not a configuration file")
+    if kind != "a regular file":
+        raise ConfigError(f"{source}: not a regular file")
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{source}: larger than {MAX_CONFIG_BYTES // 1024} KiB, not a configuration file")
+    try:
+        text = raw.decode("utf-8-sig")  # a byte-order mark from a Windows editor is harmless
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ConfigError(f"{source}: not UTF-8 text (line {line}: byte 0x{raw[exc.start]:02x})") from None
+    try:
+        return tomllib.loads(text)
+    except ValueError as exc:  # TOMLDecodeError, or an integer of thousands of digits
+        raise ConfigError(f"{source}: not valid TOML ({_printable(str(exc))})") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: not valid TOML (nested too deeply)") from None
 
 
 def load_config(path: Path | None = None, overrides: dict[str, Any] | None = None) -> HearthConfig:
-    """Read ``path`` (or the first default location that exists; or nothing) into a config."""
+    """Read ``path`` (or the first default location that exists; or nothing) into a config.
+
+    ``overrides`` are dotted keys ("button.kind") from the command line.  Every problem, with the
+    file or with a value, is a ConfigError of one line naming the file.
+    """
     candidates = [path] if path is not None else [p for p in DEFAULT_CONFIG_PATHS if p.exists()]
     data: dict[str, Any] = {}
     source = "built-in defaults"
     if candidates:
-        source = str(candidates[0])
-        try:
-            data = tomllib.loads(candidates[0].read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"{source}: no such configuration file") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{source}: not valid TOML ({exc})") from None
+        source = _printable(str(candidates[0]))
+        data = read_config_file(candidates[0])
     for dotted, value in (overrides or {}).items():
-        section = data
         *parents, leaf = dotted.split(".")
+        section: Any = data
         for part in parents:
             section = section.setdefault(part, {})
-        section[leaf] = value
-    return parse_config(data, source)
+            if not isinstance(section, dict):
+                # "llm = 3" in the file: validation names that key; an override has nowhere to go.
+                break
+        else:
+            section[leaf] = value
+    return parse_config(data, source, frozenset(overrides or ()))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,132 @@ def test_hearth_models_uses_the_configured_models_dir(tmp_path: Path, monkeypatc
     monkeypatch.setattr(config_module, "DEFAULT_CONFIG_PATHS", (conf,))
     main(["models", "list"])
     assert str(tmp_path / "elsewhere") in capsys.readouterr().out
+
+
+# -- every bad file is one line naming the file (issue: tracebacks on these) -------------------------
+
+
+def _one_line_error(path: Path, overrides: dict | None = None) -> str:
+    with pytest.raises(ConfigError) as info:
+        load_config(path, overrides)
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+def test_a_file_that_is_not_utf8_is_one_line_naming_the_file_and_the_byte(tmp_path: Path):
+    path = tmp_path / "hearth.toml"
+    path.write_bytes(b'# a comment\nlanguage = "\xff"\n')
+    assert _one_line_error(path) == f"{path}: not UTF-8 text (line 2: byte 0xff)"
+
+
+def test_a_byte_order_mark_is_read_past(tmp_path: Path):
+    path = tmp_path / "hearth.toml"
+    path.write_bytes(b'\xef\xbb\xbflanguage = "ko"\n')
+    assert load_config(path).language == "ko"
+
+
+def test_an_unknown_user_in_the_config_path_is_one_line():
+    message = _one_line_error(Path("~nosuchuser-hearth/hearth.toml"))
+    assert message == "~nosuchuser-hearth/hearth.toml: cannot expand ~nosuchuser-hearth: no such user"
+
+
+@pytest.mark.parametrize("key", ["models_dir", "tools.data_dir", "tools.recipes_dir", "tools.forecast_file"])
+def test_an_unknown_user_in_a_path_value_is_one_line_naming_the_key(tmp_path: Path, key: str):
+    path = tmp_path / "hearth.toml"
+    section, _, leaf = key.rpartition(".")
+    path.write_text((f"[{section}]\n" if section else "") + f'{leaf} = "~nosuchuser-hearth/x"\n')
+    message = _one_line_error(path)
+    assert message.startswith(f"{path}: {key}: cannot expand ~nosuchuser-hearth: no such user")
+
+
+def test_path_values_are_expanded_once_when_read(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    path = tmp_path / "hearth.toml"
+    path.write_text('models_dir = "~/models"\n[tools]\ndata_dir = "~/data"\n')
+    config = load_config(path)
+    assert (config.models_dir, config.tools.data_dir) == (tmp_path / "models", tmp_path / "data")
+
+
+def test_an_empty_path_value_is_refused_not_read_as_the_working_directory(tmp_path: Path):
+    path = tmp_path / "hearth.toml"
+    path.write_text('[tools]\nrecipes_dir = ""\n')
+    assert "tools.recipes_dir: an empty path" in _one_line_error(path)
+
+
+def test_a_directory_given_as_the_config_is_one_line(tmp_path: Path):
+    assert _one_line_error(tmp_path) == f"{tmp_path}: is a directory, not a configuration file"
+
+
+def test_a_fifo_given_as_the_config_is_refused_without_waiting_for_a_writer(tmp_path: Path):
+    fifo = tmp_path / "hearth.toml"
+    os.mkfifo(fifo)
+    assert _one_line_error(fifo) == f"{fifo}: not a regular file"
+
+
+def test_a_huge_file_is_refused_before_it_is_parsed(tmp_path: Path):
+    path = tmp_path / "hearth.toml"
+    path.write_bytes(b"#" * (2 << 20))
+    assert "larger than 1024 KiB" in _one_line_error(path)
+
+
+@pytest.mark.parametrize(
+    "toml, expected",
+    [
+        ("a = " + "[" * 3000 + "]" * 3000 + "\n", "not valid TOML (nested too deeply)"),
+        ("language = " + "9" * 5000 + "\n", "not valid TOML (Exceeds the limit"),
+        ("[llm]\ntemperature = nan\n", "llm.temperature: Input should be a finite number"),
+        ("[cadence]\nmood = inf\n", "cadence.mood: Input should be a finite number"),
+    ],
+)
+def test_toml_that_python_chokes_on_is_one_line(tmp_path: Path, toml: str, expected: str):
+    path = tmp_path / "hearth.toml"
+    path.write_text(toml)
+    message = _one_line_error(path)
+    assert message.startswith(f"{path}: ") and expected in message, message
+
+
+def test_a_long_bad_value_is_shortened_in_the_message(tmp_path: Path):
+    path = tmp_path / "hearth.toml"
+    path.write_text(f'language = "{"x" * 5000}"\n')
+    message = _one_line_error(path)
+    assert len(message) < len(str(path)) + 200, message
+
+
+@pytest.mark.parametrize("section", ["button", "cadence", "llm"])
+def test_a_section_that_is_not_a_table_with_a_dotted_override_is_one_line(tmp_path: Path, section: str):
+    path = tmp_path / "hearth.toml"
+    path.write_text(f"{section} = 3\n")
+    message = _one_line_error(path, {f"{section}.kind": "keyboard", "language": "ko"})
+    assert message == f"{path}: {section}: should be a table of settings (a [{section}] section), got 3"
+
+
+def test_a_bad_override_is_blamed_on_the_command_line_not_the_file(tmp_path: Path):
+    path = tmp_path / "hearth.toml"
+    path.write_text('language = "en"\n')
+    message = _one_line_error(path, {"models_dir": "~nosuchuser-hearth/m"})
+    assert message.startswith("command line: models_dir: cannot expand ~nosuchuser-hearth")
+
+
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["run", "--keyboard", "--config", "{dir}/button.toml"], "{dir}/button.toml: button: should be a table of settings"),
+        (["history", "--config", "{dir}/latin1.toml"], "{dir}/latin1.toml: not UTF-8 text (line 1: byte 0xe9)"),
+        (["history", "--config", "{dir}"], "{dir}: is a directory, not a configuration file"),
+        (["history", "--config", "~nosuchuser-hearth/h.toml"], "~nosuchuser-hearth/h.toml: cannot expand ~nosuchuser-hearth"),
+        (["history", "--models-dir", "~nosuchuser-hearth/m"], "command line: models_dir: cannot expand ~nosuchuser-hearth"),
+        (["demo", "--data-dir", "~nosuchuser-hearth/d", "--config", "{dir}/ok.toml"], "--data-dir ~nosuchuser-hearth/d: cannot expand"),
+    ],
+)
+def test_the_command_prints_one_line_without_a_traceback_and_exits_2(tmp_path: Path, capsys, argv: list[str], expected: str):
+    from firmware_py.cli import main
+
+    (tmp_path / "button.toml").write_text("button = 3\n")
+    (tmp_path / "latin1.toml").write_bytes('language = "café"\n'.encode("latin-1"))
+    (tmp_path / "ok.toml").write_text("")
+    code = main([a.replace("{dir}", str(tmp_path)) for a in argv])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("hearth: " + expected.replace("{dir}", str(tmp_path))), err

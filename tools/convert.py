@@ -9,10 +9,11 @@ from __future__ import annotations
 import logging
 import math
 import re
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tools.spec import ToolOutput, ToolSpec
+from tools.spec import ToolOutput, ToolSpec, optional_text_argument, text_argument
 from tools.spoken import Language, check_language, has_final_consonant, topic
 
 log = logging.getLogger(__name__)
@@ -32,13 +33,35 @@ def _error(language: Language, code: str, en: str, ko: str) -> ConversionError:
     return ConversionError(ko if language == "ko" else en, code)
 
 
+MAX_AMOUNT = 10_000.0
+"""The largest amount (or temperature, either sign) converted: ten thousand of any unit is ten
+tonnes of flour or ten thousand degrees, past anything a kitchen weighs or heats.  Every answer
+then stays within eight digits, and nothing overflows to infinity on the way."""
+MIN_AMOUNT = 0.001
+"""The smallest amount other than zero: a milligram, a microlitre.  Smaller is not measured in
+a kitchen, and would be repeated back in exponent notation ("1e-300 grams")."""
+UNIT_MAX_CHARS = 30
+"""The longest unit name ("degrees Fahrenheit", "액량온스"), with room to spare."""
+INGREDIENT_MAX_CHARS = 60
+"""An ingredient is a few words ("unsalted butter", "all purpose flour")."""
+
+
 class ConvertArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    value: float = Field(description="The amount to convert, e.g. 2 or 350.")
-    from_unit: str = Field(description="Unit of the amount: g, kg, oz, lb, ml, l, tsp, tbsp, cup, fl_oz, C, F, K, gas_mark.")
-    to_unit: str = Field(description="Unit wanted, same vocabulary as from_unit.")
-    ingredient: str | None = Field(default=None, description="What is measured, needed between volume and weight (flour, sugar).")
+    value: float = Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT, allow_inf_nan=False, description="The amount to convert, e.g. 2 or 350.")
+    from_unit: Annotated[str, text_argument(UNIT_MAX_CHARS)] = Field(
+        description="Unit of the amount: g, kg, oz, lb, ml, l, tsp, tbsp, cup, fl_oz, C, F, K, gas_mark.")
+    to_unit: Annotated[str, text_argument(UNIT_MAX_CHARS)] = Field(description="Unit wanted, same vocabulary as from_unit.")
+    ingredient: Annotated[str | None, optional_text_argument(INGREDIENT_MAX_CHARS)] = Field(
+        default=None, description="What is measured, needed between volume and weight (flour, sugar).")
+
+    @field_validator("value")
+    @classmethod
+    def _measurable(cls, value: float) -> float:
+        if 0 < abs(value) < MIN_AMOUNT:
+            raise ValueError(f"is too small to measure (the least is {MIN_AMOUNT:g})")
+        return value
 
 
 MASS_G: dict[str, float] = {"g": 1.0, "kg": 1000.0, "oz": 28.349523125, "lb": 453.59237}
@@ -264,9 +287,11 @@ def speakable(value: float, unit: str) -> tuple[float, str]:
         return rounded, str(int(rounded))
     if unit == GAS_MARK:
         return value, _gas_mark_words(value)
-    if unit in _FRACTIONAL_UNITS and value >= 0.25:
+    # Quarters are how cups and spoons are read; past a hundred they are noise ("2028841 and a quarter").
+    if unit in _FRACTIONAL_UNITS and 0.25 <= value < 100:
         return round(value * 4) / 4, _fraction_words(round(value * 4) / 4)
-    if value == 0:
+    if value < MIN_AMOUNT / 2:
+        # "about 0 litres": a few grains of salt in litres would otherwise be read in exponent notation.
         return 0.0, "0"
     if value < 10:
         rounded = float(f"{value:.2g}") if value < 1 else round(value, 1)
@@ -284,8 +309,13 @@ def _fraction_words(value: float) -> str:
     whole, part = int(value), value - int(value)
     words = {0.25: "a quarter", 0.5: "a half", 0.75: "three quarters"}.get(round(part, 2))
     if words is None:
-        return f"{value:g}"
+        return _plain(value)
     return words if whole == 0 else f"{whole} and {words}"
+
+
+def _plain(value: float) -> str:
+    """A number as it is read out: never in exponent notation (``:g`` writes 2e+06)."""
+    return f"{value:g}" if abs(value) < 1e6 else f"{value:,.0f}"
 
 
 def _unit_word(value: float, unit: str) -> str:
@@ -344,8 +374,15 @@ def _ko_amount(value: float, unit: str) -> str:
     return f"{_ko_number(value)}{word}"
 
 
+MAX_RESULT = 1e9
+"""No answer is larger: the bounded inputs stay well under it (10,000 litres is 2 million teaspoons)."""
+
+
 async def _convert_units(args: ConvertArgs, language: Language = "en") -> ToolOutput:
     result, src, dst = convert(args.value, args.from_unit, args.to_unit, args.ingredient, language)
+    if not math.isfinite(result) or abs(result) > MAX_RESULT:
+        # Unreachable from validated arguments; a guard so that no change above can make hearth say "inf".
+        raise _error(language, "out_of_range", "That amount is too large to convert.", "바꾸기에는 너무 큰 양이에요.")
     rounded, words = speakable(result, dst)
     approximate = not math.isclose(rounded, result, rel_tol=1e-9, abs_tol=1e-9)
     if dst == GAS_MARK:

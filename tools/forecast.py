@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import logging
 import re
+import stat
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
@@ -82,36 +83,52 @@ def air_grade(pm2_5: float | None, pm10: float | None) -> AirGrade | None:
 
 
 class _Entry(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    # Every reading is spoken: NaN or infinity in the file must stop it, not be read out as "nan degrees".
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
+
+
+# What the Earth's weather can be, with margin (the records are -89 °C and 57 °C, gusts of about
+# 400 km/h, dust storms of a few thousand µg/m³); a value outside is a broken file, not weather.
+Celsius = Annotated[float, Field(ge=-100.0, le=70.0)]
+Percent = Annotated[float, Field(ge=0.0, le=100.0)]
+KmPerHour = Annotated[float, Field(ge=0.0, le=500.0)]
+Dust = Annotated[float, Field(ge=0.0, le=5000.0)]
+Name = Annotated[str, Field(min_length=1, max_length=80)]
+"""A place's name, said in every answer about it."""
+Condition = Annotated[str, Field(max_length=40)]
+"""A condition code; an unknown one is said with its underscores as spaces."""
+
+MAX_FILE_BYTES = 8 * 1024 * 1024
+"""A week of hourly forecasts for a dozen places is well under a megabyte."""
 
 
 class HourlyEntry(_Entry):
     time: AwareDatetime
-    temperature_c: float | None = None
-    humidity_pct: float | None = None
-    precipitation_probability_pct: float | None = None
-    condition: str | None = None
-    wind_kmh: float | None = None
+    temperature_c: Celsius | None = None
+    humidity_pct: Percent | None = None
+    precipitation_probability_pct: Percent | None = None
+    condition: Condition | None = None
+    wind_kmh: KmPerHour | None = None
 
 
 class DailyEntry(_Entry):
     date: date
-    temp_min_c: float | None = None
-    temp_max_c: float | None = None
-    precipitation_probability_pct: float | None = None
-    condition: str | None = None
+    temp_min_c: Celsius | None = None
+    temp_max_c: Celsius | None = None
+    precipitation_probability_pct: Percent | None = None
+    condition: Condition | None = None
 
 
 class AirEntry(_Entry):
     time: AwareDatetime
-    pm2_5: float | None = None
-    pm10: float | None = None
+    pm2_5: Dust | None = None
+    pm10: Dust | None = None
     grade: AirGrade | None = None
 
 
 class LocationForecast(_Entry):
-    name: str = Field(min_length=1)
-    aliases: list[str] = []
+    name: Name
+    aliases: list[Name] = []
     latitude: float | None = None
     longitude: float | None = None
     utc_offset_s: int = Field(0, ge=-14 * 3600, le=14 * 3600)
@@ -141,6 +158,9 @@ class ForecastFileError(ValueError):
 def load_forecast(path: Path) -> ForecastCache:
     """Read and check the file; raises FileNotFoundError or ForecastFileError."""
     try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES:
+            raise ForecastFileError(f"{path} is not a forecast file (not a regular file, or over {MAX_FILE_BYTES} bytes)")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise

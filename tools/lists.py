@@ -9,11 +9,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.db import connect
-from tools.spec import NoArgs, ToolOutput, ToolSpec
+from tools.spec import NoArgs, ToolOutput, ToolSpec, optional_text_argument, text_argument
 from tools.spoken import Language, check_language, has_final_consonant, join_words, topic
 
 log = logging.getLogger(__name__)
@@ -162,25 +163,38 @@ class ListStore:
         return [Note(r["id"], r["text"], r["created_at"]) for r in rows]
 
 
+ITEM_MAX_CHARS = 80
+"""A shopping-list item is a few words ("gluten-free oat milk"); the whole list is read back aloud."""
+QUANTITY_MAX_CHARS = 40
+"""An amount is a number and a unit or two ("2 litres", "a dozen large")."""
+NOTE_MAX_CHARS = 1000
+"""A dictated note: an utterance is at most 28 s, about a hundred words, well under this."""
+MAX_ROW_ID = 2**63 - 1
+"""The largest id SQLite stores: a larger one is no note, and would not even reach the query."""
+
+Item = Annotated[str, text_argument(ITEM_MAX_CHARS)]
+
+
 class ShoppingAddArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    item: str = Field(min_length=1, description="The item, e.g. milk.")
-    quantity: str | None = Field(default=None, description="How much, e.g. 2 litres.")
+    item: Item = Field(min_length=1, description="The item, e.g. milk.")
+    quantity: Annotated[str | None, optional_text_argument(QUANTITY_MAX_CHARS)] = Field(
+        default=None, description="How much, e.g. 2 litres.")
 
 
 class ShoppingCompleteArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    item: str = Field(min_length=1, description="The item to tick off.")
+    item: Item = Field(min_length=1, description="The item to tick off.")
 
 
 class NoteAddArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    text: str = Field(min_length=1, description="The note, as the user said it.")
+    text: Annotated[str, text_argument(NOTE_MAX_CHARS)] = Field(min_length=1, description="The note, as the user said it.")
 
 
 class NoteRemoveArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    id: int = Field(ge=1, description="The note's number, as note_add reported it.")
+    id: int = Field(ge=1, le=MAX_ROW_ID, description="The note's number, as note_add reported it.")
 
 
 def _spoken_item(entry: ShoppingItem, language: Language = "en") -> str:

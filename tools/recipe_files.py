@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,14 @@ MAX_FILE_BYTES = 256 * 1024
 """Larger files are not recipes (or are broken) and would cost a small board too much memory."""
 
 RECIPE_SUFFIXES = (".md", ".markdown", ".json")
+
+MAX_MINUTES = 30 * 24 * 60
+"""The longest total time taken from a file (a month: kimchi, cured meat).  More is a typo or
+junk, said as "unknown" rather than as "166666 hours"."""
+MAX_SERVINGS = 1000
+"""The most servings taken from a file; more is read as unknown."""
+_MAX_NUMBER_DIGITS = 9
+"""Digits read as one number; a longer run is no time or count, and int() of thousands of digits fails."""
 
 _INGREDIENT_HEADINGS = ("ingredients", "ingredient", "재료", "준비물")
 _STEP_HEADINGS = ("steps", "method", "directions", "instructions", "preparation", "만드는 법", "만드는법", "조리 순서",
@@ -80,17 +89,38 @@ class RecipeFormatError(ValueError):
     """A file that cannot be read as a recipe; the message says why in one line."""
 
 
+def confined_path(folder: Path, relative: str) -> Path:
+    """``folder / relative`` when it is a file inside ``folder`` once every symlink is followed;
+    RecipeFormatError otherwise ("../", an absolute path, a link pointing out of the folder).
+
+    Recipes are read from one folder only: a link to /etc/shadow named shadow.md is not a recipe.
+    """
+    root = folder.resolve()
+    try:
+        target = (root / relative).resolve(strict=True)
+    except (OSError, RuntimeError, ValueError) as exc:  # missing, a symlink loop, a NUL in the name
+        raise RecipeFormatError(f"cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+    if not target.is_relative_to(root):
+        raise RecipeFormatError("points outside the recipe folder")
+    return target
+
+
 def read_recipe(path: Path, relative: str) -> Recipe:
     """Parse ``path``; raises RecipeFormatError (never anything else for bad content)."""
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise RecipeFormatError(f"{size} bytes is larger than {MAX_FILE_BYTES}")
+        st = path.stat()
+        # Only a regular file: reading a FIFO or a device named *.md would wait or never end.
+        if not stat.S_ISREG(st.st_mode):
+            raise RecipeFormatError("not a regular file")
+        if st.st_size > MAX_FILE_BYTES:
+            raise RecipeFormatError(f"{st.st_size} bytes is larger than {MAX_FILE_BYTES}")
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise RecipeFormatError(f"not UTF-8 text ({exc.reason})") from exc
     except OSError as exc:
         raise RecipeFormatError(f"cannot read: {exc.strerror or exc}") from exc
+    if len(text) > MAX_FILE_BYTES:  # it grew between the stat and the read
+        raise RecipeFormatError(f"larger than {MAX_FILE_BYTES} bytes")
     if path.suffix.lower() == ".json":
         return _from_json(text, relative)
     return _from_markdown(text, relative, fallback_title=_title_from_name(path))
@@ -105,6 +135,8 @@ def _from_json(text: str, relative: str) -> Recipe:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         raise RecipeFormatError(f"invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    except (RecursionError, ValueError) as exc:  # nested thousands deep; an integer of thousands of digits
+        raise RecipeFormatError(f"invalid JSON: {type(exc).__name__}") from exc
     if not isinstance(raw, dict):
         raise RecipeFormatError("the JSON is not an object")
     title = raw.get("title") or raw.get("name")
@@ -113,8 +145,8 @@ def _from_json(text: str, relative: str) -> Recipe:
     return Recipe(
         title=" ".join(title.split()),
         path=relative,
-        minutes=_int_or_none(raw.get("minutes", raw.get("time"))),
-        servings=_int_or_none(raw.get("servings", raw.get("serves"))),
+        minutes=_int_or_none(raw.get("minutes", raw.get("time")), MAX_MINUTES),
+        servings=_int_or_none(raw.get("servings", raw.get("serves")), MAX_SERVINGS),
         ingredients=_strings(raw.get("ingredients"), "ingredients"),
         steps=_strings(raw.get("steps", raw.get("instructions")), "steps"),
         aliases=_strings(raw.get("aliases"), "aliases"),
@@ -133,21 +165,25 @@ def _strings(value: Any, key: str) -> tuple[str, ...]:
     return tuple(" ".join(v.split()) for v in value if v.strip())
 
 
-def _int_or_none(value: Any) -> int | None:
+def _int_or_none(value: Any, most: int) -> int | None:
+    """A positive whole number of at most ``most`` from a JSON value or "45 minutes"; else None."""
+    number: float | None = None
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return int(value) if value > 0 else None
-    if isinstance(value, str):
+        number = value
+    elif isinstance(value, str):
         match = _NUMBER.search(value)
-        if match is None:
+        if match is None or len(match.group()) > _MAX_NUMBER_DIGITS:
             return None
         number = int(match.group())
         # "1 hour", "1시간": the common spoken ways of writing an hour or more.
         if re.search(r"hour|hr|시간", value) and not re.search(r"min|분", value):
             number *= 60
-        return number or None
-    return None
+    # NaN and infinity fail the comparison too (json reads "NaN" and "1e999").
+    if number is None or not 0 < number <= most:
+        return None
+    return int(number) or None
 
 
 def _split_list(value: str) -> tuple[str, ...]:
@@ -204,8 +240,8 @@ def _from_markdown(text: str, relative: str, fallback_title: str) -> Recipe:
     return Recipe(
         title=" ".join((title or fallback_title).split()),
         path=relative,
-        minutes=_int_or_none(meta.get("minutes") or meta.get("time")),
-        servings=_int_or_none(meta.get("servings") or meta.get("serves")),
+        minutes=_int_or_none(meta.get("minutes") or meta.get("time"), MAX_MINUTES),
+        servings=_int_or_none(meta.get("servings") or meta.get("serves"), MAX_SERVINGS),
         ingredients=tuple(sections["ingredients"]),
         steps=tuple(sections["steps"]),
         aliases=_split_list(meta.get("aliases", "")),

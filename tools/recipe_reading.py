@@ -51,7 +51,7 @@ def spoken_line(text: str, language: Language) -> str:
 def step_seconds(step: str) -> int | None:
     """How long the step says to wait, in seconds (the shorter end of a range), or None."""
     found = _EN_TIME.search(step) or _KO_TIME.search(step)
-    if found is None:
+    if found is None or len(found.group(1)) > 5:  # more digits than any day has seconds
         return None
     amount, unit = int(found.group(1)), found.group(2).lower()
     seconds = amount * (3600 if unit.startswith(("h", "시")) else 60)

@@ -22,7 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.db import use_wal
-from tools.recipe_files import RECIPE_SUFFIXES, Recipe, RecipeFormatError, read_recipe
+from tools.recipe_files import RECIPE_SUFFIXES, Recipe, RecipeFormatError, confined_path, read_recipe
 from tools.spoken import Language, check_language, join_words, say_minutes
 from tools.spec import ToolOutput, ToolSpec
 
@@ -199,7 +199,7 @@ class RecipeBook:
                     self._forget(rel)
                     recipe_id = None
                     try:
-                        recipe_id = self._insert(read_recipe(self.folder / rel, rel))
+                        recipe_id = self._insert(read_recipe(confined_path(self.folder, rel), rel))
                         indexed += 1
                     except RecipeFormatError as exc:
                         log.warning("skipped recipe file %s: %s", rel, exc)

@@ -13,9 +13,43 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict
 
 A = TypeVar("A", bound=BaseModel)
+
+
+def text_argument(max_chars: int) -> AfterValidator:
+    """A validator for a text argument that is stored and said back ("oat milk", a note).
+
+    Spaces at the ends are dropped, text that is only spaces is refused (it would be stored as an
+    empty entry and spoken as nothing), and so is text longer than ``max_chars``, so that no
+    answer reads out a page.  The bound lives in the validator, not the JSON schema: the
+    decision grammar keeps its own, tighter cap on strings.
+    """
+
+    def check(value: str) -> str:
+        text = value.strip()
+        if not text:
+            raise ValueError("must not be blank")
+        if len(text) > max_chars:
+            raise ValueError(f"is longer than {max_chars} characters")
+        return text
+
+    return AfterValidator(check)
+
+
+def optional_text_argument(max_chars: int) -> AfterValidator:
+    """As :func:`text_argument`, for an argument that may be left out: blank text means "not given"."""
+
+    def check(value: str | None) -> str | None:
+        if value is None:
+            return None
+        text = value.strip()
+        if len(text) > max_chars:
+            raise ValueError(f"is longer than {max_chars} characters")
+        return text or None
+
+    return AfterValidator(check)
 
 
 class NoArgs(BaseModel):

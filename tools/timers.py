@@ -20,15 +20,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.db import connect
-from tools.spec import ToolOutput, ToolSpec
+from tools.spec import ToolOutput, ToolSpec, optional_text_argument
 from tools.spoken import Language, check_language, has_final_consonant, join_words, topic
 
 log = logging.getLogger(__name__)
 
 MAX_DURATION_S = 24 * 3600
+"""The longest a kitchen timer runs (a dough proving overnight fits; a week-long one is a mistake),
+both when started and after any adjustment."""
+
+LABEL_MAX_CHARS = 60
+"""A timer's label is a few words ("pasta", "the second tray of cookies"), said back in every answer."""
 
 TimerState = Literal["running", "paused", "done", "cancelled"]
 
@@ -309,11 +316,16 @@ class TimerStore:
         return [self.resolve(label)]
 
     def adjust(self, label: str | None, delta_s: int) -> Timer:
-        """Add (or with a negative delta, take away) time; never below zero left."""
+        """Add (or with a negative delta, take away) time; never below zero left, nor above
+        :data:`MAX_DURATION_S` (TimerError "too_long")."""
         timer = self.resolve(label)
         now = self.clock()
+        left = max(0.0, timer.remaining_s(now) + delta_s)
+        if left > MAX_DURATION_S:
+            raise TimerError(
+                f"A timer can run for at most {say_duration(MAX_DURATION_S)}; the {timer.name} has "
+                f"{say_duration(timer.remaining_s(now))} left.", "too_long", [timer.name], [timer])
         if timer.state == "paused":
-            left = max(0.0, (timer.paused_remaining_s or 0.0) + delta_s)
             self.conn.execute("UPDATE timers SET paused_remaining_s = ? WHERE id = ?", (left, timer.id))
         else:
             ends_at = max(now, timer.ends_at + delta_s)
@@ -468,27 +480,35 @@ class TimerWatcher:
 # -- tools -----------------------------------------------------------------------
 
 
+Label = Annotated[str | None, optional_text_argument(LABEL_MAX_CHARS)]
+"""A timer's label: blank means none given (the only timer, or an unnamed one)."""
+
+
 class TimerStartArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     duration_s: int = Field(gt=0, le=MAX_DURATION_S, description="Length of the timer in seconds.")
-    label: str | None = Field(default=None, description="What the timer is for, e.g. pasta.")
+    label: Label = Field(default=None, description="What the timer is for, e.g. pasta.")
 
 
 class TimerCancelArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    label: str | None = Field(default=None, description="Which timer; leave out if there is only one.")
+    label: Label = Field(default=None, description="Which timer; leave out if there is only one.")
     all: bool = Field(default=False, description="Cancel every timer.")
 
 
 class TimerLabelArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    label: str | None = Field(default=None, description="Which timer; leave out if there is only one.")
+    label: Label = Field(default=None, description="Which timer; leave out if there is only one.")
 
 
 class TimerAdjustArgs(BaseModel):
+    """``delta_s`` is bounded by a day either way: no timer runs longer (the store also refuses an
+    adjustment that would leave more than that), and an unbounded integer would be spoken as a
+    duration of a hundred digits."""
+
     model_config = ConfigDict(extra="forbid")
-    label: str | None = Field(default=None, description="Which timer; leave out if there is only one.")
-    delta_s: int = Field(description="Seconds to add; negative takes time away.")
+    label: Label = Field(default=None, description="Which timer; leave out if there is only one.")
+    delta_s: int = Field(ge=-MAX_DURATION_S, le=MAX_DURATION_S, description="Seconds to add; negative takes time away.")
 
 
 def _cap(text: str) -> str:
@@ -525,6 +545,8 @@ def _korean_error(exc: TimerError) -> str:
         return f"{topic(names[0])} 이미 멈춰 있어요."
     if exc.code == "not_paused" and names:
         return f"{topic(names[0])} 멈춰 있지 않아요."
+    if exc.code == "too_long":
+        return f"타이머는 최대 {say_duration(MAX_DURATION_S, language='ko')}까지 맞출 수 있어요."
     return "지금 맞춰 둔 타이머가 없어요."
 
 

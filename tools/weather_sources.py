@@ -22,7 +22,7 @@ from tools.forecast import (
     local_datetime,
     place_key,
 )
-from tools.sensors import Sensor, SensorError
+from tools.sensors import Sensor, SensorError, SensorReading
 from tools.spoken import Language
 
 log = logging.getLogger(__name__)
@@ -99,6 +99,11 @@ class SensorProvider:
         except SensorError as exc:
             log.warning("sensor read failed: %s", exc)
             raise WeatherUnavailable(str(exc)) from exc
+        wrong = implausible(r)
+        if wrong:
+            # A loose wire or a dying chip reads garbage; the forecast answers instead.
+            log.warning("sensor reading out of range: %s", wrong)
+            raise WeatherUnavailable(f"the sensor read {wrong}")
         return Conditions("", self.source, now, indoor=not self.outdoor, temperature_c=r.temperature_c,
                           humidity_pct=r.humidity_pct, pressure_hpa=r.pressure_hpa, pm2_5=r.pm2_5, pm10=r.pm10,
                           grade=air_grade(r.pm2_5, r.pm10))
@@ -113,6 +118,25 @@ class SensorProvider:
             return None
         reading = self._read(now)
         return reading if reading.grade is not None else None
+
+
+SENSOR_RANGES: dict[str, tuple[float, float]] = {
+    "temperature_c": (-40.0, 85.0),
+    "humidity_pct": (0.0, 100.0),
+    "pressure_hpa": (300.0, 1100.0),
+    "pm2_5": (0.0, 1000.0),
+    "pm10": (0.0, 1000.0),
+}
+"""What the sensors measure at all (the BME280's and common dust sensors' ranges), per reading."""
+
+
+def implausible(reading: SensorReading) -> str | None:
+    """The first reading outside what the sensor can measure (NaN included), said in a few words; None if all fit."""
+    for key, (low, high) in SENSOR_RANGES.items():
+        value = getattr(reading, key)
+        if value is not None and not low <= value <= high:
+            return f"{key} {value!r}, outside {low:g} to {high:g}"
+    return None
 
 
 class ForecastFileProvider:

@@ -99,8 +99,15 @@ _SENTENCE_MARK = re.compile("[" + re.escape(_SENTENCE_MARKS) + "]")
 _CLAUSE_MARK_CHAR = re.compile("[" + re.escape(_CLAUSE_MARKS) + "]")
 
 
-def _has_any(text: str, needles) -> bool:
-    return any(n in text for n in needles)
+def _has_any(text: str, needles, begin: int = 0) -> bool:
+    return any(text.find(n, begin) >= 0 for n in needles)
+
+
+def _words_end(text: str, at: int) -> int:
+    """``len(text[:at].rstrip())`` without copying the text: just after the last non-space before ``at``."""
+    while at > 0 and text[at - 1].isspace():
+        at -= 1
+    return at
 
 
 def scan(text: str, start: int = 0, final: bool = False, language: str | None = None) -> Scan:
@@ -110,9 +117,9 @@ def scan(text: str, start: int = 0, final: bool = False, language: str | None = 
     Nothing before ``start`` is looked at, so a unit is judged on its own text alone.
     """
     region = text[start:] if start else text
-    found, limit = _scan_region(region, final, language)
-    settled = sys.maxsize if final else min(_settled(region), limit) + start
-    return Scan(tuple(Boundary(b.mark + start, b.cut + start, b.tier) for b in found if b.mark + start < settled), settled)
+    found = scan_region(region, final, language).found
+    settled = sys.maxsize if final else min(settled_end(region), found.settled) + start
+    return Scan(tuple(Boundary(b.mark + start, b.cut + start, b.tier) for b in found.boundaries if b.mark + start < settled), settled)
 
 
 def sentence_ends(text: str) -> list[int]:
@@ -120,9 +127,42 @@ def sentence_ends(text: str) -> list[int]:
     return [b.mark for b in scan(text, 0, final=True).boundaries if b.tier >= Tier.SENTENCE]
 
 
-def _scan_region(text: str, final: bool, language: str | None) -> tuple[list[Boundary], int]:
-    """The boundaries of ``text``, and the mark from which they are not certain yet."""
-    content = len(text) - len(text.lstrip())
+@dataclass(frozen=True, slots=True)
+class Region:
+    """What :func:`scan_region` found, with what a stream needs to resume scanning later."""
+
+    found: Scan
+    """The boundaries with ``mark`` below ``found.settled`` (here: the limit set by open
+    constructs and pending trailers, not yet by the last word; see :func:`settled_end`)."""
+    spans: tuple[Span, ...]
+    """The protected spans from ``begin`` on (computed even when no boundary needed them)."""
+    reach: tuple[tuple[int, int], ...]
+    """Every candidate boundary as ``(mark, furthest index it depends on)``, sorted: a scan may
+    resume at ``w`` only where no candidate with ``mark < w`` reaches ``w``."""
+    candidates: bool
+    """Whether any candidate boundary was seen (it decides whether spans are looked at)."""
+
+
+def scan_region(
+    text: str,
+    final: bool,
+    language: str | None,
+    begin: int = 0,
+    content: int | None = None,
+    candidates_before: bool = False,
+    with_spans: bool = False,
+) -> Region:
+    """The boundaries of ``text`` (those with ``mark`` at or after ``begin``), and where they stop being certain.
+
+    ``begin`` > 0 resumes a scan of a growing text at a point :class:`~agent.speaking.cadence.split.UnitStream`
+    chose so that nothing before it can change what is found after it; every pattern is matched
+    on the whole string from ``begin`` (look-behinds see the text before it).  ``content``: where
+    the text's first non-space character is (computed when not given); ``candidates_before``:
+    whether a scan of ``text[:begin]`` saw a candidate boundary; ``with_spans``: find the
+    protected spans even when no boundary needs them (a stream chooses where to resume by them).
+    """
+    if content is None:
+        content = len(text) - len(text.lstrip())
     raw: list[tuple[int, int, Tier]] = []
 
     def add(mark: int, cut: int, tier: Tier | None) -> None:
@@ -130,92 +170,130 @@ def _scan_region(text: str, final: bool, language: str | None) -> tuple[list[Bou
             raw.append((mark, cut, tier))
 
     # Each pass runs only when its marks are in the text at all: a cheap test, on every token.
-    for m in _NEWLINE.finditer(text) if "\n" in text else ():
+    for m in _NEWLINE.finditer(text, begin) if text.find("\n", begin) >= 0 else ():
         add(m.start(), m.end(), Tier.PARAGRAPH)
-    for m in _SENTENCE.finditer(text) if _SENTENCE_MARK.search(text) else ():
+    for m in _SENTENCE.finditer(text, begin) if _SENTENCE_MARK.search(text, begin) else ():
         mark = m.start() + len(m.group().rstrip())
         add(mark, m.end(), _sentence_tier(text, m.start(), mark, m.end()))
-    for m in _CLAUSE_MARK.finditer(text) if _CLAUSE_MARK_CHAR.search(text) else ():
+    for m in _CLAUSE_MARK.finditer(text, begin) if _CLAUSE_MARK_CHAR.search(text, begin) else ():
         mark = m.start() + len(m.group().rstrip())
         if not _after_abbreviation(text, m.start()):
             add(mark, m.end(), Tier.CLAUSE)
-    korean = language != "en" and _HAS_HANGUL.search(text) is not None
-    for m in _HANGUL_WORD.finditer(text) if korean else ():
+    korean = language != "en" and _HAS_HANGUL.search(text, begin) is not None
+    for m in _HANGUL_WORD.finditer(text, begin) if korean else ():
         word = m.group(1)
         mark = m.start() + len(word)
         if final_tail(word, text[m.end()] if m.end() < len(text) else ""):
             add(mark, m.end(), Tier.SENTENCE)
         elif mark < m.end() and connective_tail(word):
             add(mark, m.end(), Tier.CLAUSE)
-    for m in _LAUGHTER_WORD.finditer(text) if _HAS_LAUGHTER.search(text) else ():
+    for m in _LAUGHTER_WORD.finditer(text, begin) if _HAS_LAUGHTER.search(text, begin) else ():
         add(m.start() + len(m.group().rstrip()), m.end(), Tier.SENTENCE)
-    for m in _CLAUSE_WORD.finditer(text) if language != "ko" and _has_any(text, _CLAUSE_WORD_CORES) else ():
-        mark = len(text[: m.start()].rstrip())
+    for m in _CLAUSE_WORD.finditer(text, begin) if language != "ko" and _has_any(text, _CLAUSE_WORD_CORES, begin) else ():
+        mark = _words_end(text, m.start())
         if mark > 0 and text[mark - 1].isalnum():
             add(mark, m.start(), Tier.CLAUSE)
-    if not raw:  # nothing to check against spans: they only ever rule boundaries out
-        return [], sys.maxsize if final else _pending_span(text, [])
-    spans = protected_spans(text)
-    limit = sys.maxsize if final else _pending_span(text, spans)
+    spans = protected_spans(text, begin) if raw or candidates_before or with_spans else []
+    if not raw and not candidates_before:  # nothing to check against spans: they only ever rule boundaries out
+        limit = sys.maxsize if final else _pending_span(text, [], begin)
+        return Region(Scan((), limit), tuple(spans), (), False)
+    limit = sys.maxsize if final else _pending_span(text, spans, begin)
     found: dict[int, Boundary] = {}
+    reach: list[tuple[int, int]] = []
+    walks: dict[int, tuple[int, int] | int | None] = {}
     for mark, cut, tier in raw:
+        reach.append((mark, cut))
         if any(s.start < mark < s.end or s.start < cut < s.end for s in spans):
             continue
         if tier >= Tier.SENTENCE:
-            absorbed = _absorb_trailer(text, mark, cut, final)
+            absorbed = _absorb_trailer(text, mark, cut, final, walks)
             if absorbed == _PENDING:
                 limit = min(limit, mark)
+                reach[-1] = (mark, sys.maxsize)
                 continue
             if absorbed is None:  # only the trailer follows: it ends the text with its sentence
                 continue
+            reach[-1] = (mark, absorbed[1])
             mark, cut = absorbed
         old = found.get(cut)
         if old is None or tier > old.tier:
             found[cut] = Boundary(mark, cut, tier)
-    return sorted((b for b in found.values() if b.mark < limit), key=lambda b: b.mark), limit
+    boundaries = sorted((b for b in found.values() if b.mark < limit), key=lambda b: b.mark)
+    return Region(Scan(tuple(boundaries), limit), tuple(spans), tuple(sorted(reach)), True)
 
 
-def _absorb_trailer(text: str, mark: int, cut: int, final: bool) -> tuple[int, int] | int | None:
+_INCOMING = -2
+"""In a trailer walk's outcome: the mark the walk came in with (no trailer where it stopped)."""
+
+
+def _absorb_trailer(
+    text: str, mark: int, cut: int, final: bool, memo: dict[int, tuple[int, int] | int | None] | None = None
+) -> tuple[int, int] | int | None:
     """Laughter, emoji or a short aside right after a sentence belong to it: "맛있어요 ㅎㅎ".
 
     Returns the boundary moved past them, ``_PENDING`` when what follows may still become one,
-    or None when they run to the end of a finished text.
+    or None when they run to the end of a finished text.  ``memo``, shared by the boundaries of
+    one scan, keeps where each walk went: in "ㅋㅋ ㅋㅋ ㅋㅋ …" every sentence end would otherwise
+    walk every trailer after it again.
     """
+    steps: list[tuple[int, int]] = []  # (where a trailer starts, where it ends), in order
+    at = cut
     while True:
-        rest = _MAY_BECOME_TRAILER.fullmatch(text, cut)
-        trailer = _TRAILER.match(text, cut)
+        if memo is not None and at in memo:
+            outcome = memo[at]
+            break
+        rest = _MAY_BECOME_TRAILER.fullmatch(text, at)
+        trailer = _TRAILER.match(text, at)
         if trailer is None:
-            if rest is not None and not final:
-                return _PENDING
-            return mark, cut
+            outcome = _PENDING if rest is not None and not final else (_INCOMING, at)
+            break
         if trailer.group().startswith("(") and _is_sentence(trailer.group().rstrip(_CLOSERS)[1:-1]):
-            return mark, cut  # "(크림 소스면 … 아닙니다ㅋㅋ)" is a sentence of its own, not an aside
+            outcome = (_INCOMING, at)  # "(크림 소스면 … 아닙니다ㅋㅋ)" is a sentence of its own, not an aside
+            break
         end = trailer.end()
         after = _SPACES.match(text, end).end()
         if after == len(text):
-            return _PENDING if not final else None
-        if after == end and not text[end].isalnum():
-            if not final:
-                return _PENDING  # "👩" + ZWJ: the sequence may still be growing
-        mark, cut = end, after
+            outcome = _PENDING if not final else None
+            break
+        if after == end and not text[end].isalnum() and not final:
+            outcome = _PENDING  # "👩" + ZWJ: the sequence may still be growing
+            break
+        steps.append((at, end))
+        at = after
+    if memo is not None:
+        memo[at] = outcome
+    for start, end in reversed(steps):
+        if isinstance(outcome, tuple) and outcome[0] == _INCOMING:
+            outcome = (end, outcome[1])  # the walk arrived there with this trailer's end as its mark
+        if memo is not None:
+            memo[start] = outcome
+    if isinstance(outcome, tuple) and outcome[0] == _INCOMING:
+        return mark, outcome[1]
+    return outcome
 
 
-def _pending_span(text: str, spans: list[Span]) -> int:
+def _pending_span(text: str, spans: list[Span], begin: int = 0) -> int:
     """Boundaries past the start of a span that may still form or grow are not certain yet."""
-    opened = open_constructs(text, spans)
+    opened = open_constructs(text, spans, begin)
     return sys.maxsize if opened is None else opened + 1
 
 
-def _settled(text: str) -> int:
-    """How far a growing text's boundaries are certain: up to its last complete word."""
-    words_end = len(text.rstrip())
+_LONGEST_CLAUSE_WORD = max(map(len, CLAUSE_WORDS))
+
+
+def settled_end(text: str) -> int:
+    """How far a growing text's boundaries are certain: up to its last complete word.
+
+    It reads only the text's end (the trailing spaces, the last word and the spaces before it).
+    """
+    words_end = _words_end(text, len(text))
     if words_end < len(text):  # ends in spaces: the last word's boundary waits for what follows
         return words_end
     i = words_end
     while i > 0 and not text[i - 1].isspace():
         i -= 1
-    before_end = len(text[:i].rstrip())  # the word before the one still being written
-    if before_end > 0 and text[before_end - 1].isalnum() and _may_become_clause_word(text[i:]):
+    before_end = _words_end(text, i)  # the word before the one still being written
+    if before_end > 0 and text[before_end - 1].isalnum() and words_end - i <= _LONGEST_CLAUSE_WORD and _may_become_clause_word(text[i:]):
         return before_end  # "... it be" may yet become "... it because"
     return before_end + 1
 

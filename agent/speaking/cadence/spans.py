@@ -86,25 +86,30 @@ def _pattern(code: bool, email: bool, url: bool, quote: bool, digits: bool, emoj
 _OPENER = re.compile("[" + re.escape("".join(QUOTE_PAIRS)) + "`]")
 
 
-def protected_spans(text: str) -> list[Span]:
-    """The protected spans of ``text``, in order."""
+def protected_spans(text: str, begin: int = 0) -> list[Span]:
+    """The protected spans of ``text`` that start at or after ``begin``, in order.
+
+    With ``begin`` > 0 the caller knows that no span runs across ``begin``: the matches found
+    from there are then those a search from the start finds there.
+    """
     pattern = _pattern(
-        "`" in text,
-        "@" in text,
-        "://" in text or "www." in text,
-        _OPENER.search(text) is not None,
-        _HAS_DIGIT.search(text) is not None,
-        _HAS_EMOJI.search(text) is not None,
+        text.find("`", begin) >= 0,
+        text.find("@", begin) >= 0,
+        text.find("://", begin) >= 0 or text.find("www.", begin) >= 0,
+        _OPENER.search(text, begin) is not None,
+        _HAS_DIGIT.search(text, begin) is not None,
+        _HAS_EMOJI.search(text, begin) is not None,
     )
-    return [Span(m.start(), m.end()) for m in pattern.finditer(text)]
+    return [Span(m.start(), m.end()) for m in pattern.finditer(text, begin)]
 
 
-def open_constructs(text: str, spans: list[Span]) -> int | None:
+def open_constructs(text: str, spans: list[Span], begin: int = 0) -> int | None:
     """Where something that may still become a protected span begins, if anything does.
 
     On a stream, a boundary after that point is not certain yet: an opening quote may still be
     closed within :data:`QUOTE_MAX_CHARS`, an inline code span by its backtick, and a span
-    running to the end of the text may still grow.
+    running to the end of the text may still grow.  Openers before ``begin`` are not looked at
+    (the caller knows none of them can be open).
     """
     earliest: int | None = None
     end = len(text)
@@ -112,9 +117,14 @@ def open_constructs(text: str, spans: list[Span]) -> int | None:
         if span.end == end:
             earliest = span.start
             break
-    for match in _OPENER.finditer(text, 0, earliest if earliest is not None else end):
+    last_newline = text.rfind("\n")
+    inside = iter(spans)
+    span = next(inside, None)
+    for match in _OPENER.finditer(text, begin, earliest if earliest is not None else end):
         i = match.start()
-        if any(s.start <= i < s.end for s in spans) or "\n" in text[i + 1 :]:
+        while span is not None and span.end <= i:  # spans and openers both come in order
+            span = next(inside, None)
+        if (span is not None and span.start <= i) or last_newline > i:
             continue
         if match.group() == "`" or end - i - 1 <= QUOTE_MAX_CHARS:
             return i
