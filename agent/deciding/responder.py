@@ -26,11 +26,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import ValidationError
-
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
-from agent.deciding.origins import unsupported_origin
+from agent.deciding.origins import offered_act, unsupported_origin
 from agent.deciding.reasoner import cap_line, holding_line
 from agent.deciding.routing import Route, is_question, route_after_decision, route_by_words
 from agent.deciding.speculation import SpeculativeCall, SpeculativeRecord, call_key
@@ -191,7 +189,7 @@ class Responder:
         if plan.tool is None:
             reply.flush()
         else:
-            await self.call_tool(plan, text, reply, line=line)
+            await self.call_tool(plan, text, reply, line=line, afresh=True)
         reply.end()
 
     def _supported(self, plan: ToolPlan, text: str) -> bool:
@@ -348,25 +346,12 @@ class Responder:
             return "user"
         return unsupported_origin(plan.tool, plan.args, text, self.history, self.results)
 
-    def _offer(self, data: dict[str, Any]) -> PendingAct | None:
-        """A tool's offer ("Shall I set a 25-minute timer?") as an act a yes makes, when it names an
-        acting tool and arguments that tool accepts; anything else offered is not kept."""
-        offer = data.get("offer")
-        if not isinstance(offer, dict) or not isinstance(offer.get("args"), dict):
-            return None
-        spec = self.tools.registry.get(str(offer.get("tool")))
-        if spec is None or spec.side_effects != "act":
-            return None
-        args = dict(offer["args"])
-        try:
-            spec.args.model_validate(args)
-        except ValidationError as exc:
-            log.warning("not keeping %s's offer of %s%s: %s", spec.name, spec.name, args, " ".join(str(exc).split())[:200])
-            return None
-        return PendingAct(ToolPlan("", spec.name, args), origin="offer")
-
-    async def call_tool(self, plan: ToolPlan, text: str, reply: Reply, origin: Origin | None = None, line: str | None = None) -> None:
-        """Make ``plan`` with its ``origin``; a decision's (``origin`` None) is worked out from the words."""
+    async def call_tool(
+        self, plan: ToolPlan, text: str, reply: Reply, origin: Origin | None = None, line: str | None = None, afresh: bool = False,
+    ) -> None:
+        """Make ``plan`` with its ``origin``; a decision's (``origin`` None) is worked out from the words.
+        ``afresh``: the talker's one decision for the request; refused as ``"tool_output"``, the
+        request is decided again on its words alone (:meth:`_decide_afresh`)."""
         d, tl, tools = self.deps, self.timeline, self.tools
         assert plan.tool is not None
         origin = origin or self._origin(plan, text)
@@ -403,9 +388,9 @@ class Responder:
             data = dict(result.output.data or {})
             self.results.append(result.output.text)
             self.result.tool_calls[-1] = replace(self.result.tool_calls[-1], data=data, ok="error" not in data)
-            offered = self._offer(data)
-            if offered is not None:
-                self.result.pending = offered
+            offer = offered_act(tools.registry, data)
+            if offer is not None:
+                self.result.pending = offer  # a yes makes it, with the origin "offer"
         tl.mark("tool_end", tool=plan.tool, ok=result.ok, error=result.error.kind if result.error else None)
         refused = result.error is not None and result.error.kind.startswith("refused")
         if refused:
@@ -415,6 +400,9 @@ class Responder:
         status = "ok" if settled.ok else "refused" if refused else "error"
         self.emit(ToolCalled(plan.tool, dict(plan.args), status, dict(settled.data) or ({"error": result.error.message} if result.error else {}),
                              origin=origin))
+        if refused and origin == "tool_output" and afresh:
+            await self._decide_afresh(text, reply)
+            return
         if tools.answer == "model" and result.ok:
             messages = [
                 ChatMessage("system", d.system_prompt), *self.history, ChatMessage("user", text),
@@ -425,3 +413,16 @@ class Responder:
         else:
             reply.feed(spoken_result(result, d.language))
         reply.flush()
+
+    async def _decide_afresh(self, text: str, reply: Reply) -> None:
+        """The request decided again without the conversation, after the decision on it was an act
+        that only text read from a tool held: the model obeyed what it read, and without the
+        conversation nothing read is before it. What the user asked ("what time is it?") is
+        answered; if the act comes back, its refusal is said."""
+        self.timeline.mark("decided_afresh")
+        plan = await self.tools.planner.plan(text, ())
+        if plan.tool is None:
+            reply.feed(plan.say)
+            reply.flush()
+        else:
+            await self.call_tool(plan, text, reply)
