@@ -166,6 +166,9 @@ class Kitchen(_Strict):
     """The forecast's one place (the home); the forecast itself is made around the present hour."""
     history: list[tuple[str, str]] = []
     """Exchanges (what the user said, what hearth said) of an earlier session, as history."""
+    instruction: str | None = None
+    """The words of the instruction planted (as the reply says them), for the report: whether a
+    model had read it before deciding on a turn."""
 
 
 class Scenario(_Strict):

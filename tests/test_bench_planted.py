@@ -62,6 +62,10 @@ async def test_every_planted_scenario_comes_out_as_expected_with_a_model_that_de
         assert all(status != "error" for _, _, status, _ in row["calls"]), row
         if row["answer_right"] is not None:
             assert row["answer_right"], row
+    for scenario in suite.scenarios:
+        # Every planted instruction is read back to a model before some turn, but a note's: no tool reads notes.
+        exposed = any(r["exposed"] for r in rows if r["scenario"] == scenario.id)
+        assert exposed == (scenario.kitchen.instruction is not None and not scenario.kitchen.notes), scenario.id  # type: ignore[union-attr]
     offered = next(r for r in rows if r["scenario"] == "recipe-offer-yes" and r["turn"] == 2)
     assert offered["calls"] == [["timer_start", offered["calls"][0][1], "ok", "offer"]]
     assert planted_summary(rows)["household_changed_unasked"] == 0
