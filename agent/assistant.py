@@ -292,7 +292,8 @@ class Assistant:
         elif isinstance(event, ToolStarted):
             entry = RecordEntry(number, "tool", event.name, "started", event.name, data={"args": event.args})
         elif isinstance(event, ToolCalled):
-            entry = RecordEntry(number, "tool", event.name, event.status, event.name, data={"args": event.args, **event.data})
+            entry = RecordEntry(number, "tool", event.name, event.status, event.name,
+                                data={"args": event.args, **event.data, "origin": event.origin})
         if entry is not None:
             self._append(number, [entry])
         self.on_event(event)

@@ -84,6 +84,9 @@ class ToolCalled:
     args: dict[str, object]
     status: str
     data: dict[str, object] = field(default_factory=dict)
+    origin: str = "user"
+    """Where its arguments came from (:data:`tools.executor.Origin`): the user's words, a yes, a
+    tool's offer, a model's guess, or text a tool returned."""
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,8 @@ class ToolCallRecord:
     """What the tool reported (the timer it started, the item it added): what an undo works from."""
     ok: bool = False
     """The tool ran and reported no error: what it was asked to change, it changed."""
+    origin: str = "user"
+    """Where its arguments came from (:data:`tools.executor.Origin`); only some origins may act."""
 
     @property
     def acted(self) -> bool:

@@ -131,7 +131,7 @@ class SuiteRun:
             self.variants[f"no-{name}"] = Features().without(name)
 
     async def run(self) -> dict[str, Any]:
-        from bench.scenarios import load_suite
+        from bench.scenarios import SuiteError, load_suite
 
         s = self.settings
         suite = load_suite(s.suite)
@@ -140,6 +140,8 @@ class SuiteRun:
         tools = self.config.tools.model_copy(update={"data_dir": s.out / "tool-data"})
         config = self.config.model_copy(update={"language": suite.language, "tools": tools})
         scenarios = [sc for sc in suite.scenarios if not s.categories or sc.category in s.categories]
+        if any(sc.kitchen is not None for sc in scenarios):
+            raise SuiteError(f"suite {suite.suite} plants data in the kitchen, which only python -m bench.tool_accuracy does")
         scenarios = scenarios[: s.limit] if s.limit else scenarios
         (s.out / "timelines").mkdir(parents=True, exist_ok=True)
         # Audio and references first: the reference model is let go before the loop's models load.

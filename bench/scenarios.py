@@ -42,7 +42,7 @@ Language = Literal["en", "ko"]
 Category = Literal[
     "timer", "time", "date", "shopping", "note", "conversion", "recipe", "weather", "air",
     "chitchat", "unservable", "nevermind", "speech", "long", "near-miss", "noise", "correction", "device", "reading",
-    "knowledge", "conversation",
+    "knowledge", "conversation", "injection",
 ]
 
 TOOLS: dict[str, dict[str, str]] = {
@@ -141,6 +141,36 @@ class Followup(_Strict):
         return said(self.text)
 
 
+class PlantedTimer(_Strict):
+    duration_s: int = Field(gt=0)
+    label: str | None = None
+
+
+class PlantedPlace(_Strict):
+    name: str = Field(min_length=1)
+    aliases: list[str] = []
+
+
+class Kitchen(_Strict):
+    """What is in the household before a scenario starts: data planted where the tools read it
+    (:mod:`bench.planted`). Only ``python -m bench.tool_accuracy`` plants it."""
+
+    recipes: dict[str, str] = {}
+    """Recipe files by name (``pancakes.md``), as text; the recipe folder holds only these."""
+    items: list[str] = []
+    """The shopping list."""
+    notes: list[str] = []
+    timers: list[PlantedTimer] = []
+    """Timers running when the scenario starts."""
+    place: PlantedPlace = PlantedPlace(name="Ilsan", aliases=["일산"])
+    """The forecast's one place (the home); the forecast itself is made around the present hour."""
+    history: list[tuple[str, str]] = []
+    """Exchanges (what the user said, what hearth said) of an earlier session, as history."""
+    instruction: str | None = None
+    """The words of the instruction planted (as the reply says them), for the report: whether a
+    model had read it before deciding on a turn."""
+
+
 class Scenario(_Strict):
     """One spoken request and what should happen."""
 
@@ -158,6 +188,8 @@ class Scenario(_Strict):
     """A recording to use instead of synthesizing ``text`` (see the module docstring)."""
     synthetic: bool = True
     """False only for real human recordings."""
+    kitchen: Kitchen | None = None
+    """Data planted in the household for this scenario (injection suites); None: a scratch one."""
 
     @field_validator("audio")
     @classmethod

@@ -29,7 +29,9 @@ def format_turns(entries: Iterable[RecordEntry], last: int) -> str:
                 continue  # a call that settled is shown once, as it settled
             if e.role == "tool":
                 args = json.dumps(e.data.get("args", {}), ensure_ascii=False)
-                lines.append(f"  tool:   {e.text} {args} -> {e.status}")
+                # Entries recorded before calls carried an origin have none to show.
+                origin = f" ({e.data['origin']})" if e.data.get("origin") else ""
+                lines.append(f"  tool:   {e.text} {args} -> {e.status}{origin}")
             elif e.role == "user":
                 lines.append(f"  you:    {e.text}")
             else:

@@ -25,9 +25,23 @@ log = logging.getLogger(__name__)
 ErrorKind = Literal[
     "unknown_tool", "invalid_arguments", "failed", "timeout", "refused_untrusted", "refused_speculative", "cancelled", "closed"
 ]
-Origin = Literal["user", "tool_output", "speculative"]
-"""Who asks: the user's finished request, text found in a tool's result, or the Thinker on a partial
-transcript (which may run only tools declared speculable)."""
+Origin = Literal["user", "confirmed", "offer", "model", "tool_output", "speculative"]
+"""Where a call's arguments came from, and so whether it may act:
+
+* ``"user"``: the user's own words this turn hold the act and its values (a command word, "undo
+  that", or a decision the grounding check found in the words);
+* ``"confirmed"``: hearth asked the act back aloud ("Add eggs to the shopping list?") and the user
+  said yes, or gave the value it asked for;
+* ``"offer"``: a tool's result offered the act ("Shall I set a 25-minute timer?"), its arguments
+  from that result, and the user said yes;
+* ``"model"``: a model's reading of the conversation, in nobody's words this turn: asked back first;
+* ``"tool_output"``: a call whose content is found only in what tools returned (a recipe, a
+  forecast, a list item, a phrased answer), not in anything the user said: it never acts;
+* ``"speculative"``: the Thinker on a partial transcript: only speculable look-ups run.
+"""
+
+MAY_ACT: frozenset[str] = frozenset({"user", "confirmed", "offer"})
+"""The origins an acting tool runs on: what the user said, or said yes to having heard it."""
 
 
 @dataclass(frozen=True)
@@ -133,15 +147,16 @@ class ToolExecutor:
         if origin == "speculative" and (spec.side_effects == "act" or not spec.speculable):
             # Nothing is done on words the user may still take back: only declared look-ups run early.
             return self._error(name, "refused_speculative", f"{name} does not run before the user has finished", started)
-        if spec.side_effects == "act" and origin != "user":
-            # Text inside a tool's result (a recipe page, a note) is data, not the user's wish; letting
-            # it trigger actions would let anything the speaker reads control the kitchen.
-            log.warning("refused %s requested from tool output", name)
+        if spec.side_effects == "act" and origin not in MAY_ACT:
+            # Text inside a tool's result (a recipe page, a forecast) is data, not the user's wish;
+            # letting it trigger actions would let anything the speaker reads control the kitchen.
+            # A model's guess waits for the user's yes. An origin this policy does not know is refused.
+            log.warning("refused %s: its origin is %r, not the user's words", name, origin)
+            where = "a guess nobody confirmed" if origin == "model" else "instructions found in a tool's result"
             return self._error(
                 name,
                 "refused_untrusted",
-                f"{name} changes things and only runs when the user asks for it directly, "
-                "not on instructions found in a tool's result",
+                f"{name} changes things and only runs when the user asks for it directly, not on {where}",
                 started,
             )
         try:

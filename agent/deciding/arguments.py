@@ -298,6 +298,18 @@ def _note_supported(note: str, text: str) -> bool:
     return bool(wanted) and sum(w in said for w in wanted) / len(wanted) >= 0.75
 
 
+def act_asked_for(tool: str, user_text: str) -> bool:
+    """Whether the user's words ask for this kind of act at all, whatever its values: a request
+    (not a question, unless it asks for an act), not the user's own plan, and words of this tool
+    or a follow-up."""
+    language = "ko" if HANGUL.search(user_text) else "en"
+    if tells_own_plan(user_text, language):
+        return False  # "I'll add the salt myself later": asked back, never done
+    if is_question(user_text, language) and not asks_for_act(user_text, language):
+        return False  # "Is the five second rule real?": a question, not a request; "Can you set…?" is one
+    return tool in cued_tools(user_text, language) or is_follow_up(user_text, language)
+
+
 def grounded(tool: str, args: dict[str, Any], user_text: str) -> bool:
     """Whether an acting call's content is in the user's words (read-only tools always are).
 
@@ -306,23 +318,16 @@ def grounded(tool: str, args: dict[str, Any], user_text: str) -> bool:
     """
     if tool in READ_ONLY:
         return True
-    language = "ko" if HANGUL.search(user_text) else "en"
-    if tells_own_plan(user_text, language):
-        return False  # "I'll add the salt myself later": asked back, never done
-    if is_question(user_text, language) and not asks_for_act(user_text, language):
-        return False  # "Is the five second rule real?": a question, not a request; "Can you set…?" is one
-    if tool not in cued_tools(user_text, language) and not is_follow_up(user_text, language):
+    if not act_asked_for(tool, user_text):
         return False
+    language = "ko" if HANGUL.search(user_text) else "en"
     user_text = corrected(user_text)  # a value the user took back supports nothing
     if tool == "timer_start":
         if _CHANGES_TIME.search(user_text.casefold()) and not _STARTS_TIMER.search(user_text.casefold()):
             return False  # "타이머 1분만 줄여줘", "give it five more minutes": a change, asked back, never a new timer
-        said = timer_durations(user_text, naming=True)
-        label = args.get("label")
-        return args.get("duration_s") in said and (label is None or supported(label, user_text))
+        return content_in(tool, args, user_text)
     if tool == "timer_adjust":
-        delta = args.get("delta_s")
-        return isinstance(delta, int) and abs(delta) in timer_durations(user_text, naming=False)
+        return content_in(tool, args, user_text)
     if tool in _CHANGES_A_TIMER and not (
         _TIMER_REFERENCE.search(user_text.casefold()) or supported(args.get("label"), user_text) or is_follow_up(user_text, language)
     ):
@@ -331,12 +336,30 @@ def grounded(tool: str, args: dict[str, Any], user_text: str) -> bool:
         return not args.get("all") or mentions_all(user_text)
     if tool in ("timer_pause", "timer_resume"):
         return True
+    return content_in(tool, args, user_text)
+
+
+def content_in(tool: str, args: dict[str, Any], text: str) -> bool:
+    """Whether what an acting call would create or change is in ``text``: its duration, item and
+    quantity, note, "all"; the act itself need not be asked for there. True for a call that
+    carries no value at all (nothing of it can be looked for).
+
+    :func:`grounded` asks it of the user's words; :mod:`agent.deciding.origins` of what tools said.
+    """
+    if tool == "timer_start":
+        label = args.get("label")
+        return args.get("duration_s") in timer_durations(text, naming=True) and (label is None or supported(label, text))
+    if tool == "timer_adjust":
+        delta = args.get("delta_s")
+        return isinstance(delta, int) and abs(delta) in timer_durations(text, naming=False)
+    if tool == "timer_cancel" and args.get("all"):
+        return mentions_all(text)
     if tool in ("shopping_add", "shopping_complete"):
         quantity = args.get("quantity")
         item = args.get("item")
         if _names_nothing(str(item or "")):
             return False  # "put it on the list": what "it" is was never said
-        return supported(item, user_text) and (quantity is None or _quantity_said(quantity, user_text))
+        return supported(item, text) and (quantity is None or _quantity_said(quantity, text))
     if tool == "note_add":
-        return _note_supported(str(args.get("text") or ""), user_text)
-    return all(supported(value, user_text) for value in args.values() if value is not None and not isinstance(value, bool))
+        return _note_supported(str(args.get("text") or ""), text)
+    return all(supported(value, text) for value in args.values() if value is not None and not isinstance(value, bool))

@@ -31,6 +31,9 @@ class PendingAct:
     """The call as it would be made."""
     needs: str | None = None
     """A required value the user did not say ("duration_s"): the next utterance may give it."""
+    origin: Literal["confirmed", "offer"] = "confirmed"
+    """The origin the call is made with once answered: ``"confirmed"`` for an act hearth asked back,
+    ``"offer"`` for one a tool's result offered (:data:`tools.executor.Origin`)."""
 
 
 def missing_value(tool: str, args: dict[str, Any], user_text: str) -> str | None:

@@ -9,9 +9,10 @@ One place holds the whole policy, in the order a request meets it:
 3. one decision under the grammar, or the Thinker's own when it decided on exactly these words;
    and the reasoner after all when the talker found no tool for a question, or chose an act the
    words do not support on words that ask something;
-4. the tool: asked back when the words do not support an act, answered from what the Thinker
-   fetched early when that is the very call (waiting for it when it is still running), else
-   run, with the line before a slow tool spoken first when there is a wait.
+4. the tool, with the call's origin (:mod:`agent.deciding.origins`): asked back when the words do
+   not support an act, refused when only a tool's result holds what it would do, answered from
+   what the Thinker fetched early when that is the very call (waiting for it when it is still
+   running), else run, with the line before a slow tool spoken first when there is a wait.
 
 The Turn keeps listening and control; it hands the Responder the final transcript and the
 Thinker's record, and owns the task the Responder runs in, so one cancel stops it.
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
+from agent.deciding.origins import offered_act, unsupported_origin
 from agent.deciding.reasoner import cap_line, holding_line
 from agent.deciding.routing import Route, is_question, route_after_decision, route_by_words
 from agent.deciding.speculation import SpeculativeCall, SpeculativeRecord, call_key
@@ -38,6 +40,7 @@ from agent.events import Delegated, Event, ToolCalled, ToolStarted
 from agent.model.llm import ChatMessage
 from agent.results import ToolCallRecord, TurnResult
 from agent.timeline import Timeline
+from tools.executor import MAY_ACT, Origin
 
 if TYPE_CHECKING:
     from agent.turn import TurnDeps
@@ -93,6 +96,8 @@ class Responder:
         self.last_act = last_act
         self.last_tool = last_tool
         self.speculation = speculation
+        self.results: list[str] = []
+        """The texts of the tools run in this turn, as the models read them: not the user's words."""
 
     # -- 1. no decision needed ------------------------------------------------------------
     def without_model(self, text: str) -> Answer | None:
@@ -108,7 +113,7 @@ class Responder:
                 if answer == "no" and completed is None:
                     reply.feed(declined(d.language))
                 else:
-                    await self.call_tool(completed or pending.plan, text, reply, confirmed=True)
+                    await self.call_tool(completed or pending.plan, text, reply, origin=pending.origin)
                 reply.flush()
                 reply.end()
 
@@ -122,7 +127,7 @@ class Responder:
                 if undo is None:
                     reply.feed(nothing_to_undo(d.language) if act is None else cannot_undo(d.language))
                 else:
-                    await self.call_tool(ToolPlan("", undo[0], undo[1]), text, reply, confirmed=True)
+                    await self.call_tool(ToolPlan("", undo[0], undo[1]), text, reply, origin="user")
                 reply.flush()
                 reply.end()
 
@@ -132,7 +137,7 @@ class Responder:
             tl.mark("command", tool=command.tool)
 
             async def commanded(text: str, reply: Reply) -> None:
-                await self.call_tool(command, text, reply, confirmed=True)
+                await self.call_tool(command, text, reply, origin="user")
                 reply.end()
 
             return commanded
@@ -184,7 +189,7 @@ class Responder:
         if plan.tool is None:
             reply.flush()
         else:
-            await self.call_tool(plan, text, reply, line=line)
+            await self.call_tool(plan, text, reply, line=line, afresh=True)
         reply.end()
 
     def _supported(self, plan: ToolPlan, text: str) -> bool:
@@ -333,20 +338,34 @@ class Responder:
         key = call_key(self.tools.registry, plan.tool, plan.args)
         return record.usable(key) if key is not None else None
 
-    async def call_tool(self, plan: ToolPlan, text: str, reply: Reply, confirmed: bool = False, line: str | None = None) -> None:
+    def _origin(self, plan: ToolPlan, text: str) -> Origin:
+        """Where a decided call came from (:mod:`agent.deciding.origins`): the user's words when they
+        support it, else a model's guess or text a tool returned."""
+        assert plan.tool is not None
+        if self._supported(plan, text):
+            return "user"
+        return unsupported_origin(plan.tool, plan.args, text, self.history, self.results)
+
+    async def call_tool(
+        self, plan: ToolPlan, text: str, reply: Reply, origin: Origin | None = None, line: str | None = None, afresh: bool = False,
+    ) -> None:
+        """Make ``plan`` with its ``origin``; a decision's (``origin`` None) is worked out from the words.
+        ``afresh``: the talker's one decision for the request; refused as ``"tool_output"``, the
+        request is decided again on its words alone (:meth:`_decide_afresh`)."""
         d, tl, tools = self.deps, self.timeline, self.tools
         assert plan.tool is not None
-        record = ToolCallRecord(plan.tool, dict(plan.args), acts=tools.acts(plan.tool))
+        origin = origin or self._origin(plan, text)
+        record = ToolCallRecord(plan.tool, dict(plan.args), acts=tools.acts(plan.tool), origin=origin)
         self.result.tool_calls.append(record)
-        if not confirmed and not self._supported(plan, text):
+        if origin == "model":
             needs = missing_value(plan.tool, plan.args, text)
             pending = PendingAct(replace(plan, args={k: v for k, v in plan.args.items() if k != needs}), needs)
             log.info("not acting on %s%s: not supported by %r; asking", plan.tool, plan.args, text)
-            tl.mark("tool_refused", tool=plan.tool, reason="ask_back", needs=needs)
+            tl.mark("tool_refused", tool=plan.tool, reason="ask_back", needs=needs, origin=origin)
             reply.feed(ask_for(pending, d.language) if needs else question(plan.tool, plan.args, d.language))
             reply.flush()
             self.result.pending = pending
-            self.emit(ToolCalled(plan.tool, dict(plan.args), "refused", {"reason": "asked back", "needs": needs}))
+            self.emit(ToolCalled(plan.tool, dict(plan.args), "refused", {"reason": "asked back", "needs": needs}, origin=origin))
             return
         early = self._early(plan)
         if early is None or not early.task.done():
@@ -361,23 +380,33 @@ class Responder:
             tl.mark("heartbeat_reused", tool=plan.tool, waited=not early.task.done())
             result = await early.task
         else:
-            tl.mark("tool_start", tool=plan.tool)
-            if record.acts:
+            tl.mark("tool_start", tool=plan.tool, origin=origin)
+            if record.acts and origin in MAY_ACT:
                 # On record before the store changes: a crash between the store's commit and the
                 # settled call below must not leave a change that no turn made.
                 self.emit(ToolStarted(plan.tool, dict(plan.args)))
-            result = await tools.executor.call(plan.tool, plan.args, origin="user")
+            # A call whose content only a tool's result holds goes to the executor all the same:
+            # the refusal is the executor's, the one place the policy per origin lives.
+            result = await tools.executor.call(plan.tool, plan.args, origin=origin)
         if result.ok and result.output is not None:
             data = dict(result.output.data or {})
+            self.results.append(result.output.text)
             self.result.tool_calls[-1] = replace(self.result.tool_calls[-1], data=data, ok="error" not in data)
-            offer = data.get("offer")
-            if isinstance(offer, dict) and offer.get("tool") in tools.registry and isinstance(offer.get("args"), dict):
-                # A tool's offer ("Shall I set a 25-minute timer?") is an act asked about: a yes makes it.
-                self.result.pending = PendingAct(ToolPlan("", str(offer["tool"]), dict(offer["args"])))
+            offer = offered_act(tools.registry, data)
+            if offer is not None:
+                self.result.pending = offer  # a yes makes it, with the origin "offer"
         tl.mark("tool_end", tool=plan.tool, ok=result.ok, error=result.error.kind if result.error else None)
+        refused = result.error is not None and result.error.kind.startswith("refused")
+        if refused:
+            self.result.tool_calls[-1] = replace(self.result.tool_calls[-1], ran=False)  # refused: never made
+            tl.mark("tool_refused", tool=plan.tool, reason=result.error.kind if result.error else "", origin=origin)
         settled = self.result.tool_calls[-1]
-        status = "ok" if settled.ok else "refused" if result.error and result.error.kind.startswith("refused") else "error"
-        self.emit(ToolCalled(plan.tool, dict(plan.args), status, dict(settled.data) or ({"error": result.error.message} if result.error else {})))
+        status = "ok" if settled.ok else "refused" if refused else "error"
+        self.emit(ToolCalled(plan.tool, dict(plan.args), status, dict(settled.data) or ({"error": result.error.message} if result.error else {}),
+                             origin=origin))
+        if refused and origin == "tool_output" and afresh:
+            await self._decide_afresh(text, reply)
+            return
         if tools.answer == "model" and result.ok:
             messages = [
                 ChatMessage("system", d.system_prompt), *self.history, ChatMessage("user", text),
@@ -388,3 +417,16 @@ class Responder:
         else:
             reply.feed(spoken_result(result, d.language))
         reply.flush()
+
+    async def _decide_afresh(self, text: str, reply: Reply) -> None:
+        """The request decided again without the conversation, after the decision on it was an act
+        that only text read from a tool held: the model obeyed what it read, and without the
+        conversation nothing read is before it. What the user asked ("what time is it?") is
+        answered; if the act comes back, its refusal is said."""
+        self.timeline.mark("decided_afresh")
+        plan = await self.tools.planner.plan(text, ())
+        if plan.tool is None:
+            reply.feed(plan.say)
+            reply.flush()
+        else:
+            await self.call_tool(plan, text, reply)
