@@ -226,16 +226,17 @@ class Soak:
             row: dict[str, Any] = {"turn": len(self.rows), "language": planned.language, "suite": planned.suite, "key": planned.key,
                                    "elapsed_s": elapsed}
             if following is not None:
-                row["barge_in"] = "cut" if n == 0 else ("pressed" if result is not None else "too late")
+                pressed = results[1] is not None
+                if n == 1 and not pressed:
+                    continue  # the reply ended before the press was due: the request is played on its own below
+                row["barge_in"] = ("cut" if pressed else "too late") if n == 0 else "pressed"
             if result is None:
-                row["outcome"] = "crashed" if n == 0 or results[0] is None else "not played"
+                row["outcome"] = "crashed"
             else:
                 row |= {"outcome": result.outcome.value, "transcript": result.transcript, "reply": result.reply[:120],
                         "tools": [c.name for c in result.tool_calls if c.ran]}
             if failed and n == 0:
                 row["failed"] = failed
-            if row["outcome"] == "not played":
-                continue  # the barge-in came too late: the next request is played on its own
             self.rows.append(row)
         if following is not None and results[1] is None and results[0] is not None:
             await self._play(following, None)
