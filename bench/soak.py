@@ -172,6 +172,7 @@ class Soak:
         self.tap = LogTap()
         self.started = time.monotonic()
         self.startup_s = 0.0
+        self.commit = git_commit()  # the code that runs, whatever is committed while it does
 
     async def run(self) -> dict[str, Any]:
         script = plan(self.settings)
@@ -267,7 +268,7 @@ class Soak:
             "date": date.today().isoformat(),
             "complete": final,
             "command": self.command,
-            "git_commit": git_commit(),
+            "git_commit": self.commit,
             "machine": {"platform": platform.platform(), "processor": platform.machine(), "cpus": os.cpu_count(),
                         "python": platform.python_version()},
             "configuration": describe_choice(self.config, platform_profile(self.config)),
