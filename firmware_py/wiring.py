@@ -331,12 +331,10 @@ def verify_models(config: HearthConfig) -> None:
     """Hash every model the configuration uses against the manifest (a second or two per gigabyte);
     raise :class:`StartupError` naming the first damaged one.  A file damaged inside, not cut short,
     loads and then gives garbage or aborts the process in the middle of a turn."""
-    store = model_store(config)
-    problems = store.verify(required_models(config))
-    if problems:
-        broken = list(dict.fromkeys(p.model for p in problems))
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise StartupError(f"{problems[0].describe()}{more}: run `{store.fix_command(broken)}`")
+    try:
+        model_store(config).require(required_models(config), full=True)
+    except ModelError as exc:
+        raise StartupError(str(exc)) from None
 
 
 def reasoner_model(config: HearthConfig, store: ModelStore, profile: PlatformProfile) -> Any:
