@@ -30,6 +30,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import date
 from pathlib import Path
@@ -80,14 +81,16 @@ class Planned:
     """Cut this turn's reply short this long after it is first heard, with the next request."""
 
 
-def plan(settings: SoakSettings) -> list[Planned]:
-    """The script: passes over every suite's scenarios, shuffled, until ``turns`` are planned."""
+def plan(settings: SoakSettings, audio: Callable[[Any, Any], list[Path]] | None = None) -> list[Planned]:
+    """The script: passes over every suite's scenarios, shuffled, until ``turns`` are planned.
+    ``audio(suite, scenario)`` gives each turn's recording (default: the cached synthetic speech)."""
     from bench.audio import turn_audio
     from bench.scenarios import load_suite
 
     rng = random.Random(settings.seed)
     suites = [load_suite(name) for name in settings.suites]
-    paths = {(s.suite, sc.id): [str(p) for p in turn_audio(s, sc)] for s in suites for sc in s.scenarios}
+    audio = audio or turn_audio
+    paths = {(s.suite, sc.id): [str(p) for p in audio(s, sc)] for s in suites for sc in s.scenarios}
     script: list[Planned] = []
     while len(script) < settings.turns:
         queues = [[(s, sc) for sc in s.scenarios] for s in suites]
