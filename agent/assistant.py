@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
 import logging
 import sqlite3
@@ -19,6 +20,9 @@ from agent.turn import Outcome, Press, Turn, TurnDeps, TurnResult
 from audio.protocols import AudioChunk
 
 log = logging.getLogger(__name__)
+
+KEEP_RESULTS = 16
+"""How many finished turns' results are kept in memory (the record on disk keeps them all)."""
 
 
 class Assistant:
@@ -57,7 +61,8 @@ class Assistant:
         self._closed = False
         """The record is closed (shutdown): nothing more is read from it or written to it."""
         self.current: Turn | None = None
-        self.results: list[TurnResult] = []
+        self.results: collections.deque[TurnResult] = collections.deque(maxlen=KEEP_RESULTS)
+        """The latest turns' results, newest last; bounded, since a speaker runs for months."""
         self.turns_started = 0
         """Turns started so far (presses and spoken starts): a ringing timer counts one as heard."""
         self.pending: PendingAct | None = None
@@ -70,6 +75,8 @@ class Assistant:
         """The reasoner's heads for the conversation as it stands, evaluated between turns."""
         self._announcing: asyncio.Task[None] | None = None
         self._announce_lock = asyncio.Lock()
+        self._record_failing = False
+        """The last write to the record failed (a full disk): the next failures are not logged again."""
 
     @property
     def history(self) -> list[ChatMessage]:
@@ -278,8 +285,8 @@ class Assistant:
             return 0
         try:
             return self.record.begin_turn()
-        except sqlite3.Error:
-            log.exception("could not start a turn in the conversation record")
+        except sqlite3.Error as exc:
+            self._record_failed("could not start a turn in the conversation record", exc)
             return 0
 
     def _turn_event(self, number: int, event: Event) -> None:
@@ -315,5 +322,17 @@ class Assistant:
             return
         try:
             self.record.append(entries)
-        except Exception:  # noqa: BLE001 - a full disk must not take the conversation down
-            log.exception("could not append to turn %d of the conversation record", number)
+        except Exception as exc:  # noqa: BLE001 - a full disk must not take the conversation down
+            self._record_failed(f"could not append to turn {number} of the conversation record", exc)
+        else:
+            if self._record_failing:
+                self._record_failing = False
+                log.warning("the conversation record is written again (turn %d)", number)
+
+    def _record_failed(self, what: str, exc: Exception) -> None:
+        """One line when the record stops taking writes, not one per unit while it stays so."""
+        if self._record_failing:
+            log.debug("%s: %s", what, exc)
+            return
+        self._record_failing = True
+        log.error("%s: %s; hearth goes on without it", what, " ".join(str(exc).split()) or type(exc).__name__)

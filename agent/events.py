@@ -127,6 +127,9 @@ class TurnFailed:
     """Something went wrong; ``reason`` is what the log says, the listener heard an apology."""
 
     reason: str
+    stage: str = ""
+    """Where: ``"hearing"`` (the microphone, voice detector, recognizer), ``"answer"`` (the language
+    model) or ``"voice"`` (synthesis, the speaker); empty when it is not known."""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 
 from agent.speaking.cadence import Cadence, CadenceRules, PaceSettings
@@ -48,6 +49,39 @@ from audio.protocols import AudioChunk, AudioDeviceError, Recognizer, Speaker, S
 __all__ = ["ListenSettings", "Outcome", "Press", "SpokenUnit", "ToolCallRecord", "Turn", "TurnDeps", "TurnResult"]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_APOLOGIES = {"hearing": Phrase.FAILED_HEARING, "answer": Phrase.FAILED_ANSWER, "voice": Phrase.FAILED_VOICE}
+_STAGE_WORDS = {"hearing": "hearing the user", "answer": "the answer", "voice": "speaking"}
+
+
+class StageFailed(Exception):
+    """A stage of the turn raised; ``stage`` says which (for the apology and the log), the cause is chained."""
+
+    def __init__(self, stage: str, cause: BaseException) -> None:
+        super().__init__(f"{type(cause).__name__}: {' '.join(str(cause).split())}")
+        self.stage = stage
+
+
+async def _in_stage(stage: str, work: Awaitable[T]) -> T:
+    try:
+        return await work
+    except (StageFailed, AudioDeviceError):
+        raise  # a lost sound device has its own ending (device_lost): no apology into a dead speaker
+    except Exception as exc:
+        raise StageFailed(stage, exc) from exc
+
+
+def _stage_of(exc: BaseException) -> StageFailed | None:
+    """The stage failure in ``exc`` (a task group wraps it in an exception group), if any."""
+    if isinstance(exc, StageFailed):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (found := _stage_of(inner)) is not None:
+                return found
+    return None
 
 
 
@@ -162,14 +196,17 @@ class Turn:
             if (lost := device_lost(exc)) is not None:
                 # The speaker is gone: nothing more can be said; what was not heard is recorded so.
                 log.warning("turn ended: %s", lost)
-                self.emit(TurnFailed(str(lost)))
+                self.emit(TurnFailed(str(lost), "voice"))
                 self.result.outcome = Outcome.FAILED
                 self._finish_units()
                 return self.result
-            log.exception("turn failed")
-            self.emit(TurnFailed(repr(exc)))
+            failed = _stage_of(exc)
+            stage = failed.stage if failed is not None else ""
+            reason = f"{_STAGE_WORDS.get(stage, 'unknown stage')}: {failed if failed is not None else repr(exc)}"
+            log.error("turn failed in %s", reason, exc_info=exc)
+            self.emit(TurnFailed(reason, stage))
             self.result.outcome = Outcome.FAILED
-            await self._say_phrase(Phrase.FAILED)
+            await self._say_phrase(_APOLOGIES.get(stage, Phrase.FAILED))
         return self.result
 
     # -- the turn --------------------------------------------------------------------------
@@ -211,7 +248,7 @@ class Turn:
 
     async def _listen_and_answer(self) -> None:
         listener = self._listener()
-        heard_speech, text = await listener.run(self.audio)
+        heard_speech, text = await _in_stage("hearing", listener.run(self.audio))
         while True:
             if self._thinker is not None:
                 self.speculation = await self._thinker.handoff()
@@ -233,7 +270,7 @@ class Turn:
             # is long enough to be sure; if the user goes on, drop it all and hear them out.
             responding = asyncio.create_task(self._respond(text), name="respond")
             try:
-                resumed = await listener.watch(self.deps.listen.turn_end.end_silence_s)
+                resumed = await _in_stage("hearing", listener.watch(self.deps.listen.turn_end.end_silence_s))
             except BaseException:
                 responding.cancel()
                 await asyncio.gather(responding, return_exceptions=True)
@@ -248,7 +285,7 @@ class Turn:
             self.emit(StateChanged(State.LISTENING))
             if self._thinker is not None:
                 self._thinker.start()  # the user goes on: so does the thinking, with what it has
-            heard_speech, text = await listener.carry_on()
+            heard_speech, text = await _in_stage("hearing", listener.carry_on())
 
     def _start_over(self) -> None:
         """Forget the reply prepared for an utterance that turned out to go on."""
@@ -287,8 +324,8 @@ class Turn:
             think = responder.without_model(text) or responder.think
         try:
             async with asyncio.TaskGroup() as group:
-                group.create_task(think(text, reply), name="think")
-                group.create_task(self._speak_when_sure(units), name="speak")
+                group.create_task(_in_stage("answer", think(text, reply)), name="think")
+                group.create_task(_in_stage("voice", self._speak_when_sure(units)), name="speak")
         finally:
             # Also on cancellation: what the model wrote but nobody heard is part of the record.
             reply.close()

@@ -181,6 +181,14 @@ class WavFileSpeaker:
         self._clock_end = min(self._clock_end, now)
         self.interruptions.append(now)
 
+    def forget_played(self) -> None:
+        """Let go of what has been played already (a run of hundreds of turns keeps no recording)."""
+        now = time.monotonic()
+        self._pieces = [(start, samples) for start, samples in self._pieces if start + len(samples) / self.sample_rate > now]
+        # A callback already run is of no use; one still due is kept, or a unit would never be heard.
+        self._handles = [h for h in self._handles if not h.cancelled() and h.when() > asyncio.get_running_loop().time()]
+        self.interruptions.clear()
+
     def recording(self) -> AudioChunk:
         """Everything played so far, silence between pieces included."""
         if not self._pieces:

@@ -9,7 +9,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Any
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from agent.assistant import Assistant
 from agent.deciding.reasoner import Reasoner, ReasonerSettings
@@ -17,7 +17,7 @@ from agent.deciding.reference import KitchenReference
 from agent.deciding.example_bank import BANK
 from agent.speaking.cadence import CadenceRules, PaceSettings
 from agent.record import ConversationRecord
-from agent.model.llm import LlamaChatModel, LlamaSettings, ModelLoadError
+from agent.model.llm import LlamaChatModel, LlamaSettings
 from agent.speaking.phrases import system_prompt
 from agent.listening.speech_context import KITCHEN_WORDS, SpeechContext
 from agent.deciding.thinker import ThinkerSettings
@@ -238,21 +238,18 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
     )
     synthesizer: Synthesizer = _synthesizer(config, store)
     turn_model = _turn_model(config, store)
-    try:
-        await asyncio.gather(
-            asyncio.to_thread(vad.load),
-            asyncio.to_thread(recognizer.load),  # type: ignore[attr-defined]
-            asyncio.to_thread(chat.load),
-            *([asyncio.to_thread(reasoner_chat.load)] if isinstance(reasoner_chat, LlamaChatModel) else []),
-            synthesizer.load(),  # type: ignore[attr-defined]
-            *([asyncio.to_thread(turn_model.warm)] if turn_model is not None else []),
-        )
-        await asyncio.to_thread(recognizer.warm)  # type: ignore[attr-defined]
-        await synthesizer.warm()  # type: ignore[attr-defined]
-    except ModelLoadError as exc:
-        raise StartupError(f"{exc}; run `hearth models install --force {config.llm.model}`") from None
-    except (RuntimeError, OSError, ValueError) as exc:
-        raise StartupError(f"a model failed to load: {exc}; run `hearth models verify`") from None
+    voice = [config.tts.voice_en, "espeak-ng"] if config.language == "en" else []
+    _where, reasoner_name = reasoner_choice(config, profile)
+    await _loading(store, [
+        (["silero-vad"], asyncio.to_thread(vad.load)),
+        ([asr_model(config)], asyncio.to_thread(recognizer.load)),  # type: ignore[attr-defined]
+        ([config.llm.model], asyncio.to_thread(chat.load)),
+        *([([str(reasoner_name)], asyncio.to_thread(reasoner_chat.load))] if isinstance(reasoner_chat, LlamaChatModel) else []),
+        (voice, synthesizer.load()),  # type: ignore[attr-defined]
+        *([([config.listen.end_of_turn_model], asyncio.to_thread(turn_model.warm))] if turn_model is not None else []),
+    ])
+    await _loading(store, [([asr_model(config)], asyncio.to_thread(recognizer.warm))])  # type: ignore[attr-defined]
+    await _loading(store, [(voice, synthesizer.warm())])  # type: ignore[attr-defined]
     log.info("models loaded and warm in %.1f s", time.monotonic() - t0)
     rules, pace = cadence_settings(config)
     # Everything hearth plays goes through the volume, so the reply to "louder" is heard louder.
@@ -313,6 +310,42 @@ def listen_settings(config: HearthConfig) -> ListenSettings:
             end_silence_s=max(config.listen.end_silence_s, config.vad.min_silence_s),
         ),
     )
+
+
+async def _loading(store: ModelStore, loads: Sequence[tuple[Sequence[str], Awaitable[Any]]]) -> None:
+    """Run the loads side by side; one that fails stops start-up with a line naming its model."""
+
+    async def load(names: Sequence[str], work: Awaitable[Any]) -> None:
+        try:
+            await work
+        except Exception as exc:  # noqa: BLE001 - each runtime raises its own kind (onnxruntime's is its own class)
+            raise StartupError(await asyncio.to_thread(load_failure, store, names, exc)) from None
+
+    await asyncio.gather(*(load(names, work) for names, work in loads))
+
+
+def load_failure(store: ModelStore, names: Sequence[str], exc: BaseException) -> str:
+    """One line for a model that failed to load: the damaged file and the command that puts it right
+    (its files are hashed now, which takes a second or two), or, when they are intact, what failed."""
+    detail = " ".join(str(exc).split()) or type(exc).__name__
+    if not names:
+        return f"a model failed to load: {detail}"
+    problems = store.verify(names)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return f"{problems[0].model} failed to load: {problems[0].describe()}{more}: run `{store.fix_command([problems[0].model])}`"
+    return (f"{' or '.join(names)} failed to load though its files are intact ({detail}); "
+            f"run `{store.fix_command(list(names))} --force`, or check the installed runtime")
+
+
+def verify_models(config: HearthConfig) -> None:
+    """Hash every model the configuration uses against the manifest (a second or two per gigabyte);
+    raise :class:`StartupError` naming the first damaged one.  A file damaged inside, not cut short,
+    loads and then gives garbage or aborts the process in the middle of a turn."""
+    try:
+        model_store(config).require(required_models(config), full=True)
+    except ModelError as exc:
+        raise StartupError(str(exc)) from None
 
 
 def reasoner_model(config: HearthConfig, store: ModelStore, profile: PlatformProfile) -> Any:
@@ -425,7 +458,13 @@ async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) ->
 
     speaker = SoundDeviceSpeaker(SpeakerSettings(device=config.audio.output_device, sample_rate=config.audio.output_rate))
     microphone = SoundDeviceMicrophone(MicrophoneSettings(device=config.audio.input_device))
-    deps = await build_turn_deps(config, speaker)
+    # Hashed while the models load (the same pages, read once): a model damaged inside loads fine.
+    verifying = asyncio.ensure_future(asyncio.to_thread(verify_models, config))
+    try:
+        deps = await build_turn_deps(config, speaker)
+    finally:
+        await asyncio.gather(verifying, return_exceptions=True)
+    verifying.result()
     try:
         await speaker.start()
         await microphone.start()

@@ -174,9 +174,10 @@ class ModelStore:
         """Full check: every file's sha256 against the manifest (or the install record when trusted on first use)."""
         return self._inspect(names, full=True)
 
-    def require(self, names: Sequence[str] | None = None) -> None:
-        """Raise :class:`ModelError` with a one-line message unless every file of ``names`` looks intact."""
-        problems = self.check(names)
+    def require(self, names: Sequence[str] | None = None, full: bool = False) -> None:
+        """Raise :class:`ModelError` with a one-line message unless every file of ``names`` looks
+        intact (sizes), or with ``full`` is intact (hashes)."""
+        problems = self._inspect(names, full)
         if not problems:
             return
         broken = list(dict.fromkeys(p.model for p in problems))

@@ -107,7 +107,7 @@ async def test_model_crash_is_apologised_for_and_the_next_press_is_served():
     deps = make_deps(chat=chat)
     result, assistant = await run_turn(deps, speech_like(0.8))
     assert result.outcome == Outcome.FAILED
-    assert deps.synthesizer.texts[-1] == "Sorry, something went wrong. Please try again."
+    assert deps.synthesizer.texts[-1] == "Sorry, something went wrong with my answer. Please try again."
     deps.chat = ScriptedChatModel("Fine now.")
     mic = WavFileMicrophone(speech_like(0.8), realtime=False)
     press = Press()

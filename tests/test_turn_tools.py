@@ -280,7 +280,7 @@ async def test_without_the_pretool_line_the_tool_starts_in_silence():
 
 @pytest.mark.parametrize(("tool", "args", "heard"), [
     ("oven_on", {}, "Sorry, I can't do that yet."),
-    ("shopping_add", {"item": ""}, "Sorry, that didn't work."),
+    ("shopping_add", {"item": ""}, "Sorry, something went wrong with the shopping list. Please try again."),
     ("shopping_add", {"thing": "eggs"}, "Sorry, I didn't get the details. Could you say that again?"),
 ])
 async def test_a_bad_call_gets_a_spoken_answer_and_changes_nothing(tool, args, heard):

@@ -8,8 +8,10 @@ back as a structured error the model can read and talk about, never as an except
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
+import sqlite3
 import time
 from collections import deque
 from dataclasses import dataclass, field, replace
@@ -23,7 +25,8 @@ from tools.spec import ToolOutput, ToolSpec
 log = logging.getLogger(__name__)
 
 ErrorKind = Literal[
-    "unknown_tool", "invalid_arguments", "failed", "timeout", "refused_untrusted", "refused_speculative", "cancelled", "closed"
+    "unknown_tool", "invalid_arguments", "failed", "timeout", "storage_full", "refused_untrusted", "refused_speculative",
+    "cancelled", "closed",
 ]
 Origin = Literal["user", "confirmed", "offer", "model", "tool_output", "speculative"]
 """Where a call's arguments came from, and so whether it may act:
@@ -103,6 +106,8 @@ class ToolExecutor:
         self._queue: asyncio.Queue[_Job] | None = None
         self._worker: asyncio.Task[None] | None = None
         self._current: _Job | None = None
+        self._stuck: dict[str, asyncio.Future[ToolOutput]] = {}
+        """Per tool, a call stopped at its timeout that has not ended yet (it ignores being stopped)."""
 
     @property
     def registry(self) -> ToolRegistry:
@@ -197,20 +202,49 @@ class ToolExecutor:
 
     async def _run(self, job: _Job) -> ToolResult:
         spec = job.spec
+        stuck = self._stuck.get(spec.name)
+        if stuck is not None:
+            await asyncio.wait({stuck}, timeout=min(spec.timeout_s, 1.0))  # a tool that heeds its cancel ends at once
+            if not stuck.done():
+                # One stuck call per tool at most: another would only pile up behind it.
+                log.error("tool %s is still stuck in an earlier call that was stopped", spec.name)
+                return self._error(spec.name, "timeout", f"{spec.name} is still busy with an earlier call", job.started)
+        call = asyncio.ensure_future(spec.run(job.args))
         try:
-            output = await asyncio.wait_for(spec.run(job.args), timeout=spec.timeout_s)
-        except TimeoutError:
+            # Not wait_for: it waits for the cancelled call to end, and a tool that ignores its
+            # cancellation would hold the executor, and every later call, for good.
+            await asyncio.wait({call}, timeout=spec.timeout_s)
+        finally:
+            if not call.done():
+                call.cancel()
+                self._watch(spec.name, call)
+        if not call.done() or call.cancelled():
             log.warning("tool %s timed out after %.2f s", spec.name, spec.timeout_s)
             return self._error(spec.name, "timeout", f"{spec.name} took longer than {spec.timeout_s:g} s and was stopped", job.started)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            log.info("tool %s failed: %r", spec.name, exc)
+        exc = call.exception()
+        if exc is not None:
             message = " ".join(str(exc).split()) or type(exc).__name__
+            if _disk_full(exc):
+                log.error("tool %s could not save: %s", spec.name, message)
+                return self._error(spec.name, "storage_full", f"{spec.name} could not save: the disk is full ({message})", job.started)
+            log.info("tool %s failed: %r", spec.name, exc)
             return self._error(spec.name, "failed", message, job.started)
+        output = call.result()
         if not isinstance(output, ToolOutput):
             return self._error(spec.name, "failed", f"{spec.name} returned {type(output).__name__}, not an answer", job.started)
         return ToolResult(spec.name, True, self._truncate(output), None, time.monotonic() - job.started)
+
+    def _watch(self, name: str, call: asyncio.Future[ToolOutput]) -> None:
+        """Keep a cancelled call that has not ended yet, so the next call of its tool knows."""
+        self._stuck[name] = call
+
+        def ended(task: asyncio.Future[ToolOutput]) -> None:
+            if self._stuck.get(name) is task:
+                del self._stuck[name]
+            if not task.cancelled():
+                task.exception()  # retrieved: a late failure of a call given up is not news
+
+        call.add_done_callback(ended)
 
     def _truncate(self, output: ToolOutput) -> ToolOutput:
         excess = len(output.text) - self._max_chars
@@ -226,6 +260,13 @@ class ToolExecutor:
     @staticmethod
     def _error(name: str, kind: ErrorKind, message: str, started: float) -> ToolResult:
         return ToolResult(name, False, None, ToolErrorInfo(kind, name, message), time.monotonic() - started)
+
+
+def _disk_full(exc: BaseException) -> bool:
+    """SQLite's SQLITE_FULL or an OS write with no space left: nothing was saved."""
+    if isinstance(exc, sqlite3.Error):
+        return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "database or disk is full" in str(exc)
+    return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
 def _one_line(exc: ValidationError) -> str:

@@ -8,7 +8,6 @@ carries on where the cook was.  A step that says how long ("bake 55 to 60 minute
 
 from __future__ import annotations
 
-import asyncio
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -20,6 +19,7 @@ from tools.recipes import MAX_QUERY_CHARS, RecipeBook, STOPWORDS, fold, spoken_t
 from tools.settings import SettingsStore
 from tools.spec import ToolOutput, ToolSpec
 from tools.spoken import Language, check_language, join_words, say_minutes
+from tools.threads import ToolThread
 
 PLACE = "recipe_place"
 _HANGUL = re.compile(r"[가-힣]")
@@ -170,16 +170,17 @@ def reading_tools(book: RecipeBook, place: ReadingPlace, language: str = "en") -
     """recipe_read and recipe_step, bound to ``book`` (open) and ``place``; called by command words."""
     reader = _Reader(book, place, check_language(language))
     lang = reader.lang
+    thread = ToolThread("recipe_reading")  # a stuck disk holds this thread, not the model's
 
     async def recipe_read(args: RecipeReadArgs) -> ToolOutput:
         if not args.query.strip() or not [w for w in re.findall(r"\w+", fold(args.query)) if w not in STOPWORDS]:
             current = place.get()
-            recipe = await asyncio.to_thread(book.by_path, current.path) if current else None
+            recipe = await thread.run(book.by_path, current.path) if current else None
             if recipe is None:
                 text = "어떤 레시피를 읽어 드릴까요?" if lang == "ko" else "Which recipe should I read?"
                 return ToolOutput(text, {"error": "empty_query"})
         else:
-            matches = await asyncio.to_thread(book.search, args.query, 5)
+            matches = await thread.run(book.search, args.query, 5)
             named = [r for r in matches if _names_all(r, args.query)]
             if not named:
                 return _not_found(args.query, matches, lang)
@@ -191,7 +192,7 @@ def reading_tools(book: RecipeBook, place: ReadingPlace, language: str = "en") -
 
     async def recipe_step(args: RecipeStepArgs) -> ToolOutput:
         current = place.get()
-        recipe = await asyncio.to_thread(book.by_path, current.path) if current else None
+        recipe = await thread.run(book.by_path, current.path) if current else None
         if current is None or recipe is None:
             return reader.nothing_open()
         if not _readable(recipe, lang):

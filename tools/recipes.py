@@ -8,7 +8,6 @@ Korean on spaces only, and "김치찌개" must be found from "김치찌개를", 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -25,6 +24,7 @@ from tools.db import use_wal
 from tools.recipe_files import RECIPE_SUFFIXES, Recipe, RecipeFormatError, confined_path, read_recipe
 from tools.spoken import Language, check_language, join_words, say_minutes
 from tools.spec import ToolOutput, ToolSpec
+from tools.threads import ToolThread
 
 log = logging.getLogger(__name__)
 
@@ -387,16 +387,17 @@ def _found_text(matches: list[Recipe], language: Language) -> str:
 def recipe_tools(book: RecipeBook, language: str = "en", limit: int = 5) -> list[ToolSpec]:
     """recipe_search, bound to ``book`` (which must be open), answering in ``language``."""
     lang = check_language(language)
+    thread = ToolThread("recipe_search")  # a stuck disk holds this thread, not the model's
 
     async def recipe_search(args: RecipeSearchArgs) -> ToolOutput:
-        matches = await asyncio.to_thread(book.search, args.query, limit)
+        matches = await thread.run(book.search, args.query, limit)
         if matches:
             return ToolOutput(_found_text(matches, lang), {"query": args.query, "matches": [_match_data(r) for r in matches]})
         data: dict[str, object] = {"query": args.query, "matches": []}
         if not query_terms(args.query):
             data["error"] = "empty_query"
             text = "어떤 요리나 재료를 찾을까요?" if lang == "ko" else "Which dish or ingredient should I look for?"
-        elif await asyncio.to_thread(book.count) == 0:
+        elif await thread.run(book.count) == 0:
             data["error"] = "no_recipes"
             text = "레시피 폴더에 아직 레시피가 없어요." if lang == "ko" else "There are no recipes in the recipe folder yet."
         else:

@@ -7,7 +7,6 @@ A sensor indoors is reported as the room's temperature, followed by the forecast
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from tools.forecast import When, parse_when, place_key
 from tools.sensors import Sensor
 from tools.spec import ToolOutput, ToolSpec
 from tools.spoken import Language, check_language
+from tools.threads import ToolThread
 from tools.weather_sources import Conditions, ForecastFileProvider, NoData, SensorProvider, WeatherProvider, WeatherUnavailable
 
 log = logging.getLogger(__name__)
@@ -126,6 +126,7 @@ def weather_tools(settings: WeatherSettings, sensor: Sensor | None = None, *,
     lang: Language = check_language(settings.language)
     sources = list(providers) if providers is not None else default_providers(settings, sensor)
     home_key = place_key(settings.home)
+    thread = ToolThread("weather")  # a stuck sensor or file holds this thread, not the model's
 
     def place_of(location: str | None) -> str | None:
         if not location or place_key(location) in HOME_WORDS or place_key(location) == home_key:
@@ -162,7 +163,7 @@ def weather_tools(settings: WeatherSettings, sensor: Sensor | None = None, *,
             return ToolOutput(say.unknown_when(args.when or "", lang), {"error": "unknown_when", "when": args.when})
         moment = now()
         place = place_of(args.location)
-        outcome = await asyncio.to_thread(_ask, sources, lambda p: p.conditions(place, when, moment))
+        outcome = await thread.run(_ask, sources, lambda p: p.conditions(place, when, moment))
         data = base_data(outcome, location=args.location, when=when.canonical)
         main = outcome.main
         if main is None:
@@ -183,7 +184,7 @@ def weather_tools(settings: WeatherSettings, sensor: Sensor | None = None, *,
     async def air_quality(args: AirQualityArgs) -> ToolOutput:
         moment = now()
         place = place_of(args.location)
-        outcome = await asyncio.to_thread(_ask, sources, lambda p: p.air(place, moment))
+        outcome = await thread.run(_ask, sources, lambda p: p.air(place, moment))
         data = base_data(outcome, location=args.location)
         main = outcome.main
         if main is None:

@@ -88,6 +88,7 @@ _TOOL_ERRORS: dict[str, dict[str, str]] = {
         "unknown_tool": "Sorry, I can't do that yet.",
         "invalid_arguments": "Sorry, I didn't get the details. Could you say that again?",
         "timeout": "Sorry, that took too long. Please try again.",
+        "storage_full": "Sorry, I couldn't save that: the storage is full.",
         "refused_untrusted": "I won't do that without you asking.",
         "ask_back": "I'm not sure I got that right. Could you say it again?",
         "": "Sorry, that didn't work.",
@@ -96,11 +97,23 @@ _TOOL_ERRORS: dict[str, dict[str, str]] = {
         "unknown_tool": "죄송해요, 아직 그건 못 해요.",
         "invalid_arguments": "죄송해요, 내용을 잘 못 들었어요. 다시 말해 주세요.",
         "timeout": "죄송해요, 너무 오래 걸렸어요. 다시 해 주세요.",
+        "storage_full": "죄송해요, 저장 공간이 꽉 차서 저장하지 못했어요.",
         "refused_untrusted": "직접 말씀하시기 전에는 그렇게 하지 않을게요.",
         "ask_back": "제가 제대로 들었는지 모르겠어요. 다시 말해 주세요.",
         "": "죄송해요, 잘 안 됐어요.",
     },
 }
+
+_TOOL_THINGS: dict[str, dict[str, str]] = {
+    "en": {"timer": "the timer", "shopping": "the shopping list", "note": "the notes", "recipe": "the recipes",
+           "weather": "the weather", "air": "the air quality", "convert": "the conversion", "volume": "the volume",
+           "time": "the clock", "date": "the date"},
+    "ko": {"timer": "타이머", "shopping": "장보기 목록", "note": "메모", "recipe": "레시피", "weather": "날씨", "air": "미세먼지",
+           "convert": "단위 변환", "volume": "볼륨", "time": "시계", "date": "날짜"},
+}
+"""What a tool's failure is about, by the first word of its name ("timer_start": the timer)."""
+
+_FAILED_WITH = {"en": "Sorry, something went wrong with {thing}. Please try again.", "ko": "죄송해요, {thing}에 문제가 생겼어요. 다시 해 주세요."}
 
 MAX_LINE_WORDS = 14
 _DIGITS = re.compile(r"\d+")
@@ -125,8 +138,12 @@ def usable_line(say: str, user_text: str) -> bool:
     return all(number in said for number in _DIGITS.findall(line))
 
 
-def tool_error_line(kind: str, language: str) -> str:
+def tool_error_line(kind: str, language: str, tool: str = "") -> str:
+    """The apology for a call that did not work; a tool that failed is named ("… with the timer")."""
     lines = _TOOL_ERRORS.get(language, _TOOL_ERRORS["en"])
+    thing = _TOOL_THINGS.get(language, _TOOL_THINGS["en"]).get(tool.split("_")[0])
+    if kind == "failed" and thing is not None:
+        return _FAILED_WITH.get(language, _FAILED_WITH["en"]).format(thing=thing)
     return lines.get(kind, lines[""])
 
 
@@ -139,7 +156,7 @@ def spoken_result(result: ToolResult, language: str) -> str:
     """What the listener hears after a call: the tool's text, or a plain apology for what failed."""
     if result.ok and result.output is not None and result.output.text.strip():
         return _first_sentences(result.output.text.strip(), MAX_SPOKEN_CHARS)
-    return tool_error_line(result.error.kind if result.error else "", language)
+    return tool_error_line(result.error.kind if result.error else "", language, result.name)
 
 
 def _first_sentences(text: str, limit: int) -> str:

@@ -10,6 +10,9 @@ class Phrase(str, Enum):
     NOT_UNDERSTOOD = "not_understood"
     NO_ANSWER = "no_answer"
     FAILED = "failed"
+    FAILED_HEARING = "failed_hearing"
+    FAILED_ANSWER = "failed_answer"
+    FAILED_VOICE = "failed_voice"
 
 
 _PHRASES: dict[str, dict[Phrase, str]] = {
@@ -18,12 +21,18 @@ _PHRASES: dict[str, dict[Phrase, str]] = {
         Phrase.NOT_UNDERSTOOD: "Sorry, I didn't catch that.",
         Phrase.NO_ANSWER: "Sorry, I don't have an answer for that.",
         Phrase.FAILED: "Sorry, something went wrong. Please try again.",
+        Phrase.FAILED_HEARING: "Sorry, something went wrong with hearing you. Please try again.",
+        Phrase.FAILED_ANSWER: "Sorry, something went wrong with my answer. Please try again.",
+        Phrase.FAILED_VOICE: "Sorry, something went wrong with my voice. Please try again.",
     },
     "ko": {
         Phrase.NO_SPEECH: "아무 말도 들리지 않았어요. 버튼을 누르고 다시 말해 주세요.",
         Phrase.NOT_UNDERSTOOD: "죄송해요, 잘 못 알아들었어요.",
         Phrase.NO_ANSWER: "죄송해요, 그건 답을 드릴 수 없어요.",
         Phrase.FAILED: "죄송해요, 문제가 생겼어요. 다시 해 주세요.",
+        Phrase.FAILED_HEARING: "죄송해요, 말씀을 듣다가 문제가 생겼어요. 다시 해 주세요.",
+        Phrase.FAILED_ANSWER: "죄송해요, 대답을 만들다가 문제가 생겼어요. 다시 해 주세요.",
+        Phrase.FAILED_VOICE: "죄송해요, 목소리에 문제가 생겼어요. 다시 해 주세요.",
     },
 }
 
