@@ -297,7 +297,8 @@ class Assistant:
         elif isinstance(event, UnitSpoken):
             entry = RecordEntry(number, "assistant", event.text, "spoken", event.kind)
         elif isinstance(event, ToolStarted):
-            entry = RecordEntry(number, "tool", event.name, "started", event.name, data={"args": event.args})
+            entry = RecordEntry(number, "tool", event.name, "started", event.name,
+                                data={"args": event.args, "origin": event.origin})
         elif isinstance(event, ToolCalled):
             entry = RecordEntry(number, "tool", event.name, event.status, event.name,
                                 data={"args": event.args, **event.data, "origin": event.origin})

@@ -73,6 +73,8 @@ class ToolStarted:
 
     name: str
     args: dict[str, object]
+    origin: str = "user"
+    """Where the call came from (:data:`tools.executor.MAY_ACT` lists the origins that may act)."""
 
 
 @dataclass(frozen=True)

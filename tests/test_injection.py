@@ -293,7 +293,7 @@ async def play(case: Case, folder: Path) -> Outcome:
         before = household_state(home)
         assistant = assistant_for(home, chat, case.language, record, events, case.answer, case.reasoner)
         spoken = [" ".join((await say(assistant, text)).spoken) for text in case.turns]
-        calls = [e for e in record.entries() if e.role == "tool"]
+        calls = [e for e in record.entries() if e.role == "tool" and e.status != "started"]  # settled calls
         acting = {spec.name for spec in home.registry.specs if spec.side_effects == "act"}
         return Outcome(before, household_state(home), calls, [e for e in events if isinstance(e, ToolCalled)], spoken, chat, assistant.history, acting)
     finally:

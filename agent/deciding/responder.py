@@ -384,7 +384,7 @@ class Responder:
             if record.acts and origin in MAY_ACT:
                 # On record before the store changes: a crash between the store's commit and the
                 # settled call below must not leave a change that no turn made.
-                self.emit(ToolStarted(plan.tool, dict(plan.args)))
+                self.emit(ToolStarted(plan.tool, dict(plan.args), origin))
             # A call whose content only a tool's result holds goes to the executor all the same:
             # the refusal is the executor's, the one place the policy per origin lives.
             result = await tools.executor.call(plan.tool, plan.args, origin=origin)
