@@ -67,9 +67,11 @@ class StageFailed(Exception):
 async def _in_stage(stage: str, work: Awaitable[T]) -> T:
     try:
         return await work
-    except (StageFailed, AudioDeviceError):
-        raise  # a lost sound device has its own ending (device_lost): no apology into a dead speaker
+    except StageFailed:
+        raise
     except Exception as exc:
+        if device_lost(exc) is not None:
+            raise  # a lost sound device has its own ending: no apology into a dead speaker
         raise StageFailed(stage, exc) from exc
 
 
