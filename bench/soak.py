@@ -122,6 +122,10 @@ def process_sample() -> dict[str, Any]:
     return {
         "rss_mb": round(int(status["VmRSS"].split()[0]) / 1024, 1),
         "hwm_mb": round(int(status["VmHWM"].split()[0]) / 1024, 1),
+        # The models' weights are mapped from their files: their pages count as resident once read,
+        # and a word never said before reads its row of the embeddings for the first time.
+        "rss_file_mb": round(int(status["RssFile"].split()[0]) / 1024, 1),
+        "rss_anon_mb": round(int(status["RssAnon"].split()[0]) / 1024, 1),
         "threads": int(status["Threads"]),
         "fds": len(os.listdir("/proc/self/fd")),
         "tasks": len(asyncio.all_tasks()),
@@ -309,6 +313,9 @@ def summarize(samples: list[dict[str, Any]], settings: SoakSettings, loops: dict
                    "median_after_warmup": statistics.median(s["rss_mb"] for s in after), "growth": round(rss_growth, 4),
                    "slope_mb_per_100_turns": round(slope * 100, 2), "hwm_end": end["hwm_mb"]},
     }
+    for part in ("rss_anon_mb", "rss_file_mb"):
+        if part in base and part in end:
+            summary[part] = {"at_warmup": base[part], "end": end[part], "growth": round((end[part] - base[part]) / base[part], 4)}
     for key in ("threads", "fds", "tasks"):
         summary[key] = {"at_warmup": base[key], "end": end[key], "max_first_half": max(s[key] for s in first),
                         "max_second_half": max(s[key] for s in second), "min_after_warmup": min(s[key] for s in after)}

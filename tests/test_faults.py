@@ -357,3 +357,32 @@ async def test_a_tool_that_raises_is_named_in_the_apology(tmp_path: Path, langua
     finally:
         await deps.tools.executor.close()
     assert result.outcome == Outcome.ANSWERED and " ".join(result.spoken) == heard
+
+
+async def test_an_early_decision_that_raises_is_one_warning_and_the_turn_still_decides(caplog):
+    from agent.deciding.thinker import Thinker
+    from agent.timeline import Timeline
+    from tests.test_heartbeat import Kitchen, ScriptedPlanner
+
+    class BrokenPlanner(ScriptedPlanner):
+        async def plan(self, text: str, history=(), on_say=None, examples=None):
+            raise ValueError("llama_decode returned -1")
+
+    lane = ToolExecutor(Kitchen().registry())
+    lane.start()
+    timeline = Timeline()
+    thinker = Thinker(BrokenPlanner([]), lane, (), timeline)
+    thinker.hear("what is the weather in busan")
+    with caplog.at_level(logging.WARNING):
+        assert thinker.look()
+        for _ in range(5):
+            await asyncio.sleep(0.01)
+        record = await thinker.handoff()
+        await thinker.close()
+        import gc
+
+        gc.collect()  # an exception nobody retrieved is reported when its task is collected
+    await lane.close()
+    assert record.latest_decision() is None
+    assert [r.getMessage() for r in caplog.records] == ["an early decision failed: llama_decode returned -1"]
+    assert timeline.first("heartbeat_think_end").detail["error"] == "llama_decode returned -1"

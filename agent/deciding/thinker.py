@@ -191,6 +191,11 @@ class Thinker:
         except asyncio.CancelledError:
             self.timeline.mark("heartbeat_think_end", cancelled=True)
             raise
+        except Exception as exc:  # noqa: BLE001 - thinking ahead is optional: the final decision is made anyway
+            # Nobody awaits this task: unhandled, the error would surface later as asyncio's traceback.
+            log.warning("an early decision failed: %s", " ".join(str(exc).split()) or type(exc).__name__)
+            self.timeline.mark("heartbeat_think_end", error=str(exc)[:200])
+            return
         # The reasoning is on record before anything is fetched for it.
         self.record.add_decision(Decision(heard, plan, self.clock(), examples))
         self.timeline.mark("heartbeat_think_end", tool=plan.tool or NO_TOOL, args=plan.args)
@@ -210,7 +215,7 @@ class Thinker:
         task.add_done_callback(lambda t, plan=plan: self._fetched(plan, t))
 
     def _fetched(self, plan: Any, task: asyncio.Task) -> None:
-        ok = not task.cancelled() and task.result().ok
+        ok = not task.cancelled() and task.exception() is None and task.result().ok
         self.timeline.mark("heartbeat_fetch_end", tool=plan.tool, ok=ok)
         self.emit(EarlyCall(plan.tool, dict(plan.args), "ok" if ok else "cancelled" if task.cancelled() else "error"))
         self._tool_finished = True
