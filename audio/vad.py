@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from audio.levels import finite_samples
 from audio.protocols import VadEvent
 
 logger = logging.getLogger(__name__)
@@ -118,7 +119,7 @@ class SileroVad:
         """Feed any number of samples; return the start/stop events they completed."""
         if self._vad is None:
             self.load()
-        samples = np.asarray(samples, dtype=np.float32).reshape(-1)
+        samples = finite_samples(samples)  # NaN or infinity from a broken source must not reach the model
         if len(self._pending):
             samples = np.concatenate([self._pending, samples])
         window = self.settings.window_size

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import soxr
 
+from audio.levels import finite_samples
 from audio.protocols import AudioChunk, HeardCallback
 
 log = logging.getLogger(__name__)
@@ -29,10 +30,23 @@ class AudioFileError(ValueError):
     """The file is not audio hearth can read; the message says why in one line."""
 
 
+MIN_RATE = 4000
+"""The lowest sample rate read: below telephone quality there is no speech to hear."""
+MAX_RATE = 384_000
+"""The highest sample rate read (studio converters); a header claiming more is broken, and
+resampling from 1 Hz to 16 kHz would ask for sixteen thousand times the memory."""
+
+
 def resample(samples: np.ndarray, from_rate: int, to_rate: int) -> np.ndarray:
+    """``samples`` (made finite, see :func:`~audio.levels.finite_samples`) at ``to_rate``; ValueError
+    for a rate outside :data:`MIN_RATE` to :data:`MAX_RATE`."""
+    for rate in (from_rate, to_rate):
+        if not MIN_RATE <= rate <= MAX_RATE:
+            raise ValueError(f"sample rate {rate} Hz is outside {MIN_RATE} to {MAX_RATE} Hz")
+    samples = finite_samples(samples)
     if from_rate == to_rate:
-        return samples.astype(np.float32, copy=False)
-    return soxr.resample(samples.astype(np.float32, copy=False), from_rate, to_rate).astype(np.float32)
+        return samples
+    return soxr.resample(samples, from_rate, to_rate).astype(np.float32)
 
 
 def read_wav(source: Path | bytes, sample_rate: int | None = None) -> AudioChunk:
@@ -57,6 +71,12 @@ def read_wav(source: Path | bytes, sample_rate: int | None = None) -> AudioChunk
         raw = handle.readframes(frames)
     if rate <= 0 or channels <= 0:
         raise AudioFileError(f"{name}: invalid WAV header ({channels} channels at {rate} Hz)")
+    if not MIN_RATE <= rate <= MAX_RATE:
+        raise AudioFileError(f"{name}: a sample rate of {rate} Hz is outside {MIN_RATE} to {MAX_RATE} Hz")
+    if sample_rate is not None and not MIN_RATE <= sample_rate <= MAX_RATE:
+        raise ValueError(f"cannot read audio at {sample_rate} Hz: outside {MIN_RATE} to {MAX_RATE} Hz")
+    # A file cut short ends inside a sample: drop the partial one.
+    raw = raw[: len(raw) // width * width] if width else raw
     if width == 1:
         data = (np.frombuffer(raw, np.uint8).astype(np.float32) - 128.0) / 128.0
     elif width == 2:

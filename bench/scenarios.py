@@ -21,6 +21,8 @@ from __future__ import annotations
 import logging
 import os
 import re
+import reprlib
+import stat
 import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
@@ -277,18 +279,55 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def suite_from_yaml(path: Path) -> Suite:
-    """Parse and check one suite file; the suite's name must be the file's name."""
-    shown = _shown(path)
+MAX_SUITE_BYTES = 4 * 1024 * 1024
+"""The largest suite file read; the largest shipped is about 16 KB."""
+
+
+class _SuiteLoader(yaml.SafeLoader):
+    """YAML without anchors and aliases: suites do not use them, and nine aliases nested nine
+    deep ("billion laughs") are a billion strings to check and to print."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(None, None, "anchors and aliases (*name) are not used in suites", event.start_mark)
+        return super().compose_node(parent, index)
+
+
+def _read_yaml(path: Path, shown: str) -> Any:
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        # Looked at before it is opened: a FIFO would wait for a writer forever.
+        mode = path.stat().st_mode
+        if not stat.S_ISREG(mode):
+            raise SuiteError(f"{shown}: not a regular file")
+        with path.open("rb") as file:
+            data = file.read(MAX_SUITE_BYTES + 1)
     except OSError as exc:
         raise SuiteError(f"{shown}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > MAX_SUITE_BYTES:
+        raise SuiteError(f"{shown}: larger than {MAX_SUITE_BYTES // 1024 // 1024} MiB, not a suite")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SuiteError(f"{shown}: line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x})") from None
+    try:
+        return yaml.load(text, Loader=_SuiteLoader)  # noqa: S506 - a SafeLoader without aliases
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SuiteError(f"{shown}:{where}: not valid YAML ({problem})") from None
+        raise SuiteError(f"{shown}:{where}: not valid YAML ({' '.join(str(problem).split())})") from None
+    except RecursionError:
+        raise SuiteError(f"{shown}: not valid YAML (nested too deeply)") from None
+    except ValueError as exc:  # a scalar YAML reads and Python refuses: 2001-13-45, an int of 5000 digits
+        raise SuiteError(f"{shown}: not valid YAML ({' '.join(str(exc).split())[:120]})") from None
+
+
+def suite_from_yaml(path: Path) -> Suite:
+    """Parse and check one suite file; the suite's name must be the file's name."""
+    shown = _shown(path)
+    raw = _read_yaml(path, shown)
     suite = suite_from_data(raw, shown)
     if suite.suite != path.stem:
         raise SuiteError(f"{shown}: suite: is {suite.suite!r} but the file is named {path.stem!r}")
@@ -305,6 +344,16 @@ def suite_from_data(raw: Any, source: str) -> Suite:
         raise SuiteError(_one_line(source, raw, exc)) from None
 
 
+def _brief(value: Any) -> str:
+    """A bad value as a message shows it: enough to find it, never all of a huge one."""
+    brief = reprlib.Repr()
+    brief.maxlevel, brief.maxlist, brief.maxdict, brief.maxstring, brief.maxother, brief.maxlong = 2, 4, 4, 60, 60, 40
+    try:
+        return " ".join(brief.repr(value).split())
+    except ValueError:  # an integer of more digits than Python prints
+        return f"<{type(value).__name__} too long to show>"
+
+
 def _one_line(source: str, raw: dict[str, Any], exc: ValidationError) -> str:
     errors = exc.errors()
     first = errors[0]
@@ -317,9 +366,9 @@ def _one_line(source: str, raw: dict[str, Any], exc: ValidationError) -> str:
         where = f"scenario {ident}: " if ident else f"scenario #{loc[1] + 1}: "
         loc = loc[2:]
     field = ".".join(str(part) for part in loc)
-    message = first["msg"].removeprefix("Value error, ")
+    message = " ".join(first["msg"].removeprefix("Value error, ").split())
     if first["type"] not in ("value_error", "missing", "extra_forbidden") and "input" in first:
-        message += f" (got {first['input']!r})"[:120]
+        message += f" (got {_brief(first['input'])})"[:120]
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return f"{source}: {where}{field + ': ' if field else ''}{message}{more}"
 

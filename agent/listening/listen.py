@@ -25,6 +25,7 @@ from agent.events import Event, SpeechStarted, TranscriptFinal, TranscriptPartia
 from agent.features import Features
 from agent.timeline import RESUMED, Timeline
 from agent.listening.turn_end import TurnEndSettings, quiet_since, sounds_unfinished
+from audio.levels import finite_samples
 from audio.protocols import AudioChunk, Recognizer, TurnEndModel, VoiceActivityDetector
 
 log = logging.getLogger(__name__)
@@ -291,6 +292,8 @@ class UtteranceListener:
         s, tl, rate = self.s, self.timeline, self.rate
         if chunk.sample_rate != rate:
             raise ValueError(f"microphone gives {chunk.sample_rate} Hz, the detector needs {rate} Hz")
+        # What the detector and both recognizers get: no NaN, infinity or beyond full scale.
+        chunk = AudioChunk(finite_samples(chunk.samples), rate)
         if self.origin is None:
             self.origin = time.monotonic() - chunk.duration
         self._append(chunk.samples)
