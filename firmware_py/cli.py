@@ -83,9 +83,6 @@ def _load_config(args: argparse.Namespace):
 
 
 def main(argv: list[str] | None = None) -> int:
-    # onnxruntime (1.29 and later) sends usage telemetry to Microsoft unless this is set before it
-    # starts: hearth sends nothing anywhere.  An explicit setting in the environment is kept.
-    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     parser = build_parser()
     args = parser.parse_args(argv)
     # A speaker's console shows what it says and hears, not its logs: warnings only, unless asked.
