@@ -35,7 +35,8 @@ def finite_samples(samples: np.ndarray) -> np.ndarray:
     an error.  NaN becomes silence, the rest is clipped as a converter clips.  Clean input (the
     usual case) comes back as it is, without a copy.
     """
-    flat = np.asarray(samples, dtype=np.float32).reshape(-1)
+    with np.errstate(over="ignore", invalid="ignore"):  # float64 past float32's range becomes infinity, clipped below
+        flat = np.asarray(samples, dtype=np.float32).reshape(-1)
     if len(flat) == 0:
         return flat
     low, high = float(np.min(flat)), float(np.max(flat))  # NaN anywhere makes both NaN

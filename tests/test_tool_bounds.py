@@ -302,3 +302,9 @@ def test_the_checks_above_would_see_a_shell_call():
     imports = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     assert "system" in attrs and "subprocess" in imports
     assert math.isfinite(MAX_AMOUNT)
+
+
+async def test_an_invented_argument_name_with_a_line_break_is_refused_in_one_line(executor: ToolExecutor):
+    # Found by tests/test_fuzz_tools.py: the refusal quoted the key as it was, line break and all.
+    message = await refused(executor, "timer_start", {"duration_s": 60, "\n": None})
+    assert "\n" not in message and "'\\n': Extra inputs are not permitted" in message

@@ -272,6 +272,7 @@ def _disk_full(exc: BaseException) -> bool:
 def _one_line(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors(include_url=False):
-        loc = ".".join(str(p) for p in err["loc"]) or "args"
-        parts.append(f"{loc}: {err['msg']}")
+        # A key the model invented may hold a line break; the message stays one line.
+        loc = ".".join(str(p) if str(p).isprintable() else repr(str(p)) for p in err["loc"]) or "args"
+        parts.append(f"{loc}: {' '.join(err['msg'].split())}")
     return "; ".join(parts) or " ".join(str(exc).split())

@@ -127,6 +127,46 @@ def sentence_ends(text: str) -> list[int]:
     return [b.mark for b in scan(text, 0, final=True).boundaries if b.tier >= Tier.SENTENCE]
 
 
+def candidates(text: str, begin: int, content: int, language: str | None) -> list[tuple[int, int, Tier]]:
+    """Every place from ``begin`` on that may be a boundary, as ``(mark, cut, tier)``, before protected
+    spans and trailers are weighed; ``content``: where the text's words begin (nothing before counts).
+
+    Each match ends by looking at the character after it, so a text that grows can only add
+    candidates that start in its last word or the spaces after it.
+    """
+    raw: list[tuple[int, int, Tier]] = []
+
+    def add(mark: int, cut: int, tier: Tier | None) -> None:
+        if tier is not None and mark > content:
+            raw.append((mark, cut, tier))
+
+    # Each pass runs only when its marks are in the text at all: a cheap test, on every token.
+    for m in _NEWLINE.finditer(text, begin) if text.find("\n", begin) >= 0 else ():
+        add(m.start(), m.end(), Tier.PARAGRAPH)
+    for m in _SENTENCE.finditer(text, begin) if _SENTENCE_MARK.search(text, begin) else ():
+        mark = m.start() + len(m.group().rstrip())
+        add(mark, m.end(), _sentence_tier(text, m.start(), mark, m.end()))
+    for m in _CLAUSE_MARK.finditer(text, begin) if _CLAUSE_MARK_CHAR.search(text, begin) else ():
+        mark = m.start() + len(m.group().rstrip())
+        if not _after_abbreviation(text, m.start()):
+            add(mark, m.end(), Tier.CLAUSE)
+    korean = language != "en" and _HAS_HANGUL.search(text, begin) is not None
+    for m in _HANGUL_WORD.finditer(text, begin) if korean else ():
+        word = m.group(1)
+        mark = m.start() + len(word)
+        if final_tail(word, text[m.end()] if m.end() < len(text) else ""):
+            add(mark, m.end(), Tier.SENTENCE)
+        elif mark < m.end() and connective_tail(word):
+            add(mark, m.end(), Tier.CLAUSE)
+    for m in _LAUGHTER_WORD.finditer(text, begin) if _HAS_LAUGHTER.search(text, begin) else ():
+        add(m.start() + len(m.group().rstrip()), m.end(), Tier.SENTENCE)
+    for m in _CLAUSE_WORD.finditer(text, begin) if language != "ko" and _has_any(text, _CLAUSE_WORD_CORES, begin) else ():
+        mark = _words_end(text, m.start())
+        if mark > 0 and text[mark - 1].isalnum():
+            add(mark, m.start(), Tier.CLAUSE)
+    return raw
+
+
 @dataclass(frozen=True, slots=True)
 class Region:
     """What :func:`scan_region` found, with what a stream needs to resume scanning later."""
@@ -163,36 +203,7 @@ def scan_region(
     """
     if content is None:
         content = len(text) - len(text.lstrip())
-    raw: list[tuple[int, int, Tier]] = []
-
-    def add(mark: int, cut: int, tier: Tier | None) -> None:
-        if tier is not None and mark > content:
-            raw.append((mark, cut, tier))
-
-    # Each pass runs only when its marks are in the text at all: a cheap test, on every token.
-    for m in _NEWLINE.finditer(text, begin) if text.find("\n", begin) >= 0 else ():
-        add(m.start(), m.end(), Tier.PARAGRAPH)
-    for m in _SENTENCE.finditer(text, begin) if _SENTENCE_MARK.search(text, begin) else ():
-        mark = m.start() + len(m.group().rstrip())
-        add(mark, m.end(), _sentence_tier(text, m.start(), mark, m.end()))
-    for m in _CLAUSE_MARK.finditer(text, begin) if _CLAUSE_MARK_CHAR.search(text, begin) else ():
-        mark = m.start() + len(m.group().rstrip())
-        if not _after_abbreviation(text, m.start()):
-            add(mark, m.end(), Tier.CLAUSE)
-    korean = language != "en" and _HAS_HANGUL.search(text, begin) is not None
-    for m in _HANGUL_WORD.finditer(text, begin) if korean else ():
-        word = m.group(1)
-        mark = m.start() + len(word)
-        if final_tail(word, text[m.end()] if m.end() < len(text) else ""):
-            add(mark, m.end(), Tier.SENTENCE)
-        elif mark < m.end() and connective_tail(word):
-            add(mark, m.end(), Tier.CLAUSE)
-    for m in _LAUGHTER_WORD.finditer(text, begin) if _HAS_LAUGHTER.search(text, begin) else ():
-        add(m.start() + len(m.group().rstrip()), m.end(), Tier.SENTENCE)
-    for m in _CLAUSE_WORD.finditer(text, begin) if language != "ko" and _has_any(text, _CLAUSE_WORD_CORES, begin) else ():
-        mark = _words_end(text, m.start())
-        if mark > 0 and text[mark - 1].isalnum():
-            add(mark, m.start(), Tier.CLAUSE)
+    raw = candidates(text, begin, content, language)
     spans = protected_spans(text, begin) if raw or candidates_before or with_spans else []
     if not raw and not candidates_before:  # nothing to check against spans: they only ever rule boundaries out
         limit = sys.maxsize if final else _pending_span(text, [], begin)

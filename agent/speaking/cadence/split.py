@@ -16,7 +16,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from agent.speaking.cadence.boundaries import Boundary, Region, Scan, Tier, scan, scan_region, settled_end
+from agent.speaking.cadence.boundaries import Boundary, Region, Scan, Tier, candidates, scan, scan_region, settled_end
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,16 @@ def _has_space(text: str, start: int) -> bool:
     return any(c.isspace() for c in text[start:])
 
 
+def _last_word_start(text: str) -> int:
+    """Where the text's last word begins (the spaces after it, if any, follow it)."""
+    at = len(text)
+    while at > 0 and text[at - 1].isspace():
+        at -= 1
+    while at > 0 and not text[at - 1].isspace():
+        at -= 1
+    return at
+
+
 class UnitStream:
     """Feed the reply's text as it is written; take out each unit once its end is certain.
 
@@ -147,6 +157,7 @@ class UnitStream:
         self._candidates_before = False  # whether the text before _begin held a candidate boundary
         self._searched = 0  # resume points up to here were considered already
         self._open_code: tuple[int, str] | None = None  # open code that alone keeps the unit from ending, and what closes it
+        self._quiet_from: int | None = None  # no candidate boundary in the unit, and none can start before this
 
     def feed(self, piece: str) -> list[str]:
         # A piece that only lengthens the word being written cannot complete a boundary that
@@ -166,7 +177,7 @@ class UnitStream:
         if closer == FENCE:
             return self._text.find(FENCE, max(opened + 3, len(self._text) - added - 2)) < 0
         tail = self._text[len(self._text) - added:]
-        return "`" not in tail and "\n" not in tail
+        return "\n" not in tail and (closer == "\n" or "`" not in tail)
 
     def flush(self) -> list[str]:
         out: list[str] = []
@@ -203,12 +214,22 @@ class UnitStream:
             if stripped == len(text):
                 return None
             self._content = stripped
+        if self._quiet_from is not None:
+            # Without a single candidate boundary nothing can be cut; a new one can only start in
+            # the last word or the spaces after it (see boundaries.candidates).
+            if not candidates(text, self._quiet_from, self._content, rules.language):
+                self.scanned += len(text) - self._quiet_from
+                self._quiet_from = _last_word_start(text)
+                return None
+            self._quiet_from = None
         region = scan_region(text, False, rules.language, self._begin, self._content, self._candidates_before, with_spans=True)
         self.scanned += len(text) - self._begin
         settled = min(settled_end(text), region.found.settled)
         found = Scan(self._before + tuple(b for b in region.found.boundaries if self._begin <= b.mark < settled), settled)
         cut = _choose(text, 0, self._content, found, False, rules)
-        if cut is None:
+        if cut is None and not region.candidates and not self._candidates_before:
+            self._quiet_from = _last_word_start(text)
+        elif cut is None:
             self._watch_open_code(region, found)
             self._resume_later(region, found)
         return cut
@@ -217,12 +238,12 @@ class UnitStream:
         """Stop scanning while open code is all that keeps the unit from ending.
 
         When the certain part ends just inside a code fence that runs to the end of the text, or
-        just after an inline-code backtick with no other backtick and no line break after it
+        just after an inline-code backtick that nothing has closed and no line break follows
         (and that code already holds a space, so the last word cannot hold the unit back
         instead), no boundary can become certain after the code's first backtick, and those
         before it are settled: :func:`find_cut` gives the same "not yet" on every longer text
         until the code is closed (three backticks for a fence; a backtick or a line break
-        for inline code).
+        for inline code, only a line break after "``", which inline code cannot start with).
         """
         text = self._text
         opened = found.settled - 1
@@ -234,7 +255,11 @@ class UnitStream:
                 self._open_code = (opened, FENCE)
             return
         inside = any(span.start <= opened < span.end for span in region.spans)
-        if not inside and text.find("`", opened + 1) < 0 and text.find("\n", opened + 1) < 0:
+        if inside or text.find("\n", opened + 1) >= 0 or len(text) < opened + 3 or text.startswith(FENCE, opened):
+            return
+        if text[opened + 1] == "`":
+            self._open_code = (opened, "\n")  # "``x": inline code needs a character before its closing backtick
+        elif text.find("`", opened + 1) < 0:
             self._open_code = (opened, "`")
 
     def _resume_later(self, region: Region, found: Scan) -> None:
