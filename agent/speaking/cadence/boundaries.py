@@ -74,11 +74,13 @@ _NEWLINE = re.compile(r"(?<=\S)[ \t\r\f\v]*\n\s*(?=\S)")
 _CLAUSE_MARK = re.compile(r"(?:[,，、;；]|[:：](?=\s)|(?<=\s)[—–])\s+(?=\S)")
 # A Hangul word that may end a unit: only those ending as a sentence-final or a connective ending
 # can, and the pattern lets only them through (the Korean rules then decide in Python).
+# Each run is tried from its first character only (the look-behinds): from inside a run the match
+# would end where the run ends all the same, and trying every position of a long run is quadratic.
 _HANGUL_WORD = re.compile(
-    rf"([가-힣]{{2,}})(?:(?<=[요다죠임음당함줌짐감됨])|(?<={'|'.join(CONNECTIVE_ENDINGS)}))"
+    rf"(?<![가-힣])([가-힣]{{2,}})(?:(?<=[요다죠임음당함줌짐감됨])|(?<={'|'.join(CONNECTIVE_ENDINGS)}))"
     rf"(?:\s+(?=\S)|(?=[ㄱ-ㅣ^]|{EMOJI}))"
 )
-_LAUGHTER_WORD = re.compile(rf"(?:[ㄱ-ㅣ]{{2,}}|\^{{2,}}|;{{2,}})[{_CLOSERS}]*\s+(?=\S)")
+_LAUGHTER_WORD = re.compile(rf"(?:(?<![ㄱ-ㅣ])[ㄱ-ㅣ]{{2,}}|(?<!\^)\^{{2,}}|(?<!;);{{2,}})[{_CLOSERS}]*\s+(?=\S)")
 _TRAILER = re.compile(rf"(?:(?:{EMOJI})+|[ㄱ-ㅣ]{{2,}}|\^{{2,}}|\([^()\n]{{1,30}}\))[{_CLOSERS}]*")
 _MAY_BECOME_TRAILER = re.compile(r"[ㄱ-ㅣ]+|\^+|\([^()\n]{0,30}")
 _SPACES = re.compile(r"\s*")
