@@ -60,6 +60,8 @@ class StageFailed(Exception):
     """A stage of the turn raised; ``stage`` says which (for the apology and the log), the cause is chained."""
 
     def __init__(self, stage: str, cause: BaseException) -> None:
+        while isinstance(cause, BaseExceptionGroup):  # the stage's own task group: its first error says what
+            cause = cause.exceptions[0]
         super().__init__(f"{type(cause).__name__}: {' '.join(str(cause).split())}")
         self.stage = stage
 

@@ -382,7 +382,7 @@ def startup_drills(models: Path, work: Path, words: list[str]) -> list[dict[str,
             continue
         config = work / "bad.toml"
         config.write_text(text + "\n", encoding="utf-8")
-        args = [command, "--config", str(config), "--models-dir", str(models)]
+        args = [command, "--config", str(config)] + ([] if "models_dir" in text else ["--models-dir", str(models)])
         args += ["--out", str(work / "reply.wav")] if command == "demo" else ["--keyboard"]
         outcome = _hearth(args, env)
         rows.append({"fault": f"configuration: {text.replace(chr(10), ' ')}", "command": f"hearth {command}", **outcome})

@@ -58,3 +58,28 @@ def test_a_wal_that_is_never_checkpointed_is_not_explained_by_the_rows():
     samples = [sample(t, 1000, rows=10 * t) for t in range(0, 301)]
     samples[-1]["sqlite"]["en/conversation.sqlite3"]["wal_bytes"] = 50 * 1024 * 1024
     assert not summarize(samples, SoakSettings(), {})["pass"]["sqlite_explained"]
+
+
+async def test_the_wav_speaker_lets_go_of_what_it_has_played_but_not_of_what_is_still_due():
+    import asyncio
+
+    import numpy as np
+
+    from audio.protocols import AudioChunk
+    from audio.wav import WavFileSpeaker
+
+    speaker = WavFileSpeaker(16000)
+    heard: list[float] = []
+    await speaker.write(AudioChunk(np.ones(160, np.float32), 16000), heard.append)  # 10 ms
+    await speaker.drain()
+    await asyncio.sleep(0.01)  # its callback has run
+    await speaker.write(AudioChunk(np.ones(3200, np.float32), 16000))  # 0.2 s, still playing
+    await speaker.write(AudioChunk(np.ones(160, np.float32), 16000), heard.append)  # due after it
+    before = len(speaker.recording().samples)
+    speaker.forget_played()
+    after = len(speaker.recording().samples)
+    assert after >= 3200 + 160  # the pieces still due are kept
+    assert after <= before - 160  # the one played is gone
+    await speaker.drain()
+    await asyncio.sleep(0.01)
+    assert len(heard) == 2  # the callback still due was kept and ran

@@ -127,6 +127,9 @@ async def turn(assistant: Assistant):
 
 STAGES = [("vad", "hearing", Phrase.FAILED_HEARING), ("asr", "hearing", Phrase.FAILED_HEARING),
           ("llm", "answer", Phrase.FAILED_ANSWER), ("tts", "voice", Phrase.FAILED_VOICE), ("speaker", "voice", Phrase.FAILED_VOICE)]
+CAUSES = {"vad": "RuntimeError: voice detector session lost", "asr": "RuntimeError: decoder out of memory",
+          "llm": "ValueError: llama_decode returned -1", "tts": "RuntimeError: onnxruntime: invalid input",
+          "speaker": "OSError: PortAudio: Unanticipated host error"}
 
 
 @pytest.mark.parametrize(("part", "stage", "apology"), STAGES)
@@ -141,7 +144,7 @@ async def test_a_stage_that_raises_once_is_apologised_for_by_name_and_the_next_p
     assert result.spoken == [phrase("en", apology)]
     assert phrase("en", apology).startswith("Sorry, something went wrong with ")
     (line,) = [r.getMessage() for r in caplog.records if r.name == "agent.turn"]
-    assert line.startswith("turn failed in ") and "\n" not in line
+    assert line.startswith("turn failed in ") and line.endswith(CAUSES[part]) and "\n" not in line
     second = await turn(assistant)
     assert second.outcome == Outcome.ANSWERED and second.spoken == ["It is noon."]
 
