@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from typing import Any
 
 import numpy as np
 import pytest
@@ -99,10 +100,10 @@ async def test_press_speak_release_answers_and_the_led_shows_each_state(mock_pin
     await runner
 
 
-async def start_and_ask(mock_pins, assistant: Assistant):
+async def start_and_ask(mock_pins, assistant: Assistant, **settings: Any):
     """Run the device loop and ask one question: press, talk for 0.6 s, release."""
     mic = LiveMicrophone()
-    device = DeviceLoop(assistant, mic, GpioButton(17, 0.0, asyncio.get_running_loop()), RgbStatusLight((22, 23, 24)))
+    device = DeviceLoop(assistant, mic, GpioButton(17, 0.0, asyncio.get_running_loop()), RgbStatusLight((22, 23, 24)), **settings)
     stop = asyncio.Event()
     runner = asyncio.create_task(device.run(stop))
     await asyncio.sleep(0.1)
@@ -245,18 +246,7 @@ async def test_a_turn_slow_to_stop_is_recorded_as_interrupted_before_the_record_
     deps = make_deps(chat=SlowToStopChat(reply, slice_s=1.0), synthesizer=ToneSynthesizer(seconds_per_char=0.05))
     path = tmp_path / "conversation.sqlite3"
     assistant = Assistant(deps, record=ConversationRecord.open(path))
-    mic = LiveMicrophone()
-    loop = asyncio.get_running_loop()
-    device = DeviceLoop(assistant, mic, GpioButton(17, 0.0, loop), RgbStatusLight((22, 23, 24)), settle_s=0.1)
-    stop = asyncio.Event()
-    runner = asyncio.create_task(device.run(stop))
-    await asyncio.sleep(0.1)
-    pin = mock_pins.pin(17)
-    pin.drive_low()
-    mic.talking = True
-    await asyncio.sleep(0.6)
-    mic.talking = False
-    pin.drive_high()
+    device, mic, pin, stop, runner = await start_and_ask(mock_pins, assistant, settle_s=0.1)
     await wait_for(lambda: assistant.current is not None and assistant.current.timeline.first("first_audio_out") is not None)
     turn = assistant.current
     stop.set()  # SIGTERM
