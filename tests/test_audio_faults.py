@@ -88,15 +88,17 @@ async def until_error(chunks: AsyncIterator[AudioChunk]) -> None:
         pass
 
 
+async def keep_playing(speaker: SoundDeviceSpeaker, heard: list[float]) -> None:
+    """Play quarter-second tones until cancelled (or the speaker is lost), noting when each is heard."""
+    while True:
+        await speaker.write(tone(0.25, speaker.sample_rate), heard.append)
+
+
 async def hears_a_tone(mic: SoundDeviceMicrophone, speaker: SoundDeviceSpeaker) -> bool:
     """Play a tone and read the microphone until it is heard (the guard ends a deaf wait)."""
     heard: list[float] = []
 
-    async def play() -> None:
-        while True:
-            await speaker.write(tone(0.25, speaker.sample_rate), heard.append)
-
-    player = asyncio.create_task(play())
+    player = asyncio.create_task(keep_playing(speaker, heard))
     try:
         async def listen() -> bool:
             async for chunk in mic.chunks():
@@ -147,11 +149,7 @@ async def test_a_removed_sink_fails_the_blocked_write_and_drain_and_it_plays_aga
     await speaker.start()
     heard: list[float] = []
 
-    async def play() -> None:
-        while True:
-            await speaker.write(tone(0.25, speaker.sample_rate), heard.append)
-
-    player = asyncio.create_task(play())
+    player = asyncio.create_task(keep_playing(speaker, heard))
     try:
         await wait_for(lambda: len(heard) >= 2, GUARD_S)  # playing, and write() waits for room
         sink.unload()
