@@ -51,6 +51,7 @@ __all__ = ["ListenSettings", "Outcome", "Press", "SpokenUnit", "ToolCallRecord",
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+E = TypeVar("E", bound=BaseException)
 
 _APOLOGIES = {"hearing": Phrase.FAILED_HEARING, "answer": Phrase.FAILED_ANSWER, "voice": Phrase.FAILED_VOICE}
 _STAGE_WORDS = {"hearing": "hearing the user", "answer": "the answer", "voice": "speaking"}
@@ -79,12 +80,18 @@ async def _in_stage(stage: str, work: Awaitable[T]) -> T:
 
 def _stage_of(exc: BaseException) -> StageFailed | None:
     """The stage failure in ``exc`` (a task group wraps it in an exception group), if any."""
-    if isinstance(exc, StageFailed):
+    return _first_of(exc, StageFailed)
+
+
+def _first_of(exc: BaseException, kind: type[E]) -> E | None:
+    """``exc`` if it is a ``kind``, else the first ``kind`` inside it (task groups nest their errors)."""
+    if isinstance(exc, kind):
         return exc
     if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            if (found := _stage_of(inner)) is not None:
-                return found
+        found, _rest = exc.split(kind)
+        while isinstance(found, BaseExceptionGroup):
+            found = found.exceptions[0]
+        return found
     return None
 
 
@@ -375,15 +382,9 @@ class Turn:
 
 def device_lost(exc: BaseException) -> AudioDeviceError | None:
     """The lost sound device that alone caused ``exc`` (raised from tasks of a group), if that is what it was."""
-    if isinstance(exc, AudioDeviceError):
-        return exc
-    if isinstance(exc, BaseExceptionGroup):
-        lost, rest = exc.split(AudioDeviceError)
-        while isinstance(lost, BaseExceptionGroup):
-            lost = lost.exceptions[0]
-        if rest is None and isinstance(lost, AudioDeviceError):
-            return lost
-    return None
+    if isinstance(exc, BaseExceptionGroup) and exc.split(AudioDeviceError)[1] is not None:
+        return None  # something else went wrong as well: that is the turn's failure
+    return _first_of(exc, AudioDeviceError)
 
 
 class _ReplyText:
