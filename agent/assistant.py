@@ -57,7 +57,8 @@ class Assistant:
         self._settled: dict[int, int] = {}
         """Turns cut short: how many of their units were written then (the rest come at the end)."""
         self._ended: set[int] = set()
-        """Turns whose end is written: a turn that ends after shutdown recorded it writes nothing more."""
+        """Turns recorded as interrupted by shutdown whose own end has not come yet: it writes nothing.
+        A number leaves when that end comes, so the set stays as small as the turns still under way."""
         self._closed = False
         """The record is closed (shutdown): nothing more is read from it or written to it."""
         self.current: Turn | None = None
@@ -310,8 +311,8 @@ class Assistant:
         """What was not heard to its end (unless written when it was cut short), and how the turn ended."""
         written = self._settled.pop(number, 0)
         if number in self._ended:
+            self._ended.discard(number)
             return  # recorded at shutdown, as it stood then
-        self._ended.add(number)
         entries = [
             RecordEntry(number, "assistant", unit.text, unit.status, unit.kind) for unit in result.units[written:] if unit.status != "spoken"]
         entries.append(RecordEntry(number, "turn", "", result.outcome.value))
