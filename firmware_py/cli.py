@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import logging
 import os
-import signal
 import sys
 from pathlib import Path
 
@@ -48,6 +47,15 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="the appliance: microphone, speaker and push-to-talk button")
     _common(run)
     run.add_argument("--keyboard", action="store_true", help="push-to-talk with Enter instead of the GPIO button")
+
+    serve = sub.add_parser("serve", help="the appliance, and hearth offered to Home Assistant (Wyoming) and on a web page")
+    _common(serve)
+    serve.add_argument("--wyoming", nargs="?", const="", metavar="URI",
+                       help="run the Wyoming server (default address: serve.wyoming, else tcp://127.0.0.1:10700)")
+    serve.add_argument("--web", nargs="?", const="", metavar="HOST:PORT",
+                       help="show the companion page (default address: serve.web, else 127.0.0.1:8750)")
+    serve.add_argument("--no-device", action="store_true", help="no microphone, speaker or button: only serve")
+    serve.add_argument("--keyboard", action="store_true", help="push-to-talk with Enter instead of the GPIO button")
 
     bench = sub.add_parser("bench", help="play a scenario suite through the whole loop and measure it")
     _common(bench)
@@ -113,8 +121,16 @@ def main(argv: list[str] | None = None) -> int:
 
             data_dir = expand_path(args.data_dir, "--data-dir") if args.data_dir else None
             return asyncio.run(run_demo(config, args.input, args.out, args.timeline, hold=args.hold, data_dir=data_dir))
-        if args.command == "run":
-            return asyncio.run(_run_device(config))
+        if args.command in ("run", "serve"):
+            from firmware_py.serve import ServeChoice, run, serve_choice
+            from firmware_py.wiring import describe_choice, platform_profile
+
+            try:
+                choice = serve_choice(config, args.wyoming, args.web, not args.no_device) if args.command == "serve" else ServeChoice()
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
+            print(f"hearth: {describe_choice(config, platform_profile(config))}", file=sys.stderr)
+            return asyncio.run(run(config, choice))
         if args.command == "bench":
             return asyncio.run(_run_bench(config, args))
         if args.command == "history":
@@ -169,46 +185,6 @@ async def _run_bench(config, args: argparse.Namespace) -> int:
           f"cut off {base['cut_off_turns']}, lost an ending {base['dropped_tail_turns']}; "
           f"right tool {base['tool_accuracy']['share']}, with arguments {base['tool_args_accuracy']['share']}; "
           f"pre-tool line in time {base['pretool_coverage']['share']}; written to {args.out}")
-    return 0
-
-
-async def _run_device(config) -> int:
-    from firmware_py.device import DeviceLoop
-    from firmware_py.service import ServiceNotifier
-    from firmware_py.wiring import build_device
-
-    from firmware_py.wiring import StartupError, describe_choice, platform_profile
-
-    print(f"hearth: {describe_choice(config, platform_profile(config))}", file=sys.stderr)
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    # Under systemd (Type=notify): READY once the models are warm and the button is open; the
-    # watchdog pinged from this loop (the models load in threads meanwhile), so a stalled loop is
-    # restarted.  Outside systemd these do nothing.
-    systemd = ServiceNotifier.from_environment()
-    watchdog = systemd.start_watchdog()
-
-    def request_stop() -> None:
-        systemd.stopping()
-        stop.set()
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, request_stop)
-    systemd.status("loading and warming the models")
-    try:
-        parts = await build_device(config, loop)
-    except StartupError as exc:
-        systemd.status(f"failed to start: {exc}")
-        raise
-    device = DeviceLoop(parts.assistant, parts.microphone, parts.button, parts.light,
-                        on_long_press=parts.long_press, long_press_s=config.button.long_press_s, speaker=parts.speaker)
-    try:
-        await device.run(stop, on_ready=lambda: systemd.ready("ready: press the button and speak"))
-    finally:
-        systemd.stopping()
-        await parts.close()
-        if watchdog is not None:
-            watchdog.cancel()
     return 0
 
 

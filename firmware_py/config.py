@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 DEFAULT_CONFIG_PATHS = (Path("/etc/hearth/hearth.toml"), Path.home() / ".config" / "hearth" / "hearth.toml")
 
@@ -277,6 +277,58 @@ class ReasonerConfig(Section):
     """Answer questions for knowledge from hearth's vetted kitchen reference where it holds the fact."""
 
 
+class ServeConfig(Section):
+    wyoming: str | None = None
+    """Where ``hearth serve`` offers hearth's parts to Home Assistant over Wyoming, e.g.
+    "tcp://0.0.0.0:10700" (the machine Home Assistant runs on must reach it); unset: only when
+    ``--wyoming`` is given (then tcp://127.0.0.1:10700)."""
+    wyoming_programs: tuple[Literal["asr", "tts", "handle"], ...] = ("asr", "tts", "handle")
+    """What the Wyoming server offers: speech to text, text to speech, and hearth's answers."""
+    languages: tuple[Literal["en", "ko"], ...] = ()
+    """Languages the Wyoming server offers besides ``language`` (each loads its own recognizer,
+    voice and talker; the reasoner only for ``language``)."""
+    web: str | None = None
+    """Where ``hearth serve`` shows the companion page, "HOST:PORT" (any address but loopback
+    needs ``web_token``); unset: only when ``--web`` is given (then 127.0.0.1:8750)."""
+    web_token: str | None = Field(None, min_length=16, max_length=256)
+    """The secret the page asks for when it is reached from another machine (at least 16
+    characters); open it once as http://HOST:PORT/?token=... and the browser keeps it."""
+
+    @field_validator("wyoming")
+    @classmethod
+    def _wyoming_uri(cls, value: str | None) -> str | None:
+        if value is not None:
+            wyoming_address(value)
+        return value
+
+    @field_validator("web")
+    @classmethod
+    def _web_address(cls, value: str | None) -> str | None:
+        if value is not None:
+            web_address(value)
+        return value
+
+
+def wyoming_address(uri: str) -> tuple[str, int]:
+    """("host", port) of a "tcp://HOST:PORT" address; ValueError (one line) for anything else."""
+    if not uri.startswith("tcp://"):
+        raise ValueError(f"a Wyoming address is tcp://HOST:PORT, not {uri!r}")
+    return _host_port(uri.removeprefix("tcp://"), "tcp://HOST:PORT")
+
+
+def web_address(address: str) -> tuple[str, int]:
+    """("host", port) of "HOST:PORT"; ValueError (one line) for anything else."""
+    return _host_port(address, "HOST:PORT")
+
+
+def _host_port(text: str, form: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"an address is {form} with a port from 0 to 65535, not {text!r}")
+    return host, int(port)
+
+
 class HearthConfig(Section):
     language: Literal["en", "ko"] = "en"
     """Language hearth listens and speaks in."""
@@ -298,6 +350,7 @@ class HearthConfig(Section):
     heartbeat: HeartbeatConfig = HeartbeatConfig()
     platform: PlatformConfig = PlatformConfig()
     reasoner: ReasonerConfig = ReasonerConfig()
+    serve: ServeConfig = ServeConfig()
 
 
 class ConfigError(ValueError):

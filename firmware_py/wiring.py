@@ -176,7 +176,7 @@ def kitchen_lexicon(language: str) -> Lexicon:
     return Lexicon.of([entry[0] for entry in BANK.get(language, [])] + [KITCHEN_WORDS.get(language, "")])
 
 
-def _synthesizer(config: HearthConfig, store: ModelStore) -> Any:
+def make_synthesizer(config: HearthConfig, store: ModelStore) -> Any:
     if config.language == "ko":
         from audio.espeak_tts import EspeakSynthesizer, EspeakSettings
 
@@ -236,7 +236,7 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
             kept_heads=config.llm.kept_heads,
         )
     )
-    synthesizer: Synthesizer = _synthesizer(config, store)
+    synthesizer: Synthesizer = make_synthesizer(config, store)
     turn_model = _turn_model(config, store)
     voice = [config.tts.voice_en, "espeak-ng"] if config.language == "en" else []
     _where, reasoner_name = reasoner_choice(config, profile)
@@ -470,14 +470,7 @@ async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) ->
         await microphone.start()
     except Exception as exc:  # noqa: BLE001 - the device error already names the device
         raise StartupError(str(exc)) from None
-    from firmware_py.home_tools import data_dir
-
-    try:
-        record = ConversationRecord.open(data_dir(config) / "conversation.sqlite3")
-    except (OSError, sqlite3.Error) as exc:
-        raise StartupError(f"cannot open the conversation record in {data_dir(config)}: {exc}") from None
-    assistant = Assistant(deps, config.history_turns, barge_in=config.cadence.barge_in, record=record)
-    await assistant.warm()
+    assistant = await warm_assistant(config, deps)
     ringing = timer_announcements(config, deps, assistant)
     watcher, ringers = ringing if ringing is not None else (None, None)
     light: StatusLight = (
@@ -490,6 +483,19 @@ async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) ->
     # Ready now; the heads of the decision prompt are kept meanwhile (a press goes first).
     keeping = asyncio.create_task(assistant.keep_heads(), name="keep-heads")
     return DeviceParts(assistant, microphone, speaker, button, light, watcher, ringers, _volume_step(deps, assistant), keeping)
+
+
+async def warm_assistant(config: HearthConfig, deps: TurnDeps) -> Assistant:
+    """The assistant over ``deps``, writing to the household's conversation record, its prompt warm."""
+    from firmware_py.home_tools import data_dir
+
+    try:
+        record = ConversationRecord.open(data_dir(config) / "conversation.sqlite3")
+    except (OSError, sqlite3.Error) as exc:
+        raise StartupError(f"cannot open the conversation record in {data_dir(config)}: {exc}") from None
+    assistant = Assistant(deps, config.history_turns, barge_in=config.cadence.barge_in, record=record)
+    await assistant.warm()
+    return assistant
 
 
 def _volume_step(deps: TurnDeps, assistant: Assistant) -> Callable[[], Awaitable[None]] | None:

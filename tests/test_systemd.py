@@ -133,6 +133,22 @@ def test_the_remote_reasoner_drop_in_verifies_too(staged):
         drop_in.unlink()
 
 
+def test_the_serve_drop_in_verifies_and_lets_in_only_its_ports(staged):
+    root, _ = staged
+    drop_in = root / "etc/systemd/system/hearth.service.d/serve.conf"
+    drop_in.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "systemd/hearth-serve.conf", drop_in)
+    try:
+        done = analyze("verify", "--man=no", f"--root={root}", "hearth.service")
+        assert (done.returncode, done.stdout + done.stderr) == (0, "")
+        assert exposure(root, "hearth.service") <= 3.0
+        text = drop_in.read_text()
+        assert "hearth serve" in text and "SocketBindDeny=any" in text
+        assert re.findall(r"^SocketBindAllow=tcp:(\d+)$", text, re.M) == ["10700", "8750"]
+    finally:
+        drop_in.unlink()
+
+
 def test_verify_as_used_here_does_report_a_misplaced_key(staged, tmp_path):
     """The check above can fail: the key the old unit had in the wrong section is reported
     (while systemd-analyze still exits 0, which is why the output is compared, not the status)."""

@@ -1,0 +1,238 @@
+"""``hearth run`` and ``hearth serve``: the appliance, and hearth's parts offered to the home.
+
+One process, one assistant, one set of stores: the push-to-talk loop (unless ``--no-device``),
+the Wyoming server Home Assistant's voice pipeline talks to, and the companion page.  A timer set
+through Home Assistant rings in the kitchen and counts down on the page; an item added on the page
+is in the list the speaker reads.  Servers stop first on the way out, so no request is taken that
+cannot be answered, then the turn under way settles and the record closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import signal
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.assistant import Assistant
+from agent.events import Event
+from agent.live_view import LiveView
+from audio.silent import SilentSpeaker
+from firmware_py.config import HearthConfig, ReasonerConfig, web_address, wyoming_address
+from firmware_py.ringing import Ringers
+from firmware_py.service import ServiceNotifier
+from tools.timers import TimerWatcher
+
+log = logging.getLogger(__name__)
+
+DEFAULT_WYOMING = "tcp://127.0.0.1:10700"
+DEFAULT_WEB = "127.0.0.1:8750"
+
+
+@dataclass(frozen=True)
+class ServeChoice:
+    """What one ``hearth`` process runs besides the assistant."""
+
+    device: bool = True
+    """The microphone, speaker and push-to-talk button (``--no-device``: none of them)."""
+    wyoming: str | None = None
+    """The Wyoming server's address ("tcp://HOST:PORT"), or None for none."""
+    web: tuple[str, int] | None = None
+    """The companion page's (host, port), or None for none."""
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is reachable from this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to anything
+
+
+def serve_choice(config: HearthConfig, wyoming: str | None, web: str | None, device: bool = True) -> ServeChoice:
+    """What ``hearth serve`` runs: ``wyoming``/``web`` are the flags ("" for a flag given with no
+    address: the configured one, else the default), None for a flag not given (the configured one,
+    if any).  ValueError, one line, when there is nothing to serve or the page would be open."""
+    s = config.serve
+    uri = (s.wyoming or DEFAULT_WYOMING) if wyoming == "" else (wyoming if wyoming is not None else s.wyoming)
+    page = (s.web or DEFAULT_WEB) if web == "" else (web if web is not None else s.web)
+    if uri is None and page is None:
+        raise ValueError("nothing to serve: give --wyoming and/or --web, or set serve.wyoming / serve.web in the configuration")
+    if uri is not None:
+        wyoming_address(uri)
+    web_at = web_address(page) if page is not None else None
+    if web_at is not None and not is_loopback(web_at[0]) and not s.web_token:
+        raise ValueError(f"the companion page on {page} could be opened from other machines: set serve.web_token "
+                         "(16 or more characters) in the configuration, or serve it on 127.0.0.1")
+    return ServeChoice(device=device, wyoming=uri, web=web_at)
+
+
+def also_tell(assistant: Assistant, listener: Callable[[Event], None]) -> None:
+    """Give ``listener`` every event the assistant tells, after whoever listens already."""
+    before = assistant.on_event
+
+    def both(event: Event) -> None:
+        before(event)
+        listener(event)
+
+    assistant.on_event = both
+
+
+@dataclass
+class HeadlessParts:
+    """The assistant with no sound devices: it answers over Wyoming and keeps the household's data."""
+
+    assistant: Assistant
+    watcher: TimerWatcher | None = None
+    ringers: Ringers | None = None
+    keeping_heads: asyncio.Task[None] | None = None
+
+    async def close(self) -> None:
+        from firmware_py.wiring import close_turn_deps
+
+        if self.keeping_heads is not None:
+            self.keeping_heads.cancel()
+            await asyncio.gather(self.keeping_heads, return_exceptions=True)
+        if self.watcher is not None:
+            await self.watcher.stop()
+        if self.ringers is not None:
+            await self.ringers.stop()
+        await close_turn_deps(self.assistant.deps)
+        self.assistant.close()
+        await self.assistant.deps.speaker.close()
+
+
+async def build_headless(config: HearthConfig) -> HeadlessParts:
+    """The assistant, its models warm, speaking into a :class:`SilentSpeaker` (no sound card)."""
+    from firmware_py.wiring import build_turn_deps, timer_announcements, verify_models, warm_assistant
+
+    verifying = asyncio.ensure_future(asyncio.to_thread(verify_models, config))
+    try:
+        deps = await build_turn_deps(config, SilentSpeaker(config.audio.output_rate))
+    finally:
+        await asyncio.gather(verifying, return_exceptions=True)
+    verifying.result()
+    assistant = await warm_assistant(config, deps)
+    # A finished timer is still marked done and recorded; with no speaker it rings into silence.
+    ringing = timer_announcements(config, deps, assistant)
+    watcher, ringers = ringing if ringing is not None else (None, None)
+    keeping = asyncio.create_task(assistant.keep_heads(), name="keep-heads")
+    return HeadlessParts(assistant, watcher, ringers, keeping)
+
+
+@dataclass
+class OtherLanguages:
+    """The recognizers and voices of the languages the Wyoming server offers besides the configured one."""
+
+    recognizers: dict[str, Any] = field(default_factory=dict)
+    synthesizers: dict[str, Any] = field(default_factory=dict)
+
+
+async def other_languages(config: HearthConfig) -> OtherLanguages:
+    """Load (side by side, in threads) the recognizer and voice of each of ``serve.languages``."""
+    from firmware_py.wiring import StartupError, _loading, asr_model, make_recognizer, make_synthesizer, model_store
+    from models.store import ModelError
+
+    found = OtherLanguages()
+    store = model_store(config)
+    loads = []
+    for language in config.serve.languages:
+        if language == config.language or language in found.recognizers:
+            continue
+        other = config.model_copy(update={"language": language, "reasoner": ReasonerConfig(where="off")})
+        voice = [other.tts.voice_en, "espeak-ng"] if language == "en" else []
+        try:
+            store.require([asr_model(other), *voice])
+        except ModelError as exc:
+            raise StartupError(f"serve.languages: {exc}") from None
+        recognizer, synthesizer = make_recognizer(other, store), make_synthesizer(other, store)
+        found.recognizers[language], found.synthesizers[language] = recognizer, synthesizer
+        loads += [([asr_model(other)], asyncio.to_thread(recognizer.load)), (voice, synthesizer.load())]
+    await _loading(store, loads)
+    await _loading(store, [([], asyncio.to_thread(r.warm)) for r in found.recognizers.values()])
+    return found
+
+
+async def run(config: HearthConfig, choice: ServeChoice) -> int:
+    """Run until SIGINT/SIGTERM: the device loop (``choice.device``) and the servers chosen."""
+    from firmware_py.device import DeviceLoop
+    from firmware_py.wiring import StartupError, build_device
+
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    # Under systemd (Type=notify): READY once the models are warm and the button is open; the
+    # watchdog pinged from this loop (the models load in threads meanwhile), so a stalled loop is
+    # restarted.  Outside systemd these do nothing.
+    systemd = ServiceNotifier.from_environment()
+    watchdog = systemd.start_watchdog()
+
+    def request_stop() -> None:
+        systemd.stopping()
+        stop.set()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, request_stop)
+    systemd.status("loading and warming the models")
+    try:
+        parts: Any = await build_device(config, loop) if choice.device else await build_headless(config)
+    except StartupError as exc:
+        systemd.status(f"failed to start: {exc}")
+        raise
+    assistant: Assistant = parts.assistant
+    device = None
+    if choice.device:
+        device = DeviceLoop(assistant, parts.microphone, parts.button, parts.light,
+                            on_long_press=parts.long_press, long_press_s=config.button.long_press_s, speaker=parts.speaker)
+    servers: list[Any] = []
+    try:
+        if choice.wyoming or choice.web:
+            servers = await _start_servers(config, choice, assistant)
+        ready = "ready: press the button and speak" if device is not None else "ready: serving"
+        if device is not None:
+            await device.run(stop, on_ready=lambda: systemd.ready(ready))
+        else:
+            systemd.ready(ready)
+            log.info(ready)
+            await stop.wait()
+    finally:
+        systemd.stopping()
+        for server in reversed(servers):
+            await server.stop()
+        if device is None:
+            assistant.interrupt()
+            await assistant.settle()
+        await parts.close()
+        if watchdog is not None:
+            watchdog.cancel()
+    return 0
+
+
+async def _start_servers(config: HearthConfig, choice: ServeChoice, assistant: Assistant) -> list[Any]:
+    """The Wyoming server and the page, started; each told on stderr with the address it took."""
+    servers: list[Any] = []
+    try:
+        if choice.wyoming is not None:
+            from firmware_py.wyoming_wiring import start_wyoming
+
+            server, address, offered = await start_wyoming(config, choice.wyoming, assistant, await other_languages(config))
+            servers.append(server)
+            print(f"hearth: Wyoming on {address} ({offered})", file=sys.stderr)
+        if choice.web is not None:
+            from firmware_py.web_wiring import start_page
+
+            live = LiveView()
+            also_tell(assistant, live)
+            server, (host, port) = await start_page(config, choice.web, assistant, live)
+            servers.append(server)
+            print(f"hearth: the companion page on http://{host}:{port}/", file=sys.stderr)
+    except BaseException:
+        for server in reversed(servers):
+            await server.stop()
+        raise
+    return servers
