@@ -1,0 +1,1 @@
+"""hearth's speech parts and agent, offered to Home Assistant over the Wyoming protocol."""
