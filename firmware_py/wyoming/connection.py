@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from wyoming.asr import Transcribe, Transcript
@@ -28,7 +28,7 @@ from wyoming.ping import Ping, Pong
 from wyoming.server import AsyncEventHandler
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
 
-from firmware_py.wyoming.asr import PcmFormat, Refused, Utterance, check_format, transcribe
+from firmware_py.wyoming.asr import Refused, Utterance, check_format, transcribe
 from firmware_py.wyoming.handle import answer
 from firmware_py.wyoming.offer import Voice, WyomingOffer
 from firmware_py.wyoming.tts import TextStream, synthesize_stream, synthesize_whole
@@ -82,6 +82,7 @@ class Connection(AsyncEventHandler):
         self._jobs: asyncio.TaskGroup | None = None
         self._job: asyncio.Task[None] | None = None
         self._transcribe: Transcribe | None = None
+        self._transcribe_refused = False
         self._utterance: Utterance | None = None
         self._refusing_audio = False  # audio of a refused stream is dropped quietly until its audio-stop
         self._text: TextStream | None = None
@@ -153,10 +154,12 @@ class Connection(AsyncEventHandler):
         elif self._text is not None:
             self._during_text(event)
         elif Transcribe.is_type(kind):
+            self._transcribe = None
+            self._transcribe_refused = True  # until it is known to be good
             self._program("asr", kind)
             request = Transcribe.from_event(event)
             pick_language(request.language, list(self.offer.recognizers), "transcribe")
-            self._transcribe = request
+            self._transcribe, self._transcribe_refused = request, False
         elif AudioStart.is_type(kind):
             await self._start_audio(event)
         elif AudioChunk.is_type(kind) or AudioStop.is_type(kind):
@@ -180,19 +183,16 @@ class Connection(AsyncEventHandler):
         if self._job is not None and not self._job.done():
             await asyncio.wait([self._job])
 
-    async def _start(self, work: Coroutine[Any, Any, None], what: str) -> None:
+    async def _start(self, work: Callable[[], Coroutine[Any, Any, None]], what: str) -> None:
         """Answer a request once the previous one is answered."""
-        try:
-            await self._previous_answered()
-        except BaseException:
-            work.close()
-            raise
+        await self._previous_answered()
         assert self._jobs is not None
         self._job = self._jobs.create_task(self._guarded(work, what), name=f"wyoming {what}")
 
-    async def _guarded(self, work: Coroutine[Any, Any, None], what: str) -> None:
+    async def _guarded(self, work: Callable[[], Coroutine[Any, Any, None]], what: str) -> None:
+        # The coroutine is made here, so a job cancelled before it began leaves none unawaited.
         try:
-            await work
+            await work()
         except Refused as exc:
             await self._error(str(exc), exc.code)
         except (ConnectionError, asyncio.CancelledError):
@@ -205,6 +205,11 @@ class Connection(AsyncEventHandler):
 
     async def _start_audio(self, event: Event) -> None:
         request, self._transcribe = self._transcribe, None
+        if self._transcribe_refused:
+            # The client was told already; its audio must not be heard in a language it did not ask for.
+            self._transcribe_refused = False
+            self._refusing_audio = True
+            return
         try:
             self._program("asr", event.type)
             source = check_format(event.data, self.offer.limits, "audio-start")
@@ -220,7 +225,8 @@ class Connection(AsyncEventHandler):
             context = " ".join([context, ", ".join(str(x) for x in extra)]).strip()
         await self._previous_answered()
         self._utterance = Utterance(source, recognizer, self.offer.limits)
-        await self._start(transcribe(recognizer, self._utterance, context, language, self.write_event), "transcribe")
+        utterance = self._utterance
+        await self._start(lambda: transcribe(recognizer, utterance, context, language, self.write_event), "transcribe")
 
     async def _during_audio(self, event: Event) -> None:
         kind = event.type
@@ -229,6 +235,9 @@ class Connection(AsyncEventHandler):
                 self._utterance.end()
             self._utterance = None
             self._refusing_audio = False
+        elif AudioStart.is_type(kind) and self._utterance is None:
+            self._refusing_audio = False  # a new stream after a refused one, without its audio-stop
+            await self._start_audio(event)
         elif AudioChunk.is_type(kind):
             if self._utterance is None:
                 return  # the rest of a refused stream
@@ -260,14 +269,16 @@ class Connection(AsyncEventHandler):
         if len(request.text) > limit:
             raise Refused(f"synthesize: text of {len(request.text)} characters is over the limit of {limit}", "text-too-long")
         rules = self.offer.rules_for(voice.language)
-        await self._start(synthesize_whole(voice, request.text, rules, self.voice_locks[voice.name], self.write_event), "synthesize")
+        lock = self.voice_locks[voice.name]
+        await self._start(lambda: synthesize_whole(voice, request.text, rules, lock, self.write_event), "synthesize")
 
     async def _start_text(self, request: SynthesizeStart) -> None:
         voice = self._voice(request.voice, "synthesize-start")
         await self._previous_answered()
         self._text = TextStream()
         rules = self.offer.rules_for(voice.language)
-        await self._start(synthesize_stream(voice, self._text, rules, self.voice_locks[voice.name], self.write_event), "synthesize")
+        text, lock = self._text, self.voice_locks[voice.name]
+        await self._start(lambda: synthesize_stream(voice, text, rules, lock, self.write_event), "synthesize")
 
     def _during_text(self, event: Event) -> None:
         kind = event.type
@@ -297,4 +308,5 @@ class Connection(AsyncEventHandler):
         if len(request.text) > limit:
             raise Refused(f"transcript: text of {len(request.text)} characters is over the limit of {limit}", "text-too-long")
         assert self.offer.answers is not None
-        await self._start(answer(self.offer.answers, request.text, request.context, self.write_event), "handle")
+        answers = self.offer.answers
+        await self._start(lambda: answer(answers, request.text, request.context, self.write_event), "handle")
