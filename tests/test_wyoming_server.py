@@ -193,6 +193,7 @@ async def test_twenty_clients_at_once_each_get_their_own_answers() -> None:
         assert samples == int(len("Item " + "x" * i + ".") * 0.005 * 22050)
         assert handled == "Done."
     assert recognizer.started == recognizer.finished == recognizer.closed == 20
+    assert recognizer.most_active == WyomingLimits().utterances_per_recognizer  # the rest queued their audio
     assert sorted(answers.asked) == sorted(f"request {i}" for i in range(20))
 
 

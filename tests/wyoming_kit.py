@@ -39,11 +39,15 @@ class GrowingRecognizer:
         self.rates: set[int] = set()
         self.contexts: list[str] = []
         self.started = 0
+        self.active = 0
+        self.most_active = 0
         self.closed = 0
         self.finished = 0
 
     async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "") -> AsyncIterator[Transcript]:
         self.started += 1
+        self.active += 1
+        self.most_active = max(self.most_active, self.active)
         self.contexts.append(context)
         words = self.text.split()
         parts: list[np.ndarray] = []
@@ -66,6 +70,7 @@ class GrowingRecognizer:
             self.finished += 1
             yield Transcript(final, True, len(final), len(samples) / self.sample_rate, final)
         finally:
+            self.active -= 1
             self.closed += 1
 
 

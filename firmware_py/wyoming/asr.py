@@ -12,6 +12,7 @@ only ``transcript``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -125,19 +126,26 @@ class Utterance:
             yield chunk
 
 
-async def transcribe(recognizer: Recognizer, utterance: Utterance, context: str, language: str, write: Write) -> None:
-    """Run the recognizer over the utterance and write the streaming transcript events."""
+async def transcribe(
+    recognizer: Recognizer, utterance: Utterance, context: str, language: str, slot: asyncio.Semaphore, write: Write
+) -> None:
+    """Run the recognizer over the utterance and write the streaming transcript events.
+
+    ``slot`` bounds how many utterances the recognizer works on at once; audio waiting for
+    one is queued, not lost.
+    """
     await write(TranscriptStart(language=language).event())
     sent = ""  # the stable text already sent as chunks
     final = ""
-    async for transcript in recognizer.transcribe(utterance.chunks(), context):
-        if transcript.is_final:
-            final = transcript.text
-            break
-        stable = transcript.text[: transcript.stable_chars]
-        if len(stable) > len(sent) and stable.startswith(sent):
-            await write(TranscriptChunk(stable[len(sent):]).event())
-            sent = stable
+    async with slot, contextlib.aclosing(recognizer.transcribe(utterance.chunks(), context)) as transcripts:
+        async for transcript in transcripts:
+            if transcript.is_final:
+                final = transcript.text
+                break
+            stable = transcript.text[: transcript.stable_chars]
+            if len(stable) > len(sent) and stable.startswith(sent):
+                await write(TranscriptChunk(stable[len(sent):]).event())
+                sent = stable
     if len(final) > len(sent) and final.startswith(sent):
         # The rest of the final, so that chunks join into the transcript whenever they can.
         await write(TranscriptChunk(final[len(sent):]).event())

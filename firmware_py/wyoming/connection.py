@@ -71,12 +71,14 @@ class Connection(AsyncEventHandler):
         offer: WyomingOffer,
         info: Event,
         voice_locks: Mapping[str, asyncio.Lock],
+        recognizer_slots: Mapping[str, asyncio.Semaphore],
         live: set[asyncio.Task[None]] | None = None,
     ) -> None:
         super().__init__(reader, writer)
         self.offer = offer
         self.info = info
         self.voice_locks = voice_locks
+        self.recognizer_slots = recognizer_slots
         self.live = live if live is not None else set()
         """The server's set of connection tasks being served; this one is in it while it runs."""
         self._jobs: asyncio.TaskGroup | None = None
@@ -101,6 +103,8 @@ class Connection(AsyncEventHandler):
                     self._job.cancel()
         except* (ConnectionError, asyncio.IncompleteReadError):
             logger.debug("Wyoming client went away while being answered")
+        except* Exception:
+            logger.exception("Wyoming connection failed")
         finally:
             self.writer.close()
             with contextlib.suppress(ConnectionError, OSError):
@@ -225,8 +229,8 @@ class Connection(AsyncEventHandler):
             context = " ".join([context, ", ".join(str(x) for x in extra)]).strip()
         await self._previous_answered()
         self._utterance = Utterance(source, recognizer, self.offer.limits)
-        utterance = self._utterance
-        await self._start(lambda: transcribe(recognizer, utterance, context, language, self.write_event), "transcribe")
+        utterance, slot = self._utterance, self.recognizer_slots[language]
+        await self._start(lambda: transcribe(recognizer, utterance, context, language, slot, self.write_event), "transcribe")
 
     async def _during_audio(self, event: Event) -> None:
         kind = event.type

@@ -31,13 +31,20 @@ async def answer(answers: TextAnswers, text: str, context: dict[str, Any] | None
         await write(NotHandled(NOTHING_HEARD, context=context).event())
         return
     units: list[str] = []
-    async for unit in answers.answer_text(text):
-        if not unit.strip():
-            continue
-        if not units:
-            await write(HandledStart(context=context).event())
-        units.append(unit)
-        await write(HandledChunk(unit).event())
+    replies = answers.answer_text(text)
+    try:
+        async for unit in replies:
+            if not unit.strip():
+                continue
+            if not units:
+                await write(HandledStart(context=context).event())
+            units.append(unit)
+            await write(HandledChunk(unit).event())
+    finally:
+        # Stops the turn at once when the client is gone, rather than whenever the generator is collected.
+        close = getattr(replies, "aclose", None)
+        if close is not None:
+            await close()
     if not units:
         await write(NotHandled(NO_ANSWER, context=context).event())
         return

@@ -48,6 +48,10 @@ class WyomingLimits:
     """Largest JSON data of one event."""
     max_text_chars: int = 20000
     """Longest text to synthesize or to answer, over one request."""
+    utterances_per_recognizer: int = 2
+    """Utterances one recognizer works on at once for Wyoming clients; later ones queue their audio
+    and start when one ends.  Each keeps a decode in a worker thread, and the kitchen's own turns
+    share those threads and the recognizer, so a crowd of clients must not take them all."""
 
 
 @dataclass(frozen=True)

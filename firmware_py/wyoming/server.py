@@ -25,8 +25,9 @@ class WyomingServer:
     The recognizers and synthesizers in the offer are shared by every connection; a voice is
     used by one request at a time (one unit at a time, so requests take turns unit by unit),
     since piper's engine runs one generation at a time and espeak-ng is one process per call.
-    Recognizers take concurrent utterances (each keeps its own state and decodes one at a
-    time inside), so a client streaming live audio never holds another one up.
+    A recognizer works on a few utterances at once (each keeps its own state and decodes one
+    at a time inside), so one client streaming live audio does not hold another one up, and a
+    crowd of clients queues rather than taking every worker thread the kitchen's own turns need.
     """
 
     def __init__(self, offer: WyomingOffer) -> None:
@@ -49,9 +50,10 @@ class WyomingServer:
         server = AsyncServer.from_uri(uri)
         info = build_info(self.offer).event()
         locks = {voice.name: asyncio.Lock() for voice in self.offer.voices}
+        slots = {language: asyncio.Semaphore(self.offer.limits.utterances_per_recognizer) for language in self.offer.recognizers}
 
         def connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> Connection:
-            return Connection(reader, writer, self.offer, info, locks, self._connections)
+            return Connection(reader, writer, self.offer, info, locks, slots, self._connections)
 
         await server.start(connect)
         self._server = server

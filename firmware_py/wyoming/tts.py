@@ -41,10 +41,16 @@ async def _unit_audio(voice: Voice, text: str, lock: asyncio.Lock) -> list[np.nd
     """One unit's audio; the voice's lock is held while it is made, not while it is sent."""
     async with lock:
         parts = []
-        async for chunk in voice.synthesizer.synthesize(text):
-            if chunk.sample_rate != voice.synthesizer.sample_rate:
-                raise RuntimeError(f"voice {voice.name} made {chunk.sample_rate} Hz audio, announced {voice.synthesizer.sample_rate} Hz")
-            parts.append(chunk.samples)
+        audio = voice.synthesizer.synthesize(text)
+        try:
+            async for chunk in audio:
+                if chunk.sample_rate != voice.synthesizer.sample_rate:
+                    raise RuntimeError(f"voice {voice.name} made {chunk.sample_rate} Hz audio, announced {voice.synthesizer.sample_rate} Hz")
+                parts.append(chunk.samples)
+        finally:
+            close = getattr(audio, "aclose", None)
+            if close is not None:
+                await close()
         return parts
 
 
