@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -142,3 +143,31 @@ async def test_the_korean_voice_speaks_real_audio(models) -> None:
     assert (start.rate, start.width, start.channels) == (22050, 2, 1)
     assert 1.5 < len(audio) / start.rate < 15.0
     assert float(np.sqrt(np.mean(audio**2))) > 0.02
+
+
+async def test_twenty_clients_at_once_are_all_heard_and_answered(models) -> None:
+    """Ten speak a request and ten ask for a spoken sentence, all at once, on the real models."""
+    samples, text = _request("en/boil-egg")
+    sentence = "The oven is hot now."
+
+    async def listen() -> str:
+        # The decodes take turns on two cores, so the last in line waits longer than a single read usually may.
+        async with AsyncTcpClient(host, port, read_timeout=60) as c:
+            for event in audio_events(samples[:, None]):
+                await c.write_event(event)
+            return Transcript.from_event((await read_until(c, "transcript-stop"))[-2]).text
+
+    async def speak() -> float:
+        async with AsyncTcpClient(host, port, read_timeout=60) as c:
+            await c.write_event(Synthesize(sentence).event())
+            audio, start = _pcm(await read_until(c, "audio-stop"))
+            return len(audio) / start.rate
+
+    async with serving(_offer(models)) as (server, host, port):
+        began = time.monotonic()
+        results = await asyncio.gather(*(listen() for _ in range(10)), *(speak() for _ in range(10)))
+        print(f"20 clients answered in {time.monotonic() - began:.1f} s")
+    heard, spoken = results[:10], results[10:]
+    assert all(_words(h) == _words(text) for h in heard), heard
+    assert all(0.8 < s < 5.0 for s in spoken), spoken
+    assert max(spoken) - min(spoken) < 0.5  # the same sentence, whole every time
