@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 from wyoming.asr import Transcribe, Transcript
 from wyoming.audio import AudioChunk, AudioStart
+from wyoming.client import AsyncUnixClient
 from wyoming.error import Error
 from wyoming.event import Event
 from wyoming.info import Describe, Info
@@ -211,3 +212,25 @@ async def test_stop_ends_connections_and_what_they_started() -> None:
     await no_wyoming_tasks_left()
     assert recognizer.closed == 1
     await server.stop()  # twice is fine
+
+
+async def test_start_reports_the_port_it_bound_and_refuses_other_schemes(tmp_path) -> None:
+    server = WyomingServer(_offer())
+    with pytest.raises(ValueError, match="tcp://HOST:PORT"):
+        await server.start("http://127.0.0.1:10700")
+    uri = await server.start("tcp://127.0.0.1:0")
+    try:
+        assert uri.startswith("tcp://127.0.0.1:") and not uri.endswith(":0")
+        with pytest.raises(RuntimeError):
+            await server.start("tcp://127.0.0.1:0")
+    finally:
+        await server.stop()
+    unix = WyomingServer(_offer())
+    path = tmp_path / "hearth.sock"
+    assert await unix.start(f"unix://{path}") == f"unix://{path}"
+    try:
+        async with AsyncUnixClient(path) as c:
+            await c.write_event(Describe().event())
+            assert (await read_until(c, "info"))[-1].type == "info"
+    finally:
+        await unix.stop()

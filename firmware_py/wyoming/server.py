@@ -60,7 +60,7 @@ class WyomingServer:
         bound = uri
         if isinstance(server, AsyncTcpServer) and server._server is not None:
             host, port = server._server.sockets[0].getsockname()[:2]
-            bound = f"tcp://{host}:{port}"
+            bound = f"tcp://[{host}]:{port}" if ":" in host else f"tcp://{host}:{port}"
         elif isinstance(server, AsyncUnixServer):
             bound = f"unix://{server.socket_path}"
         logger.info("Wyoming server on %s offering %s", bound, ", ".join(p for p in self.offer.programs if self.offer.offers(p)))
