@@ -145,3 +145,17 @@ async def test_audio_without_start_is_an_error() -> None:
             await c.write_event(AudioStop().event())
             assert Error.from_event((await read_until(c, "error"))[-1]).code == "out-of-order"
 
+
+
+async def test_a_refused_stream_without_audio_stop_does_not_block_the_next_request() -> None:
+    recognizer = GrowingRecognizer("next one")
+    async with serving(offer_from({"en": recognizer})) as (_, host, port):
+        async with client(host, port) as c:
+            await c.write_event(AudioStart(rate=0, width=2, channels=1).event())
+            assert Error.from_event((await read_until(c, "error"))[-1]).code == "bad-audio-format"
+            await c.write_event(Transcribe(language="en").event())
+            for event in audio_events(tone(0.4)):
+                await c.write_event(event)
+            got = await read_until(c, "transcript-stop")
+    assert "error" not in _types(got)
+    assert Transcript.from_event(got[-2]).text == "next one"

@@ -239,9 +239,10 @@ class Connection(AsyncEventHandler):
                 self._utterance.end()
             self._utterance = None
             self._refusing_audio = False
-        elif AudioStart.is_type(kind) and self._utterance is None:
-            self._refusing_audio = False  # a new stream after a refused one, without its audio-stop
-            await self._start_audio(event)
+        elif self._utterance is None and not AudioChunk.is_type(kind):
+            # A new request after a refused stream whose audio-stop never came: the refusal is over.
+            self._refusing_audio = False
+            await self._dispatch(event)
         elif AudioChunk.is_type(kind):
             if self._utterance is None:
                 return  # the rest of a refused stream
