@@ -242,3 +242,19 @@ async def test_the_line_before_a_slow_tool_comes_first(home: HomeTools):
     spoken = [(e.text, e.kind) for e in events if isinstance(e, UnitSpoken)]
     assert spoken[0] == ("Let me look that up.", "pretool") and units[0] == "Let me look that up."
     assert len(units) > 1 and units == [text for text, _ in spoken]
+
+
+async def test_the_live_view_starts_afresh_for_a_text_turn_after_a_spoken_one():
+    from agent.live_view import LiveView
+
+    chat = GatedChat(["It is noon."], [])
+    chat.gate.set()
+    view = LiveView()
+    assistant = _assistant(chat, speaker=None)
+    assistant.on_event = view
+    await say(assistant, "what time is it")
+    assert view.snapshot()["heard"] == "what time is it" and len(view.snapshot()["units"]) == 1
+    assert await _all(assistant.answer_text("and the date")) == ["It is noon."]
+    snap = view.snapshot()
+    assert snap["heard"] == "and the date" and snap["final"]
+    assert [u["text"] for u in snap["units"]] == ["It is noon."]
