@@ -258,3 +258,33 @@ async def test_the_live_view_starts_afresh_for_a_text_turn_after_a_spoken_one():
     snap = view.snapshot()
     assert snap["heard"] == "and the date" and snap["final"]
     assert [u["text"] for u in snap["units"]] == ["It is noon."]
+
+
+async def test_undo_by_text_takes_back_an_act_made_by_voice(home: HomeTools):
+    events: list[Event] = []
+    assistant = _tool_assistant(home, [("add milk", ToolPlan("", "shopping_add", {"item": "milk"}))], events)
+    await say(assistant, "add milk to my shopping list")
+    assert [e.item for e in home.lists.items()] == ["milk"]
+    units = await _all(assistant.answer_text("undo that"))
+    assert units and home.lists.items() == []
+    assert [(c.name, c.origin) for c in events if isinstance(c, ToolCalled)][-1] == ("shopping_complete", "user")
+
+
+async def test_a_text_turn_given_up_while_it_waits_starts_nothing():
+    chat = GatedChat(["Spoken answer."], [])
+    assistant = _assistant(chat)
+    assistant.deps.recognizer = ScriptedRecognizer("what time is it")
+    press = Press()
+    press.release()
+    voice = assistant.start_turn(WavFileMicrophone(speech_like(0.4, silence_before_s=0.1, silence_after_s=0.0)).chunks(), press)
+    await chat.waiting.wait()
+    waiting = asyncio.create_task(_all(assistant.answer_text("never mind")))
+    for _ in range(20):
+        await asyncio.sleep(0)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    chat.gate.set()
+    await voice.wait()
+    assert await _all(assistant.answer_text("what now")) == ["Spoken answer."]
+    assert [e.text for e in assistant.record.entries() if e.role == "user"] == ["what time is it", "what now"]
