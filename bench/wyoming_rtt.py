@@ -20,7 +20,9 @@ is forgotten and the household emptied (timers cancelled, list and notes cleared
 the same request in the same kitchen and neither from the other's doing.  Timers and lists go to
 a scratch folder.
 
-    HEARTH_EVALS_DIR=/work/shared/evals python -m bench.wyoming_rtt --suite en-kitchen --limit 24
+    HEARTH_EVALS_DIR=/work/shared/evals python -m bench.wyoming_rtt --suite en-kitchen --limit 30
+
+takes 30 requests spread evenly through the suite (``--first``: its first ones instead).
 """
 
 from __future__ import annotations
@@ -142,12 +144,20 @@ def loop_figures(result: Any) -> dict[str, Any]:
     }
 
 
-async def measure(config: HearthConfig, suite_name: str, limit: int) -> dict[str, Any]:
+def pick(scenarios: list[Any], limit: int, spread: bool) -> list[Any]:
+    """The first ``limit`` requests, or (``spread``) ``limit`` taken evenly through the suite, so that
+    every kind of request (timers, the list, recipes, weather, small talk) is among them."""
+    if not spread or limit >= len(scenarios):
+        return scenarios[:limit]
+    return [scenarios[(i * len(scenarios)) // limit] for i in range(limit)]
+
+
+async def measure(config: HearthConfig, suite_name: str, limit: int, spread: bool = True) -> dict[str, Any]:
     from bench.audio import scenario_audio
     from bench.scenarios import load_suite, resolve_audio
 
     suite = load_suite(suite_name)
-    scenarios = [sc for sc in suite.scenarios if sc.kitchen is None][:limit]
+    scenarios = pick([sc for sc in suite.scenarios if sc.kitchen is None], limit, spread)
     language = suite.language
     audio = {sc.id: resolve_audio(sc) if sc.audio else scenario_audio(sc.text, language) for sc in scenarios}
     scratch = Path(tempfile.mkdtemp(prefix="hearth-wyoming-rtt-"))
@@ -205,6 +215,7 @@ async def measure(config: HearthConfig, suite_name: str, limit: int) -> dict[str
     return {
         "suite": suite.suite,
         "requests": len(rows),
+        "picked": "spread through the suite" if spread else "the first ones",
         "figures": {key: aggregate(rows, key) for key in keys},
         "rows": rows,
         "machine": {"platform": platform.platform(), "processor": platform.machine()},
@@ -217,7 +228,8 @@ async def measure(config: HearthConfig, suite_name: str, limit: int) -> dict[str
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.wyoming_rtt", description=__doc__.splitlines()[0])
     parser.add_argument("--suite", default="en-kitchen", help="a suite of bench/scenarios (default en-kitchen)")
-    parser.add_argument("--limit", type=int, default=24, help="the first N requests (default 24)")
+    parser.add_argument("--limit", type=int, default=30, help="how many requests (default 30)")
+    parser.add_argument("--first", action="store_true", help="the first N requests of the suite, not N spread through it")
     parser.add_argument("--config", type=Path, help="hearth's configuration (default: as `hearth run` finds it)")
     parser.add_argument("--models-dir", type=Path, help="default: $HEARTH_MODELS_DIR or ~/.local/share/hearth/models")
     parser.add_argument("--out", type=Path, help="the JSON report (default bench/results/wyoming-rtt-<date>.json)")
@@ -225,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     overrides = {"models_dir": str(args.models_dir)} if args.models_dir else {}
     config = load_config(args.config, overrides)
-    report = asyncio.run(measure(config, args.suite, args.limit))
+    report = asyncio.run(measure(config, args.suite, args.limit, spread=not args.first))
     out = args.out or ROOT / "bench" / "results" / f"wyoming-rtt-{datetime.date.today().isoformat()}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
