@@ -8,6 +8,7 @@ is answered with ``not-handled`` alone.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -31,8 +32,9 @@ async def answer(answers: TextAnswers, text: str, context: dict[str, Any] | None
         await write(NotHandled(NOTHING_HEARD, context=context).event())
         return
     units: list[str] = []
-    replies = answers.answer_text(text)
-    try:
+    # aclosing: when a write fails after a unit is yielded (the client is gone), the turn is closed
+    # right here, so the assistant's next text turn need not wait for the iterator to be collected.
+    async with contextlib.aclosing(answers.answer_text(text)) as replies:
         async for unit in replies:
             if not unit.strip():
                 continue
@@ -40,11 +42,6 @@ async def answer(answers: TextAnswers, text: str, context: dict[str, Any] | None
                 await write(HandledStart(context=context).event())
             units.append(unit)
             await write(HandledChunk(unit).event())
-    finally:
-        # Stops the turn at once when the client is gone, rather than whenever the generator is collected.
-        close = getattr(replies, "aclose", None)
-        if close is not None:
-            await close()
     if not units:
         await write(NotHandled(NO_ANSWER, context=context).event())
         return

@@ -9,5 +9,7 @@ class TextAnswers(Protocol):
     """Answers a transcript the way a spoken turn would be answered."""
 
     def answer_text(self, text: str) -> AsyncIterator[str]:
-        """Run one turn for `text` and yield each spoken unit's text, in order, as it is cut."""
+        """Run one turn for `text` and yield each spoken unit's text, in order, as it is cut.
+
+        The iterator must have ``aclose()`` (an async generator has): closing it ends the turn."""
         ...
