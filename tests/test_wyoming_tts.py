@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from wyoming.audio import AudioChunk, AudioStart
 from wyoming.error import Error
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
 
 from agent.speaking.cadence import Cadence, CadenceRules, split_units
-from firmware_py.wyoming import offer_from
+from firmware_py.wyoming import WyomingLimits, offer_from
 from tests.fakes import ToneSynthesizer
 from tests.wyoming_kit import client, read_until, serving
 
@@ -114,3 +116,40 @@ async def test_text_with_nothing_to_say_still_ends_its_audio() -> None:
             await c.write_event(SynthesizeStop().event())
             got = await read_until(c, "synthesize-stopped")
             assert [e.type for e in got] == ["synthesize-stopped"]
+
+
+async def test_a_sentence_followed_by_a_pause_is_spoken_before_the_rest_is_sent() -> None:
+    english, _ = _voices()
+    async with serving(offer_from(synthesizers={"en": english})) as (_, host, port):
+        async with client(host, port) as c:
+            await c.write_event(SynthesizeStart().event())
+            await c.write_event(SynthesizeChunk("Okay, one at a time.").event())
+            # Nothing more is sent until the first unit's audio has started.
+            first = await read_until(c, "audio-stop")
+            assert first[0].type == "audio-start"
+            assert english.texts == ["Okay, one at a time."]
+            await c.write_event(SynthesizeChunk(" Let me check the oven.").event())
+            await c.write_event(SynthesizeStop().event())
+            rest = await read_until(c, "synthesize-stopped")
+    assert english.texts == ["Okay, one at a time.", " Let me check the oven."]
+    kinds = [e.type for e in first + rest]
+    assert kinds.count("audio-start") == kinds.count("audio-stop") == 2
+
+
+async def test_text_that_stops_mid_sentence_waits_for_its_continuation() -> None:
+    english, _ = _voices()
+    offer = offer_from(synthesizers={"en": english}, limits=WyomingLimits(stream_idle_s=0.01))
+    async with serving(offer) as (_, host, port):
+        async with client(host, port) as c:
+            await c.write_event(SynthesizeStart().event())
+            for piece in ["Okay, one", " at", " a", " time, Dr."]:
+                await c.write_event(SynthesizeChunk(piece).event())
+                await asyncio.sleep(0.1)  # ten idle times: a pause of the client's after each piece
+            assert english.texts == []  # no sentence has ended, however long the client thinks
+            await c.write_event(SynthesizeChunk(" Smith.").event())
+            # The sentence is now whole: the pause after it speaks it, with nothing more sent.
+            first = await read_until(c, "audio-stop")
+            assert first[0].type == "audio-start"
+            await c.write_event(SynthesizeStop().event())
+            await read_until(c, "synthesize-stopped")
+    assert english.texts == ["Okay, one at a time, Dr. Smith."]

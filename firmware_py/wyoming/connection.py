@@ -283,7 +283,8 @@ class Connection(AsyncEventHandler):
         self._text = TextStream()
         rules = self.offer.rules_for(voice.language)
         text, lock = self._text, self.voice_locks[voice.name]
-        await self._start(lambda: synthesize_stream(voice, text, rules, lock, self.write_event), "synthesize")
+        idle_s = self.offer.limits.stream_idle_s
+        await self._start(lambda: synthesize_stream(voice, text, rules, lock, self.write_event, idle_s), "synthesize")
 
     def _during_text(self, event: Event) -> None:
         kind = event.type

@@ -48,6 +48,12 @@ class WyomingLimits:
     """Largest JSON data of one event."""
     max_text_chars: int = 20000
     """Longest text to synthesize or to answer, over one request."""
+    stream_idle_s: float = 0.2
+    """How long a streamed ``synthesize`` waits for the next chunk before speaking text that ends a
+    sentence.  Cadence holds a sentence until it sees the word after it (an abbreviation, a number
+    or laughter that belongs to it may follow), so a client that sends "Okay, one at a time." and
+    then thinks would otherwise hear nothing until it sends more.  Text that does not end a
+    sentence always waits for its continuation."""
     utterances_per_recognizer: int = 2
     """Utterances one recognizer works on at once for Wyoming clients; later ones queue their audio
     and start when one ends.  Each keeps a decode in a worker thread, and the kitchen's own turns

@@ -4,7 +4,8 @@ A whole ``synthesize`` is one ``audio-start`` .. ``audio-stop`` (older clients s
 first ``audio-stop``), its units synthesized in turn so the first is on the wire while the rest
 are made.  A streamed request (``synthesize-start``, ``synthesize-chunk``..., ``synthesize-stop``)
 gets each unit as its own ``audio-start`` .. ``audio-stop`` as soon as Cadence has cut it from
-the text so far, then ``synthesize-stopped``, as the protocol describes.  Audio is 16-bit mono
+the text so far (or, when the client pauses after a sentence end, as soon as the pause shows the
+sentence is done), then ``synthesize-stopped``, as the protocol describes.  Audio is 16-bit mono
 PCM at the voice's own rate.
 """
 
@@ -82,27 +83,63 @@ class TextStream:
     def __init__(self) -> None:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.chars = 0
+        self.last_at = 0.0
+        """The event loop's time when the last chunk arrived."""
 
     def add(self, text: str) -> None:
         self.chars += len(text)
+        self.last_at = asyncio.get_running_loop().time()
         self.queue.put_nowait(text)
 
     def end(self) -> None:
         self.queue.put_nowait(None)
 
 
-async def synthesize_stream(voice: Voice, text: TextStream, rules: CadenceRules, lock: asyncio.Lock, write: Write) -> None:
-    """A streamed request: each unit spoken once Cadence has cut it, then ``synthesize-stopped``."""
+class _Paused:
+    """The client sent nothing for the idle time."""
+
+
+PAUSED = _Paused()
+
+
+async def _next_piece(text: TextStream, idle_s: float | None) -> str | None | _Paused:
+    """The next chunk (None at ``synthesize-stop``), or PAUSED once ``idle_s`` has passed since the
+    last chunk arrived with none after it; ``idle_s`` None: wait as long as it takes."""
+    if idle_s is None or not text.queue.empty():
+        return await text.queue.get()
+    left = text.last_at + idle_s - asyncio.get_running_loop().time()
+    try:
+        return await asyncio.wait_for(text.queue.get(), max(0.0, left))
+    except TimeoutError:
+        return PAUSED
+
+
+async def synthesize_stream(
+    voice: Voice, text: TextStream, rules: CadenceRules, lock: asyncio.Lock, write: Write, idle_s: float = 0.2
+) -> None:
+    """A streamed request: each unit spoken once Cadence has cut it, then ``synthesize-stopped``.
+
+    When the client pauses for ``idle_s`` after text that ends a sentence, what Cadence holds of
+    it is spoken then (:meth:`Cadence.settle`), rather than when the next chunk shows where the
+    sentence ended; text that stops mid-sentence waits for the rest however long it takes.
+    """
     cadence = Cadence(rules)
     rate = voice.synthesizer.sample_rate
     ended = False
+    may_settle = False  # text arrived since the last look at whether the held text can be spoken
     while not ended:
-        piece = await text.queue.get()
-        if piece is None:
+        piece = await _next_piece(text, idle_s if may_settle and cadence.held.strip() else None)
+        if isinstance(piece, _Paused):
+            may_settle = False
+            units = cadence.settle()
+            if units:
+                logger.debug("client paused after a sentence end: speaking %d held unit(s)", len(units))
+        elif piece is None:
             ended = True
             units = cadence.flush()
             cadence.end()
         else:
+            may_settle = True
             units = cadence.feed(piece)
         for unit in units:
             parts = await _unit_audio(voice, unit, lock)
