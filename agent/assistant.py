@@ -16,6 +16,7 @@ from agent.record import ConversationRecord, RecordEntry
 from agent.timeline import Timeline
 from agent.deciding.confirm import PendingAct
 from agent.deciding.undo import Act
+from agent.text_turns import TextTurns
 from agent.turn import Outcome, Press, Turn, TurnDeps, TurnResult
 from audio.protocols import AudioChunk
 
@@ -78,6 +79,7 @@ class Assistant:
         self._announce_lock = asyncio.Lock()
         self._record_failing = False
         """The last write to the record failed (a full disk): the next failures are not logged again."""
+        self._text_turns = TextTurns(self)
 
     @property
     def history(self) -> list[ChatMessage]:
@@ -209,11 +211,56 @@ class Assistant:
             last_act=self.last_act,
             last_tool=self.last_tool,
         )
+        self._launch(turn, number)
+        return turn
+
+    def answer_text(self, text: str) -> AsyncIterator[str]:
+        """Answer ``text`` as if it had been heard, and yield each unit of the answer as it is cut.
+
+        Nothing is played on the speaker.  The turn waits for the one under way and for earlier
+        text turns; a press interrupts it like any turn, and closing the iterator cancels it.
+        Empty text yields nothing.  See :mod:`agent.text_turns`."""
+        return self._text_turns.answer(text)
+
+    def start_text_turn(self, text: str, emit: Callable[[Event], None]) -> Turn:
+        """Start answering ``text`` now, with a text-only output; ``emit`` gets the turn's events
+        once they are recorded.  Only for when no turn is under way (:meth:`answer_text` waits for that)."""
+        self._stop_prewarm()
+        pending, self.pending = self.pending, None
+        number = self._begin_turn()
+        record = functools.partial(self._turn_event, number)
+
+        def tell(event: Event) -> None:
+            if not isinstance(event, StateChanged):  # the kitchen's light and ears follow spoken turns only
+                record(event)
+            emit(event)
+
+        turn = Turn(
+            self._text_turns.deps(),
+            _no_audio(),
+            Press(),
+            history=self.history,
+            emit=tell,
+            pending=pending,
+            last_act=self.last_act,
+            last_tool=self.last_tool,
+            transcript=text,
+        )
+        self._launch(turn, number)
+        return turn
+
+    async def until_idle(self) -> None:
+        """Wait until no turn is under way and the last one has been recorded."""
+        while (turn := self.current) is not None:
+            if turn._task is not None:
+                await asyncio.wait([turn._task])
+            await asyncio.sleep(0)  # let the finished turn's callback clear ``current``
+
+    def _launch(self, turn: Turn, number: int) -> None:
         self.current = turn
         self._numbers[id(turn)] = number
         task = turn.start()
         task.add_done_callback(lambda t, turn=turn: self._finished(turn, t, number))
-        return turn
 
     async def handle(self, audio: AsyncIterator[AudioChunk], press: Press, timeline: Timeline | None = None) -> TurnResult:
         """Run one turn to its end and return what happened."""
@@ -276,7 +323,8 @@ class Assistant:
         self._end_turn(number, result)
         if self.current is turn:
             self.current = None
-            self.on_event(StateChanged(State.IDLE))
+            if turn.transcript is None:
+                self.on_event(StateChanged(State.IDLE))
             self.prewarm()
         log.info("turn %s: %r -> %r", result.outcome.value, result.transcript, result.reply)
 
@@ -338,3 +386,9 @@ class Assistant:
             return
         self._record_failing = True
         log.error("%s: %s; hearth goes on without it", what, " ".join(str(exc).split()) or type(exc).__name__)
+
+
+async def _no_audio() -> AsyncIterator[AudioChunk]:
+    """The microphone of a turn given its words: it is never listened to."""
+    return
+    yield  # an async generator with nothing in it

@@ -77,6 +77,10 @@ class LiveView:
         t = self.turn
         if isinstance(event, SpeechStarted) and (t.final or t.units):
             self.turn = t = LiveTurn(state="listening")  # a new utterance: the view starts afresh
+        elif isinstance(event, TranscriptFinal) and t.units:
+            # Words given, not heard (a text turn): nothing was said yet in a turn whose final
+            # words arrive, so units on view are the last turn's.
+            self.turn = t = LiveTurn()
         if isinstance(event, StateChanged):
             t.state = event.state.value
         elif isinstance(event, TranscriptPartial):

@@ -31,6 +31,7 @@ from agent.events import (
     State,
     TranscriptPartial,
     StateChanged,
+    TranscriptFinal,
     TurnFailed,
     TurnInterrupted,
     UtteranceEnded,
@@ -128,7 +129,12 @@ class TurnDeps:
 
 
 class Turn:
-    """Listen to one utterance, answer it aloud; ``cancel()`` stops everything."""
+    """Listen to one utterance, answer it aloud; ``cancel()`` stops everything.
+
+    Given its ``transcript`` (words typed, or heard by another recognizer), a turn does not listen:
+    it answers those words at once, and its units are told as soon as they are written, with no
+    pauses (its deps' synthesizer and speaker are a text-only output: nothing plays).
+    """
 
     def __init__(
         self,
@@ -141,8 +147,11 @@ class Turn:
         pending: PendingAct | None = None,
         last_act: Act | None = None,
         last_tool: str | None = None,
+        transcript: str | None = None,
     ) -> None:
         self.deps = deps
+        self.transcript = transcript
+        """The words to answer, for a turn that does not listen; None: listen to ``audio``."""
         self.last_tool = last_tool
         """The tool the turn before called ("recipe_step": "again" means the step again)."""
         self.last_act = last_act
@@ -156,7 +165,7 @@ class Turn:
         self.timeline = timeline or Timeline()
         self.result = TurnResult(Outcome.FAILED, self.timeline)
         self._task: asyncio.Task[TurnResult] | None = None
-        self.out = UnitSpeaker(deps.synthesizer, deps.speaker, self.timeline, emit, paced=deps.features.cadence)
+        self.out = self._unit_speaker()
         """What the turn says, and what of it was heard."""
         self._cancelled = False
         self._committed = asyncio.Event()
@@ -222,6 +231,9 @@ class Turn:
 
     # -- the turn --------------------------------------------------------------------------
     async def _run(self) -> None:
+        if self.transcript is not None:
+            await self._answer_transcript(self.transcript)
+            return
         self.emit(StateChanged(State.LISTENING))
         self._thinker = self._start_thinker()
         d = self.deps
@@ -298,10 +310,27 @@ class Turn:
                 self._thinker.start()  # the user goes on: so does the thinking, with what it has
             heard_speech, text = await _in_stage("hearing", listener.carry_on())
 
+    async def _answer_transcript(self, text: str) -> None:
+        """Words given, not heard: the user has surely finished, so the answer starts at once."""
+        self.timeline.mark("final_transcript", text=text)
+        self.emit(TranscriptFinal(text))
+        self.result.transcript = text
+        self.emit(StateChanged(State.THINKING))
+        if not text.strip():
+            self.result.outcome = Outcome.NOT_UNDERSTOOD
+            await self._say_phrase(Phrase.NOT_UNDERSTOOD)
+            return
+        self._committed.set()
+        await self._respond(text)
+
     def _start_over(self) -> None:
         """Forget the reply prepared for an utterance that turned out to go on."""
         self.result = TurnResult(Outcome.FAILED, self.timeline)
-        self.out = UnitSpeaker(self.deps.synthesizer, self.deps.speaker, self.timeline, self.emit, paced=self.deps.features.cadence)
+        self.out = self._unit_speaker()
+
+    def _unit_speaker(self) -> UnitSpeaker:
+        d, text_only = self.deps, self.transcript is not None
+        return UnitSpeaker(d.synthesizer, d.speaker, self.timeline, self.emit, paced=d.features.cadence and not text_only, at_once=text_only)
 
     # -- listening -------------------------------------------------------------------------
     def _listener(self) -> UtteranceListener:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.speaking.cadence import CadenceRules, PaceSettings, UnitStream, speech_pauses, split_units, typed_delays
+from agent.speaking.cadence import Cadence, CadenceRules, PaceSettings, UnitStream, speech_pauses, split_units, typed_delays
 from agent.speaking.cadence.boundaries import Tier, scan
 
 UMBRELLA = (
@@ -302,3 +302,32 @@ def test_a_long_reply_shares_the_budget():
 def test_scan_tiers():
     found = scan("Yes, sure. 네, 좋아요\n끝", 0, final=True).boundaries
     assert [(b.tier, b.cut) for b in found] == [(Tier.CLAUSE, 5), (Tier.SENTENCE, 11), (Tier.CLAUSE, 14), (Tier.PARAGRAPH, 18)]
+
+
+def test_settle_gives_out_held_text_only_when_it_ends_a_sentence():
+    rules = CadenceRules(language="en")
+    for held in ["Okay, one at", "Ask Dr.", "Okay,", "Ask J."]:
+        cadence = Cadence(rules)
+        assert cadence.feed(held) == []
+        assert cadence.settle() == [] and cadence.held == held  # kept for what comes next
+    cadence = Cadence(rules)
+    assert cadence.feed("Okay, one at a time.") == []  # the sentence end waits for the next word
+    assert cadence.settle() == ["Okay, one at a time."]
+    assert cadence.held == ""
+    # The units are those of the whole reply when what follows begins a new sentence (the space
+    # between goes with the unit after, not the one before).
+    rest = " Then roast the potatoes for forty minutes, turning them once and salting them well."
+    units = ["Okay, one at a time.", *cadence.feed(rest), *cadence.flush()]
+    assert "".join(units) == "Okay, one at a time." + rest
+    assert [u.strip() for u in units] == [u.strip() for u in split_units("Okay, one at a time." + rest, rules)]
+
+
+def test_settle_leaves_the_tail_whole_and_a_disabled_cadence_alone():
+    rules = CadenceRules(language="en", max_units=2)
+    cadence = Cadence(rules)
+    assert cadence.feed("One. ") == []
+    assert cadence.feed("Two.") == ["One. "]
+    assert cadence.settle() == []  # after max_units - 1 cuts the rest is one unit
+    off = Cadence(CadenceRules(enabled=False))
+    off.feed("All of it.")
+    assert off.settle() == []

@@ -47,16 +47,25 @@ class UnitSpeaker:
     ``paced``: leave Cadence's pauses (the reply's :class:`~agent.speaking.cadence.Cadence` is set as
     ``cadence`` by whoever cuts the reply).  ``rush()`` collapses the pauses still to come;
     ``stop()`` notes when the speaker was silenced, so that a unit cut off is told from one heard.
+    ``at_once``: nothing plays (a text-only output), so a unit is told heard as soon as all of it
+    is written, not when its sound would end.
     """
 
     def __init__(
-        self, synthesizer: Synthesizer, speaker: Speaker, timeline: Timeline, emit: Callable[[Event], None], paced: bool = True
+        self,
+        synthesizer: Synthesizer,
+        speaker: Speaker,
+        timeline: Timeline,
+        emit: Callable[[Event], None],
+        paced: bool = True,
+        at_once: bool = False,
     ) -> None:
         self.synthesizer = synthesizer
         self.speaker = speaker
         self.timeline = timeline
         self.emit = emit
         self.paced = paced
+        self.at_once = at_once
         self.cadence: Cadence | None = None
         self.audio_s = 0.0
         """Seconds of voice handed to the speaker (pauses not counted)."""
@@ -193,6 +202,10 @@ class UnitSpeaker:
         if end is None or index in self._telling or index not in self._synthesized or self._unheard_chunks[index]:
             return
         self._telling.add(index)
+        if self.at_once:
+            if self._stopped_at is None:
+                self._tell(index)
+            return
 
         def tell() -> None:
             if self._stopped_at is None or end <= self._stopped_at:

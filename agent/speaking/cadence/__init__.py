@@ -6,7 +6,7 @@ keeps what must stay whole, :mod:`.korean` reads Korean endings, :mod:`.pacing` 
 """
 
 from agent.speaking.cadence.engine import Cadence
-from agent.speaking.cadence.boundaries import Boundary, Tier, scan, sentence_ends
+from agent.speaking.cadence.boundaries import Boundary, Tier, ends_sentence_here, scan, sentence_ends
 from agent.speaking.cadence.pacing import LivePacer, PaceSettings, speech_pauses, typed_delays
 from agent.speaking.cadence.split import CadenceRules, UnitStream, find_cut, split_units
 
@@ -18,6 +18,7 @@ __all__ = [
     "PaceSettings",
     "Tier",
     "UnitStream",
+    "ends_sentence_here",
     "find_cut",
     "scan",
     "sentence_ends",

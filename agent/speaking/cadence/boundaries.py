@@ -124,6 +124,21 @@ def scan(text: str, start: int = 0, final: bool = False, language: str | None = 
     return Scan(tuple(Boundary(b.mark + start, b.cut + start, b.tier) for b in found.boundaries if b.mark + start < settled), settled)
 
 
+def ends_sentence_here(text: str, language: str | None = None) -> bool:
+    """Whether ``text`` ends a sentence (or a paragraph) should the next word begin a new one.
+
+    A sentence end is only certain once the word after it is seen ("etc." before a lowercase
+    word, "3." before a digit, laughter or an aside that belongs to the sentence before); this
+    answers for a writer that has paused, with a capitalized word standing in for the next one.
+    An abbreviation that never ends a sentence ("Dr."), an initial or a list number is no end.
+    """
+    words = _words_end(text, len(text))
+    if words == 0:
+        return False
+    probe = text[:words] + " A"
+    return any(b.mark == words and b.tier >= Tier.SENTENCE for b in scan(probe, 0, True, language).boundaries)
+
+
 def sentence_ends(text: str) -> list[int]:
     """The marks of the sentence and paragraph boundaries in a whole text (for evaluation)."""
     return [b.mark for b in scan(text, 0, final=True).boundaries if b.tier >= Tier.SENTENCE]

@@ -25,6 +25,16 @@ class Cadence:
         """End the current unit here (the end of the reply, or before a tool runs)."""
         return self._keep(self.stream.flush())
 
+    def settle(self) -> list[str]:
+        """The units held only for want of the next word, if the text so far ends a sentence
+        (for a writer that has paused; see :meth:`UnitStream.settle`)."""
+        return self._keep(self.stream.settle())
+
+    @property
+    def held(self) -> str:
+        """The text fed and not yet given out in a unit."""
+        return self.stream.held
+
     def end(self) -> None:
         self.pacer.end()
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from agent.speaking.cadence.boundaries import Boundary, Region, Scan, Tier, candidates, scan, scan_region, settled_end
+from agent.speaking.cadence.boundaries import Boundary, Region, Scan, Tier, candidates, ends_sentence_here, scan, scan_region, settled_end
 
 
 @dataclass(frozen=True)
@@ -191,6 +191,24 @@ class UnitStream:
             out.append(rest)
             self.units += bool(rest.strip())
         return out
+
+    @property
+    def held(self) -> str:
+        """The text fed and not yet given out in a unit."""
+        return self._text
+
+    def settle(self) -> list[str]:
+        """What :meth:`flush` gives out, but only if the text held ends a sentence; else nothing.
+
+        For a writer that has paused: the units held back only because the word after a sentence
+        end was not seen yet.  They are the units :func:`split_units` makes of the whole reply
+        whenever what comes next begins a new sentence.  Nothing is given out in the reply's
+        tail (after ``max_units - 1`` cuts), which stays one unit, nor with the rules disabled.
+        """
+        rules = self.rules
+        if not rules.enabled or self.units >= rules.max_units - 1 or not ends_sentence_here(self._text, rules.language):
+            return []
+        return self.flush()
 
     def _take(self, cut: int) -> str:
         unit, self._text = self._text[:cut], self._text[cut:]
