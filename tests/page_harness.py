@@ -178,6 +178,7 @@ class PageRig:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._server: Any = None
+        self.app: Any = None
 
     # -- life ---------------------------------------------------------------------------
 
@@ -190,6 +191,11 @@ class PageRig:
             asyncio.set_event_loop(loop)
             ready.set()
             loop.run_forever()
+            # Whatever is still pending (a server task that outlived stop()) is cancelled, not dropped.
+            left = asyncio.all_tasks(loop)
+            for task in left:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
             loop.close()
 
         self._thread = threading.Thread(target=run, name="page-rig", daemon=True)
@@ -235,7 +241,15 @@ class PageRig:
 
     async def _serve(self) -> str:
         """The page over this household, served on 127.0.0.1 at a free port; its URL."""
-        return ""
+        from firmware_py.web import PageSources, WebServer, WebSettings, create_app
+
+        assert self.home is not None and self.view is not None
+        settings = WebSettings(host="127.0.0.1", port=0, language=self.language, **self.web_settings)
+        sources = PageSources(live=self.view, home=self.home, record=self.record, assistant=self.assistant)
+        self.app = create_app(sources, settings)
+        self._server = WebServer(self.app, settings.host, settings.port, settings.token)
+        host, port = await self._server.start()
+        return f"http://{host}:{port}/"
 
     async def _close(self) -> None:
         if self._server is not None:
