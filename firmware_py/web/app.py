@@ -148,7 +148,7 @@ class Page:
         home, now = self.sources.home, self.sources.clock()
         assistant = self.sources.assistant
         return {
-            "timers": kept.timers_view(home.timers, now),
+            "timers": kept.timers_view(home.timers, now, self.settings.language),
             "list": kept.list_view(home.lists),
             "notes": kept.notes_view(home.lists),
             "record": kept.record_view(self.sources.record) if self.sources.record is not None else [],
@@ -170,7 +170,7 @@ class Page:
         words = labels(self.settings.language)
         page = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
         page = page.replace("{{lang}}", html.escape(self.settings.language)).replace("{{csrf}}", html.escape(self.csrf))
-        page = page.replace("{{labels}}", html.escape(json.dumps(words, ensure_ascii=False)))
+        page = page.replace("{{labels}}", _script_json(words))
         page = re.sub(r"\{\{t:([a-z_]+)\}\}", lambda m: html.escape(words.get(m.group(1), m.group(1))), page)
         return Response(page, media_type="text/html; charset=utf-8")
 
@@ -268,6 +268,12 @@ async def _json_body(request: Request, csrf: str) -> dict[str, Any] | Response:
     return body
 
 
+def _script_json(value: object) -> str:
+    """JSON to sit inside a <script> element: no "<", ">" or "&" that could end or bend it."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 def _said(ok: bool, text: str, status: int) -> JSONResponse:
     return JSONResponse({"ok": ok, "text": text}, status)
 
@@ -295,6 +301,7 @@ def create_app(sources: PageSources, settings: WebSettings = WebSettings()) -> S
         routes=[
             Route("/", page.index),
             Route("/static/{name:path}", page.static),
+            Route("/favicon.ico", lambda _request: Response(status_code=204)),
             Route("/api/state", page.api_state),
             Route("/api/events", page.events),
             Route("/api/turns", page.turns),

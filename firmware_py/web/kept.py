@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from agent.record import ConversationRecord, RecordEntry
 from agent.results import TurnResult
 from tools.lists import ListStore
-from tools.timers import TimerStore
+from tools.timers import TimerStore, spoken_names
 
 log = logging.getLogger(__name__)
 
@@ -31,18 +31,24 @@ class HasResults(Protocol):
     def results(self) -> Sequence[TurnResult]: ...
 
 
-def timers_view(store: TimerStore, now: float) -> list[dict[str, Any]]:
-    """Running and paused timers; ``ends_at`` is wall-clock so the page counts down on its own."""
+def timers_view(store: TimerStore, now: float, language: str = "en") -> list[dict[str, Any]]:
+    """Running and paused timers, in the order they end; ``ends_at`` is wall-clock so the page counts
+    down on its own, and ``name`` is how hearth speaks of the timer ("the second 5 minute timer")."""
+    timers = store.active()
+    names = spoken_names(timers, "ko" if language == "ko" else "en")
     return [
         {
             "id": t.id,
             "label": t.label,
+            "name": names[t.id],
             "state": t.state,
             "duration_s": t.duration_s,
             "ends_at": t.ends_at if t.state == "running" else None,
-            "remaining_s": t.remaining_s(now),
+            # Only a paused timer's time left is sent: a running one's changes by the second and
+            # would make every push look new; the page counts it down from ends_at.
+            "remaining_s": t.remaining_s(now) if t.state == "paused" else None,
         }
-        for t in store.active()
+        for t in timers
     ]
 
 

@@ -42,6 +42,8 @@ LABELS: dict[str, dict[str, str]] = {
         "state_pausing": "speaking",
         "state_fault": "sound device lost",
         "from_page": "from the page",
+        "talker": "talker",
+        "reasoner": "reasoner",
     },
     "ko": {
         "title": "hearth",
@@ -82,6 +84,8 @@ LABELS: dict[str, dict[str, str]] = {
         "state_pausing": "말하는 중",
         "state_fault": "소리 장치 없음",
         "from_page": "페이지에서",
+        "talker": "빠른 모델",
+        "reasoner": "추론 모델",
     },
 }
 

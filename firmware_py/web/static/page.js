@@ -47,7 +47,8 @@
       return li;
     });
     $("fetching-box").hidden = fetching.length === 0;
-    $("answered-by").textContent = live.answered_by;
+    const by = live.answered_by.split(" ");
+    $("answered-by").textContent = [L[by[0]] || by[0], ...by.slice(1)].join(" ");
     fill($("calls"), live.calls, (c) => {
       const li = el("li", "call", c.tool + "(" + args(c.args) + ") ");
       li.dataset.status = c.status;
@@ -77,8 +78,11 @@
 
   function tickTimers() {
     for (const t of timers) {
-      const node = document.querySelector('#timers li[data-id="' + t.id + '"] .remaining');
-      if (node) node.textContent = clock(remaining(t));
+      const li = document.querySelector('#timers li[data-id="' + t.id + '"]');
+      if (!li) continue;
+      const left = remaining(t);
+      li.querySelector(".remaining").textContent = clock(left);
+      if (t.state === "running" && left <= 0) li.dataset.state = "ringing";
     }
   }
 
@@ -88,7 +92,7 @@
       const li = el("li", "timer");
       li.dataset.id = String(t.id);
       li.dataset.state = t.state;
-      li.append(el("span", "name", t.label || clock(t.duration_s)));
+      li.append(el("span", "name", t.name));
       li.append(el("span", "remaining", clock(remaining(t))));
       if (t.state === "paused") li.append(el("span", "badge", L.paused));
       const cancel = el("button", "cancel", L.cancel);
