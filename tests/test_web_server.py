@@ -112,6 +112,16 @@ async def test_kept_data_is_pushed_when_a_store_changes_and_after_a_tool_call(se
             ("tool", "started", "page"), ("tool", "ok", "page"), ("turn", "page", None)]
 
 
+async def test_an_event_told_from_another_thread_reaches_the_page_through_the_loop(served: tuple[Rig, str]) -> None:
+    rig, base = served
+    async with httpx.AsyncClient(base_url=base) as client, client.stream("GET", "/api/events") as response:
+        stream = Stream(response)
+        await stream.next_of("kept")
+        await asyncio.to_thread(rig.live.apply, TranscriptPartial("from a thread"))
+        _, body = await stream.next_of("live")
+        assert body["live"]["heard"] == "from a thread"
+
+
 def test_a_page_that_reads_slowly_or_not_at_all_never_holds_up_the_loop() -> None:
     feed = Feed()
     stuck = feed.join()  # never read

@@ -96,6 +96,8 @@ class Page:
         self._kept_due = False
         self._last_live: tuple[str, int] = ("", -1)
         self._unsubscribe: list[Callable[[], None]] = []
+        self.loop: asyncio.AbstractEventLoop | None = None
+        """The event loop the pages are served on, found on the first call made from it."""
 
     # -- watching the sources -----------------------------------------------------------
     def attach(self) -> None:
@@ -115,6 +117,9 @@ class Page:
 
     def _on_live(self, snapshot: dict[str, Any]) -> None:
         # Called inside the voice loop: format once, queue, return.
+        self._on_loop(lambda: self._publish_live(snapshot))
+
+    def _publish_live(self, snapshot: dict[str, Any]) -> None:
         self.feed.publish("live", {"live": snapshot})
         mark = (snapshot["state"], len(snapshot["calls"]))
         if mark != self._last_live:  # a state change or a settled call: the stores or record may have moved
@@ -123,6 +128,9 @@ class Page:
 
     def schedule_kept(self) -> None:
         """Push the kept data soon, once however many changes come before it is read."""
+        self._on_loop(self._schedule_kept)
+
+    def _schedule_kept(self) -> None:
         if self._kept_due:
             return
         self._kept_due = True
@@ -130,6 +138,20 @@ class Page:
             asyncio.get_running_loop().call_soon(self.push_kept)
         except RuntimeError:  # no loop running (a store changed from plain code): read it now
             self.push_kept()
+
+    def _on_loop(self, work: Callable[[], None]) -> None:
+        """Run ``work`` now when called on the page's event loop (the usual case), else hand it to
+        that loop: the pages' queues are the loop's and are not safe to touch from another thread."""
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if self.loop is None:
+            self.loop = running
+        if self.loop is None or running is self.loop or self.loop.is_closed():
+            work()
+        else:
+            self.loop.call_soon_threadsafe(work)
 
     def push_kept(self) -> None:
         self._kept_due = False
@@ -188,6 +210,7 @@ class Page:
 
     async def events(self, request: Request) -> Response:
         feed = self.feed
+        self.loop = asyncio.get_running_loop()
         # The current state and the join happen with no await between: no change falls in a gap.
         first = [feed.message("live", {"live": self.sources.live.snapshot()}), feed.message("kept", {"kept": self.kept()})]
         client = feed.join()

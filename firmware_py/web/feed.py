@@ -63,8 +63,6 @@ class Feed:
         self._clock = clock
         self._ids = itertools.count(1)
         self._clients: set[Client] = set()
-        self.latest: dict[str, str] = {}
-        """The latest message of each kind, for a page that connects now."""
 
     def message(self, kind: str, body: dict[str, Any]) -> str:
         """One server-sent event: its id, its kind, and JSON with the id and the server's time ``t``."""
@@ -74,7 +72,6 @@ class Feed:
 
     def publish(self, kind: str, body: dict[str, Any]) -> None:
         text = self.message(kind, body)
-        self.latest[kind] = text
         for client in list(self._clients):
             client.put(text)
 

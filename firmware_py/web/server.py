@@ -49,7 +49,8 @@ class WebServer:
             sock.close()
             raise
         self._sockets = [sock]
-        config = uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="on",
+        # log_config=None: uvicorn would otherwise replace hearth's logging set-up with its own.
+        config = uvicorn.Config(self.app, log_config=None, log_level="warning", access_log=False, lifespan="on",
                                 timeout_graceful_shutdown=1, ws="none")
         server = _QuietServer(config)
         self._server = server
