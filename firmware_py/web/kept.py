@@ -33,14 +33,15 @@ class HasResults(Protocol):
 
 def timers_view(store: TimerStore, now: float, language: str = "en") -> list[dict[str, Any]]:
     """Running and paused timers, in the order they end; ``ends_at`` is wall-clock so the page counts
-    down on its own, and ``name`` is how hearth speaks of the timer ("the second 5 minute timer")."""
+    down on its own. ``name`` is its label ("pasta"), or for an unnamed timer how hearth speaks of it
+    ("second 5 minute timer")."""
     timers = store.active()
     names = spoken_names(timers, "ko" if language == "ko" else "en")
     return [
         {
             "id": t.id,
             "label": t.label,
-            "name": names[t.id],
+            "name": t.label or names[t.id],
             "state": t.state,
             "duration_s": t.duration_s,
             "ends_at": t.ends_at if t.state == "running" else None,
