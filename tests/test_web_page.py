@@ -7,6 +7,7 @@ import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from xml.etree import ElementTree
 
 import httpx
@@ -39,6 +40,7 @@ class Rig:
     assistant: Results
     client: httpx.AsyncClient
     csrf: str
+    app: Any = None
 
     async def post(self, path: str, body: object, **headers: str) -> httpx.Response:
         sent = {"X-CSRF-Token": self.csrf, "Origin": BASE, "Sec-Fetch-Site": "same-origin", **headers}
@@ -51,7 +53,7 @@ async def open_rig(tmp_path: Path, language: str = "en", token: str | None = Non
     live, assistant = LiveView(), Results()
     app = create_app(PageSources(live, home, record, assistant), WebSettings(host=host, token=token, language=language))
     client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE)
-    return Rig(home, record, live, assistant, client, app.state.page.csrf), app
+    return Rig(home, record, live, assistant, client, app.state.page.csrf, app), app
 
 
 @pytest.fixture
@@ -129,6 +131,7 @@ async def test_a_tick_for_an_item_not_on_the_list_answers_with_the_tools_words_a
 @pytest.mark.parametrize(("path", "body", "status", "says"), [
     ("/api/list/add", {"item": ""}, 422, "item"),
     ("/api/list/add", {"item": "x" * 500}, 422, "item"),
+    ("/api/list/add", {"item": "x" * 20_000}, 413, "at most"),
     ("/api/list/add", ["milk"], 400, "JSON object"),
     ("/api/timers/cancel", {"id": "one"}, 422, "id"),
     ("/api/timers/cancel", {"id": 999}, 404, "not running"),

@@ -14,6 +14,7 @@ import pytest
 
 from agent.events import State, StateChanged, ToolCalled, TranscriptFinal, TranscriptPartial, TurnInterrupted, UnitSpoken
 from firmware_py.web import WebServer, WebSettings, create_app
+from firmware_py.web import app as web_app
 from firmware_py.web.feed import CLIENT_QUEUE, Feed
 from tests.test_web_page import Rig, open_rig
 
@@ -110,6 +111,24 @@ async def test_kept_data_is_pushed_when_a_store_changes_and_after_a_tool_call(se
             _, kept = await stream.next_of("kept")
         assert [(e["role"], e["status"], e["origin"]) for e in kept["kept"]["record"][-1]["entries"]] == [
             ("tool", "started", "page"), ("tool", "ok", "page"), ("turn", "page", None)]
+
+
+async def test_a_page_that_goes_away_leaves_the_feed_and_one_too_many_is_told_to_wait(
+        served: tuple[Rig, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    rig, base = served
+    feed = rig.app.state.page.feed
+    monkeypatch.setattr(web_app, "MAX_PAGES", 1)
+    async with httpx.AsyncClient(base_url=base) as client:
+        async with client.stream("GET", "/api/events") as response:
+            await Stream(response).next_of("kept")
+            assert feed.clients == 1
+            busy = await client.get("/api/events")
+            assert busy.status_code == 503 and busy.headers["retry-after"] == "5"
+        for _ in range(100):  # the server notices the closed connection on its next read or write
+            if feed.clients == 0:
+                break
+            await asyncio.sleep(0.02)
+        assert feed.clients == 0
 
 
 async def test_an_event_told_from_another_thread_reaches_the_page_through_the_loop(served: tuple[Rig, str]) -> None:

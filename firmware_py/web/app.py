@@ -46,6 +46,8 @@ from firmware_py.web.writes import WriteError, call_from_page, timer_label
 log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
+MAX_PAGES = 32
+"""Open event streams at once; one more is told to try again rather than served."""
 KEEPALIVE_S = 15.0
 """A comment line this often keeps proxies and the browser from closing a quiet event stream."""
 _STATIC_NAME = re.compile(r"^[A-Za-z0-9_-]+\.(css|js|svg|png|ico)$")
@@ -210,6 +212,9 @@ class Page:
 
     async def events(self, request: Request) -> Response:
         feed = self.feed
+        if feed.clients >= MAX_PAGES:
+            return PlainTextResponse(f"{MAX_PAGES} pages are open already; close one and reload\n", 503,
+                                     headers={"Retry-After": "5"})
         self.loop = asyncio.get_running_loop()
         # The current state and the join happen with no await between: no change falls in a gap.
         first = [feed.message("live", {"live": self.sources.live.snapshot()}), feed.message("kept", {"kept": self.kept()})]

@@ -23,6 +23,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger(__name__)
 
+MAX_BODY_BYTES = 16 * 1024
+"""A change is a few words of JSON; anything much larger is refused before it is read."""
+
 TOKEN_COOKIE = "hearth_token"
 TOKEN_HEADER = "x-hearth-token"
 CSRF_HEADER = "x-csrf-token"
@@ -129,6 +132,9 @@ def check_change(request: Request, csrf_token: str) -> Response | None:
         return PlainTextResponse(f"changes come only from the page itself (Sec-Fetch-Site: {fetch_site})\n", 403)
     if not same_token(request.headers.get(CSRF_HEADER), csrf_token):
         return PlainTextResponse("the page's CSRF token is missing or wrong; reload the page\n", 403)
+    length = request.headers.get("content-length")
+    if length is None or not length.isdigit() or int(length) > MAX_BODY_BYTES:
+        return PlainTextResponse(f"a change is a JSON body of at most {MAX_BODY_BYTES} bytes, with its length given\n", 413)
     return None
 
 
