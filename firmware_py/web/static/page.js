@@ -43,7 +43,7 @@
     fill($("fetching"), fetching, ([tool, f]) => {
       const li = el("li", "fetch", tool + "(" + args(f.args) + ") ");
       li.dataset.status = f.status;
-      li.append(el("span", "badge", f.status));
+      li.append(el("span", "badge", L["status_" + f.status] || f.status));
       return li;
     });
     $("fetching-box").hidden = fetching.length === 0;
@@ -52,7 +52,7 @@
     fill($("calls"), live.calls, (c) => {
       const li = el("li", "call", c.tool + "(" + args(c.args) + ") ");
       li.dataset.status = c.status;
-      li.append(el("span", "badge", c.status));
+      li.append(el("span", "badge", L["status_" + c.status] || c.status));
       return li;
     });
     $("calls-box").hidden = live.calls.length === 0;
@@ -141,8 +141,9 @@
     if (last && last.n !== shownTurn) {
       shownTurn = last.n;
       img.src = "/api/turns/" + last.n + "/timeline.svg";
-      img.alt = last.transcript || last.outcome;
-      $("timeline-caption").textContent = (last.transcript ? "“" + last.transcript + "” · " : "") + last.outcome;
+      const outcome = L["outcome_" + last.outcome] || last.outcome;
+      img.alt = last.transcript || outcome;
+      $("timeline-caption").textContent = (last.transcript ? "“" + last.transcript + "” · " : "") + outcome;
     }
     img.hidden = !last;
     $("timeline-empty").hidden = !!last;
