@@ -4,6 +4,7 @@ and the guards (CSRF, token, loopback Host, static files only from the package).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -297,3 +298,12 @@ def test_the_record_reads_its_latest_turns(tmp_path: Path) -> None:
         assert record.recent(0) == []
     finally:
         record.close()
+
+
+def test_every_word_on_the_page_has_a_korean_one_and_every_label_in_the_page_exists() -> None:
+    from firmware_py.web.app import STATIC_DIR
+    from firmware_py.web.labels import LABELS
+
+    assert LABELS["ko"].keys() == LABELS["en"].keys()
+    used = set(re.findall(r"\{\{t:([a-z_]+)\}\}", (STATIC_DIR / "index.html").read_text(encoding="utf-8")))
+    assert used and used <= LABELS["en"].keys()
