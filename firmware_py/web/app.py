@@ -123,8 +123,10 @@ class Page:
 
     def _publish_live(self, snapshot: dict[str, Any]) -> None:
         self.feed.publish("live", {"live": snapshot})
-        mark = (snapshot["state"], len(snapshot["calls"]))
-        if mark != self._last_live:  # a state change or a settled call: the stores or record may have moved
+        # A state change or a settled call: the stores or the record may have moved. The breaths
+        # between units (speaking <-> pausing) are not worth a read of the stores each.
+        mark = (snapshot["state"].replace("pausing", "speaking"), len(snapshot["calls"]))
+        if mark != self._last_live:
             self._last_live = mark
             self.schedule_kept()
 
