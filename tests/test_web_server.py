@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -129,6 +130,23 @@ async def test_a_page_that_goes_away_leaves_the_feed_and_one_too_many_is_told_to
                 break
             await asyncio.sleep(0.02)
         assert feed.clients == 0
+
+
+async def test_a_timer_that_ends_leaves_the_page_though_the_store_does_not_say_so(
+        served: tuple[Rig, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    rig, base = served
+    monkeypatch.setattr(web_app, "TIMER_END_SLACK_S", 0.05)
+    async with httpx.AsyncClient(base_url=base) as client, client.stream("GET", "/api/events") as response:
+        stream = Stream(response)
+        await stream.next_of("kept")
+        timer = rig.home.timers.start(1, "egg")
+        _, kept = await stream.next_of("kept")
+        assert [t["label"] for t in kept["kept"]["timers"]] == ["egg"]
+        while rig.home.timers.next_end() is not None and rig.home.timers.next_end() > time.time():
+            await asyncio.sleep(0.05)
+        assert rig.home.timers.mark_done(timer.id)  # what the watcher does when it rings: no listener is told
+        _, kept = await stream.next_of("kept")
+        assert kept["kept"]["timers"] == []
 
 
 async def test_an_event_told_from_another_thread_reaches_the_page_through_the_loop(served: tuple[Rig, str]) -> None:

@@ -48,6 +48,8 @@ log = logging.getLogger(__name__)
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 MAX_PAGES = 32
 """Open event streams at once; one more is told to try again rather than served."""
+TIMER_END_SLACK_S = 1.0
+"""How long after a timer's end the stores are read again, for the watcher to have marked it done."""
 KEEPALIVE_S = 15.0
 """A comment line this often keeps proxies and the browser from closing a quiet event stream."""
 _STATIC_NAME = re.compile(r"^[A-Za-z0-9_-]+\.(css|js|svg|png|ico)$")
@@ -100,10 +102,15 @@ class Page:
         self._unsubscribe: list[Callable[[], None]] = []
         self.loop: asyncio.AbstractEventLoop | None = None
         """The event loop the pages are served on, found on the first call made from it."""
+        self._next_end: asyncio.TimerHandle | None = None
 
     # -- watching the sources -----------------------------------------------------------
     def attach(self) -> None:
         """Subscribe to the live view and the timer store (called once, by ``create_app``)."""
+        try:
+            self.loop = asyncio.get_running_loop()
+        except RuntimeError:
+            pass  # found on the first call from the serving loop
         self._unsubscribe.append(self.sources.live.subscribe(self._on_live))
         timers = self.sources.home.timers
         timers.subscribe(self.schedule_kept)
@@ -116,6 +123,9 @@ class Page:
             except ValueError:
                 pass
         self._unsubscribe.clear()
+        if self._next_end is not None:
+            self._next_end.cancel()
+            self._next_end = None
 
     def _on_live(self, snapshot: dict[str, Any]) -> None:
         # Called inside the voice loop: format once, queue, return.
@@ -168,6 +178,19 @@ class Page:
         if text != self._last_kept:
             self._last_kept = text
             self.feed.publish("kept", {"kept": body})
+        self._look_again_at_next_end(body["timers"])
+
+    def _look_again_at_next_end(self, timers: list[dict[str, Any]]) -> None:
+        """Read the stores again just after the next timer ends: the store does not tell when a timer
+        it marks done has rung, and the page must not show it at 0:00 for good."""
+        if self._next_end is not None:
+            self._next_end.cancel()
+            self._next_end = None
+        ends = [t["ends_at"] for t in timers if t["ends_at"] is not None]
+        loop = self.loop
+        if ends and loop is not None and not loop.is_closed():
+            wait = max(0.0, min(ends) - self.sources.clock()) + TIMER_END_SLACK_S
+            self._next_end = loop.call_later(wait, self.schedule_kept)
 
     # -- reading ------------------------------------------------------------------------
     def kept(self) -> dict[str, Any]:
