@@ -93,9 +93,9 @@ class Decision:
     args: dict[str, Any] = field(default_factory=dict)
 
     def json(self) -> str:
-        body: dict[str, Any] = {"say": self.say}
+        body: dict[str, Any] = {"say": self.say, "tool": self.tool or "none"}
         if self.tool is not None:
-            body |= {"tool": self.tool, "args": self.args}
+            body["args"] = self.args
         return json.dumps(body, ensure_ascii=False)
 
 
