@@ -17,7 +17,7 @@ from typing import Any
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 
-DESKTOP = (1280, 900)
+DESKTOP = (1280, 1200)
 PHONE = (390, 844)
 """A phone held upright (CSS pixels), as the page should be legible at."""
 

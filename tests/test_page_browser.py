@@ -20,7 +20,7 @@ import pytest
 
 from agent.events import ToolCalled
 from tests.browser import PHONE, chromium, save_screenshot, wait_for
-from tests.page_harness import PageRig, Utterance, growing
+from tests.page_harness import ENGLISH_DECISIONS, Decision, PageRig, Utterance, growing
 
 pytestmark = pytest.mark.browser
 
@@ -91,20 +91,29 @@ def spoken_and_read(rig: PageRig, since: int) -> tuple[str, list[dict[str, Any]]
     return said, reads
 
 
+def _a_kitchen_in_use(home: Any) -> None:
+    home.timers.start(600, "rice")
+    home.lists.add("milk")
+    home.lists.add("eggs", "6")
+    home.lists.add_note("The oven runs hot: 10 degrees lower")
+
+
 def test_the_partial_transcript_and_then_each_unit_appear_in_order_while_the_turn_runs(tmp_path: Path) -> None:
     answer = "Bring a big pot of water to the boil. Salt it well, like the sea. Then cook the rigatoni for twelve minutes."
-    from tests.page_harness import Decision
 
     utterance = growing("how long do I cook the rigatoni for", speech_s=1.8, every_s=0.3)
-    with PageRig(tmp_path, decisions=[Decision("rigatoni", answer)]) as rig, chromium() as driver:
+    with PageRig(tmp_path, decisions=[Decision("rigatoni", answer), *ENGLISH_DECISIONS]) as rig, chromium(window=(1280, 1800)) as driver:
+        rig.on_loop(_a_kitchen_in_use)  # so the screenshot shows what is kept beside the turn
         driver.get(rig.url)
         wait_for(lambda: driver.find_element("id", "connection").get_attribute("data-state") == "open", what="the live stream")
+        rig.say(growing("set a timer for five minutes for the pasta")).result(30)  # a turn before, for its timeline
+        wait_for(lambda: driver.find_element("id", "timeline").get_attribute("src"), what="the last turn's timeline")
         driver.execute_script(WATCH_JS)
         first_event = len(rig.events)
         turn = rig.say(utterance)
         shot = None
         while not turn.done():
-            if shot is None and driver.find_elements("css selector", "#units li.unit"):
+            if shot is None and "Bring a big pot" in driver.find_element("id", "units").text:
                 shot = save_screenshot(driver, OUT / "page-mid-turn.png")  # a unit said, the turn still going
             time.sleep(0.05)
         result = turn.result()
@@ -120,7 +129,7 @@ def test_the_partial_transcript_and_then_each_unit_appear_in_order_while_the_tur
     assert shown == [*partials, utterance.final], shown
     # The units: each appears on its own, in the order spoken, after the final words were shown.
     final_at = first_seen(watched, lambda w: w["heard"] == utterance.final)
-    unit_at = [first_seen(watched, lambda w, n=n: len(w["units"]) >= n) for n in range(1, len(result.spoken) + 1)]
+    unit_at = [first_seen(watched, lambda w, n=n: w["units"][:n] == result.spoken[:n]) for n in range(1, len(result.spoken) + 1)]
     assert watched[-1]["units"] == result.spoken
     assert final_at is not None and all(t is not None for t in unit_at), unit_at
     assert final_at <= unit_at[0] and all(a < b for a, b in zip(unit_at, unit_at[1:])), (final_at, unit_at)
@@ -191,8 +200,8 @@ def test_an_item_added_on_the_page_is_in_what_the_speaker_says_next(tmp_path: Pa
 def test_the_page_in_korean_on_a_phone_is_legible_and_shows_a_spoken_timer(tmp_path: Path) -> None:
     with page(tmp_path, language="ko", window=PHONE) as (rig, driver):
         turn = rig.say(Utterance("파스타 타이머 오 분 맞춰 줘", ((0.4, "파스타"), (0.8, "파스타 타이머"), (1.2, "파스타 타이머 오 분"))))
-        wait_for(lambda: driver.find_elements("css selector", "#units li.unit"), timeout_s=15, what="a unit on the page")
-        save_screenshot(driver, OUT / "page-ko-phone.png")
+        wait_for(lambda: driver.find_elements("css selector", "#timers li.timer"), timeout_s=15, what="the timer on the page")
+        save_screenshot(driver, OUT / "page-ko-phone.png")  # the answer being said
         result = turn.result(30)
         assert result.transcript == "파스타 타이머 오 분 맞춰 줘"
         wait_for(lambda: [li.find_element("css selector", ".name").text for li in driver.find_elements("css selector", "#timers li.timer")] == ["파스타"],
