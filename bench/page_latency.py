@@ -6,7 +6,8 @@ Each event the live view folds in is stamped on the server (``time.time()``, jus
 view applies it); a MutationObserver put into the page from outside (the page carries no
 measuring code) stamps ``Date.now()`` when text is added or changed in the document, and again at
 the next animation frame (when it can be painted). The browser and the server share this machine's
-clock. An event's latency is the first DOM change holding its text, minus its server stamp.
+clock. An event's latency is the first DOM change in the page's live section holding its text after
+its stamp, minus the stamp.
 
 The events measured are the ones with words of their own: each partial transcript, the final
 transcript and each unit spoken. Every turn's words carry tokens of their own (``k03w07``) so the
@@ -15,12 +16,19 @@ record of earlier turns on the page never matches a later turn's event.
 Run it from the repository's root (it uses the test rig):
 
     python -m bench.page_latency --turns 16 --out bench/results/page-latency-<date>.json
+    python -m bench.page_latency --real --rounds 3 --out bench/results/page-latency-real-<date>.json
+
+``--real`` runs hearth's own loop with the real models (``bench/live_loop.py``) on the recorded
+English requests instead of the scripted turns: the same measure while Whisper, the talker and the
+voice load the machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
+import os
 import platform
 import statistics
 import sys
@@ -28,6 +36,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 from bench.runner import git_commit
@@ -36,9 +46,9 @@ OBSERVER_JS = """
 if (!window.__hearthSeen) {
   window.__hearthSeen = [];
   const cap = 50000;
-  const keep = (t, text, frame) => { window.__hearthSeen.push({t: t, text: (text || '').slice(0, cap), frame: frame}); };
+  const now = () => performance.timeOrigin + performance.now();  // ms since the epoch, finer than Date.now()
   new MutationObserver(records => {
-    const t = Date.now();
+    const t = now();
     const texts = [];
     for (const r of records) {
       if (r.type === 'characterData') texts.push(r.target.textContent);
@@ -46,8 +56,8 @@ if (!window.__hearthSeen) {
     }
     const rows = texts.filter(x => x).map(x => ({t: t, text: x.slice(0, cap), frame: null}));
     window.__hearthSeen.push(...rows);
-    requestAnimationFrame(() => { const f = Date.now(); for (const row of rows) row.frame = f; });
-  }).observe(document.documentElement, {subtree: true, childList: true, characterData: true});
+    requestAnimationFrame(() => { const f = now(); for (const row of rows) row.frame = f; });
+  }).observe(document.getElementById('live'), {subtree: true, childList: true, characterData: true});
 }
 return true;
 """
@@ -74,13 +84,15 @@ def turn_answer(n: int) -> str:
 
 def latencies(events: list[Any], seen: list[Seen]) -> list[dict[str, Any]]:
     """Each worded event's latency: the first appearance of its text on the page after its stamp."""
-    from agent.events import TranscriptFinal, TranscriptPartial, UnitSpoken
+    from agent.events import State, StateChanged, TranscriptFinal, TranscriptPartial, UnitSpoken
 
     rows: list[dict[str, Any]] = []
     done: set[tuple[str, str]] = set()
     ordered = sorted(seen, key=lambda s: s.t_ms)
     for stamped in events:
         event = stamped.event
+        if isinstance(event, StateChanged) and event.state == State.LISTENING:
+            done.clear()  # a new turn: its words may repeat an earlier turn's
         if not isinstance(event, (TranscriptPartial, TranscriptFinal, UnitSpoken)) or not stamped.changed:
             continue
         text = event.text.strip()
@@ -88,9 +100,9 @@ def latencies(events: list[Any], seen: list[Seen]) -> list[dict[str, Any]]:
         if not text or key in done:
             continue
         done.add(key)
-        # Every turn's words are its own, so the first DOM change holding the text is this event's
-        # appearance; the second's slack only keeps a clock step from hiding one.
-        first = next((s for s in ordered if s.t_ms >= stamped.t * 1000 - 1000 and text in s.text), None)
+        # The live section starts afresh each turn and the text cannot show before it happened, so the
+        # first change holding it from its stamp on is its appearance (a millisecond's slack for the clocks).
+        first = next((s for s in ordered if s.t_ms >= stamped.t * 1000 - 1 and text in s.text), None)
         rows.append({
             "event": type(event).__name__, "text": text, "server_t": round(stamped.t, 4),
             "dom_ms": None if first is None else round(first.t_ms - stamped.t * 1000, 1),
@@ -108,20 +120,19 @@ def summary(values: list[float]) -> dict[str, Any]:
             "max_ms": round(ordered[-1], 1), "min_ms": round(ordered[0], 1)}
 
 
-def run(turns: int, folder: Path) -> dict[str, Any]:
-    from tests.browser import chromium
-    from tests.page_harness import Decision, PageRig, growing
+def measure(rig: Any, plays: list[Callable[[], Future[Any]]]) -> dict[str, Any]:
+    """Open the page on ``rig``, watch it, run each of ``plays`` (a turn each) in turn; the figures."""
+    from tests.browser import chromium, wait_for
 
-    decisions = [Decision(f"k{n:02d}w01", turn_answer(n)) for n in range(1, turns + 1)]
     seen: list[Seen] = []
-    with PageRig(folder, decisions=decisions, seconds_per_char=0.012) as rig, chromium() as driver:
+    with chromium() as driver:
         driver.get(rig.url)
-        time.sleep(1.0)  # the page's first render and its live stream open
+        wait_for(lambda: driver.find_element("id", "connection").get_attribute("data-state") == "open", what="the live stream")
         driver.execute_script(OBSERVER_JS)
         first_event = len(rig.events)
         began = time.monotonic()
-        for n in range(1, turns + 1):
-            future = rig.say(growing(turn_words(n), speech_s=1.6, every_s=0.12))
+        for play in plays:
+            future = play()
             while not future.done():
                 time.sleep(0.2)
                 seen += [Seen(r["t"], r.get("frame"), r["text"]) for r in driver.execute_script(TAKE_JS)]
@@ -136,26 +147,91 @@ def run(turns: int, folder: Path) -> dict[str, Any]:
     for kind in sorted({r["event"] for r in rows}):
         by_kind[kind] = summary([r["dom_ms"] for r in found if r["event"] == kind])
     return {
-        "turns": turns, "seconds": round(elapsed, 1), "events": len(rows), "never_seen": len(rows) - len(found),
+        "turns": len(plays), "seconds": round(elapsed, 1), "events": len(rows), "never_seen": len(rows) - len(found),
         "dom": summary([r["dom_ms"] for r in found]),
         "frame": summary([r["frame_ms"] for r in found if r["frame_ms"] is not None]),
         "by_event": by_kind, "rows": rows,
     }
 
 
+def scripted(turns: int, folder: Path) -> dict[str, Any]:
+    """Scripted turns: partials every 0.12 s, a three-sentence answer, each unit said in real time."""
+    from tests.page_harness import Decision, PageRig, growing
+
+    decisions = [Decision(f"k{n:02d}w01", turn_answer(n)) for n in range(1, turns + 1)]
+    with PageRig(folder, decisions=decisions, seconds_per_char=0.012) as rig:
+        return measure(rig, [lambda n=n: rig.say(growing(turn_words(n), speech_s=1.6, every_s=0.12)) for n in range(1, turns + 1)])
+
+
+def real(config_path: Path | None, folder: Path, rounds: int = 1, language: str = "en") -> dict[str, Any]:
+    """hearth's own loop with the real models (bench/live_loop.py), the requests played from their WAVs."""
+    from audio.wav import read_wav
+    from bench.live_loop import LiveLoop
+    from firmware_py.config import load_config
+    from tests.page_harness import PageRig
+
+    config = load_config(config_path).model_copy(update={"language": language})
+    requests_dir = Path(__file__).resolve().parent / "requests"
+    requests = [r for r in json.loads((requests_dir / "requests.json").read_text(encoding="utf-8")) if r["language"] == language]
+
+    class RealRig(PageRig):
+        """The rig with hearth's real loop in place of the scripted models."""
+
+        async def _open(self) -> str:
+            from agent.live_view import LiveView
+
+            self.loop_under_test = LiveLoop(config, self.folder / "data")
+            await self.loop_under_test.open()
+            assistant = self.loop_under_test.assistant
+            assert assistant is not None and assistant.deps.tools is not None
+            told = assistant.on_event
+
+            def both(event: Any) -> None:
+                told(event)
+                self._on_event(event)
+
+            assistant.on_event = both
+            self.view, self.assistant, self.record = LiveView(), assistant, assistant.record
+            self.home = assistant.deps.tools.home  # type: ignore[assignment]
+            return await self._serve()
+
+        async def _close(self) -> None:
+            if self._server is not None:
+                await self._server.stop()
+            await self.loop_under_test.close()
+
+    rig = RealRig(folder, language=language)
+    rig.start(timeout_s=600)  # the models load and warm first
+    try:
+        plays = [lambda r=r: rig.run_later(rig.loop_under_test.say(read_wav(requests_dir / r["wav"], 16000)))
+                 for _ in range(rounds) for r in requests]
+        result = measure(rig, plays)
+    finally:
+        rig.stop(timeout_s=60)
+    return {"requests": [r["id"] for r in requests], "rounds": rounds, **result}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=16)
+    parser.add_argument("--turns", type=int, default=16, help="scripted turns")
+    parser.add_argument("--real", action="store_true", help="hearth's real loop and models on the recorded requests instead")
+    parser.add_argument("--rounds", type=int, default=1, help="with --real: how many times each request is played")
+    parser.add_argument("--config", type=Path, default=None, help="with --real: the configuration (default: hearth's own)")
     parser.add_argument("--out", type=Path, default=Path(f"bench/results/page-latency-{time.strftime('%Y-%m-%d')}.json"))
     args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     with tempfile.TemporaryDirectory(prefix="hearth-page-") as tmp:
-        result = run(args.turns, Path(tmp))
+        result = real(args.config, Path(tmp), args.rounds) if args.real else scripted(args.turns, Path(tmp))
+    how = ("hearth's real loop and models (bench/live_loop.py) on the recorded English requests" if args.real
+           else "scripted turns (tests/page_harness.py) through the real assistant, stores, record and server")
+    command = "python -m bench.page_latency " + (f"--real --rounds {args.rounds}{f' --config {args.config}' if args.config else ''}" if args.real else f"--turns {args.turns}")
     report = {
-        "what": "ms from the live view applying an event (server time.time()) to its text in the page's DOM "
-                "(MutationObserver Date.now()), headless Chromium, scripted turns through the real assistant, stores and server",
-        "command": f"python -m bench.page_latency --turns {args.turns} --out {args.out}",
+        "what": "ms from the live view applying an event (server time.time()) to its text in the page's live section "
+                f"(MutationObserver, performance.timeOrigin + now()), headless Chromium; {how}",
+        "command": f"{command} --out {args.out}",
         "commit": git_commit(),
-        "machine": {"platform": platform.platform(), "machine": platform.machine(), "python": sys.version.split()[0]},
+        "machine": {"platform": platform.platform(), "machine": platform.machine(), "cpus": os.cpu_count(),
+                    "python": sys.version.split()[0]},
         "target_ms": 100,
         **result,
     }

@@ -272,6 +272,11 @@ class PageRig:
         assert self._loop is not None, "start() the rig first"
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout_s)
 
+    def run_later(self, coro: Any) -> Future[Any]:
+        """Start ``coro`` on the rig's loop; its Future."""
+        assert self._loop is not None, "start() the rig first"
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
     def on_loop(self, fn: Callable[[HomeTools], T], timeout_s: float = 10.0) -> T:
         """``fn(home)`` on the loop's thread (where the stores' connections live)."""
 
