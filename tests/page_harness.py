@@ -201,7 +201,11 @@ class PageRig:
         self._thread = threading.Thread(target=run, name="page-rig", daemon=True)
         self._thread.start()
         ready.wait(timeout_s)
-        self.url = self.run(self._open(), timeout_s)
+        try:
+            self.url = self.run(self._open(), timeout_s)
+        except BaseException:
+            self.stop()  # what opened is closed, and the loop's thread ends
+            raise
         return self.url
 
     def stop(self, timeout_s: float = 30.0) -> None:
