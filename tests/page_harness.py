@@ -262,6 +262,8 @@ class PageRig:
             await self.assistant.settle()
             await self.assistant.deps.tools.close()  # type: ignore[union-attr]
             self.assistant.close()
+        elif self.home is not None:
+            await self.home.close()
 
     def _on_event(self, event: Event) -> None:
         t = time.time()
