@@ -8,7 +8,8 @@ VENV=${VENV:-.venv}
 APT_PACKAGES=(python3-venv python3-dev build-essential cmake git
               libportaudio2 espeak-ng pulseaudio pulseaudio-utils libasound2-plugins
               fonts-nanum   # Korean text in the benchmark pictures
-              strace)       # the tests watch what hearth opens (no network socket, no listener)
+              strace        # the tests watch what hearth opens (no network socket, no listener)
+              chromium chromium-driver)  # the companion page's tests watch it in a real headless browser
 missing=()
 for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

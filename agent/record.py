@@ -231,6 +231,22 @@ class ConversationRecord:
             for turn_, role, text, status, kind, at, data in cursor
         ]
 
+    def recent(self, turns: int) -> list[RecordEntry]:
+        """Every entry of the latest ``turns`` turns that have any, in the order they were appended."""
+        if turns <= 0:
+            return []
+        # Only the latest turns are read, so a display's cost does not grow with months of record.
+        newest = self._conn.execute(
+            "SELECT turn FROM entries GROUP BY turn ORDER BY turn DESC LIMIT ?", (turns,)
+        ).fetchall()
+        if not newest:
+            return []
+        cursor = self._conn.execute(f"SELECT {_COLUMNS} FROM entries WHERE turn >= ? ORDER BY id", (newest[-1][0],))
+        return [
+            RecordEntry(turn=turn_, role=role, text=text, status=status, kind=kind, at=at, data=json.loads(data))
+            for turn_, role, text, status, kind, at, data in cursor
+        ]
+
     def close(self) -> None:
         """Close the connection; every append is already committed, so nothing is lost."""
         self._conn.close()

@@ -246,6 +246,24 @@ def render_html(timeline: dict[str, Any], path: Path, title: str) -> None:
     log.info("wrote %s", path)
 
 
+SVG_FONTS = '"DejaVu Sans", "Noto Sans CJK KR", "Noto Sans KR", "NanumGothic", "Apple SD Gothic Neo", Verdana, sans-serif'
+"""The chart's fonts, with Korean ones behind the Latin one so a Korean transcript is legible."""
+
+
+def render_svg(timeline: dict[str, Any], title: str) -> str:
+    """The chart as one standalone SVG document (the companion page shows it as an image)."""
+    layout = build_layout(timeline, title)
+    height, shapes = _scene(layout)
+    body = "\n".join(_svg(s) for s in shapes)
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{layout.width_px}" height="{height}" '
+        f'viewBox="0 0 {layout.width_px} {height}">\n'
+        f"<style>text {{ font-family: {SVG_FONTS}; dominant-baseline: central; }}</style>\n"
+        f'<rect x="0" y="0" width="{layout.width_px}" height="{height}" fill="#ffffff"/>\n'
+        f"{body}\n</svg>\n"
+    )
+
+
 def _svg(s: _Shape) -> str:
     def num(v: float) -> str:
         return f"{v:.1f}".rstrip("0").rstrip(".")

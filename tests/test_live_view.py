@@ -51,3 +51,20 @@ async def test_a_delegated_turn_shows_who_answered_and_each_unit_in_order():
     assert [(u["kind"], u["status"]) for u in snap["units"]] == [("holding", "heard"), ("answer", "heard")]
     assert snap["heard"] == "How long do I boil an egg?"
     assert Delegated("knowledge", "local") != Delegated("knowledge", "remote")
+
+
+async def test_each_unit_is_told_heard_as_it_ends_not_when_the_turn_does():
+    """A synthesizer that makes each unit one chunk: the first unit is told heard before the second is spoken."""
+    from audio.wav import WavFileSpeaker
+    from tests.fakes import ScriptedChatModel, ToneSynthesizer, speech_like
+    from tests.test_turn import make_deps, run_turn
+
+    events: list = []
+    deps = make_deps(chat=ScriptedChatModel("Bring the water to the boil. Then add the pasta."),
+                     synthesizer=ToneSynthesizer(seconds_per_char=0.005), speaker=WavFileSpeaker(16000))
+    result, _ = await run_turn(deps, speech_like(0.4), events=events)
+    assert result.spoken == ["Bring the water to the boil.", "Then add the pasta."]
+    told = [i for i, e in enumerate(events) if isinstance(e, UnitSpoken)]
+    speaking = [i for i, e in enumerate(events) if isinstance(e, StateChanged) and e.state == State.SPEAKING]
+    assert len(told) == 2 and len(speaking) >= 2
+    assert told[0] < speaking[-1] < told[1]  # the first told before the second unit's voice began

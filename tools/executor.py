@@ -28,7 +28,7 @@ ErrorKind = Literal[
     "unknown_tool", "invalid_arguments", "failed", "timeout", "storage_full", "refused_untrusted", "refused_speculative",
     "cancelled", "closed",
 ]
-Origin = Literal["user", "confirmed", "offer", "model", "tool_output", "speculative"]
+Origin = Literal["user", "confirmed", "offer", "page", "model", "tool_output", "speculative"]
 """Where a call's arguments came from, and so whether it may act:
 
 * ``"user"``: the user's own words this turn hold the act and its values (a command word, "undo
@@ -37,14 +37,16 @@ Origin = Literal["user", "confirmed", "offer", "model", "tool_output", "speculat
   said yes, or gave the value it asked for;
 * ``"offer"``: a tool's result offered the act ("Shall I set a 25-minute timer?"), its arguments
   from that result, and the user said yes;
+* ``"page"``: a person acting on the companion page (a tap on "cancel", an item typed in): their own
+  act, made as directly as a spoken command;
 * ``"model"``: a model's reading of the conversation, in nobody's words this turn: asked back first;
 * ``"tool_output"``: a call whose content is found only in what tools returned (a recipe, a
   forecast, a list item, a phrased answer), not in anything the user said: it never acts;
 * ``"speculative"``: the Thinker on a partial transcript: only speculable look-ups run.
 """
 
-MAY_ACT: frozenset[str] = frozenset({"user", "confirmed", "offer"})
-"""The origins an acting tool runs on: what the user said, or said yes to having heard it."""
+MAY_ACT: frozenset[str] = frozenset({"user", "confirmed", "offer", "page"})
+"""The origins an acting tool runs on: what the user said, or said yes to having heard it, or did on the page."""
 
 
 @dataclass(frozen=True)

@@ -183,9 +183,12 @@ class UnitSpeaker:
 
         def heard(at: float) -> None:
             self._unheard_chunks[index] -= 1
-            self._tell_if_heard(index)
             end = at + chunk.duration
+            # The unit's end includes this chunk before it is told heard: told earlier, a unit whose
+            # last chunk is the one just playing would be told at once (or, a one-chunk unit, only
+            # when the turn ends).
             self._unit_end[index] = max(self._unit_end.get(index, 0.0), end)
+            self._tell_if_heard(index)
             self._heard_until = max(self._heard_until, end)
             last[1] = at
             if first_of_unit:
