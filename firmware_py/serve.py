@@ -218,21 +218,70 @@ async def _start_servers(config: HearthConfig, choice: ServeChoice, assistant: A
     servers: list[Any] = []
     try:
         if choice.wyoming is not None:
-            from firmware_py.wyoming_wiring import start_wyoming
-
             server, address, offered = await start_wyoming(config, choice.wyoming, assistant, await other_languages(config))
             servers.append(server)
             print(f"hearth: Wyoming on {address} ({offered})", file=sys.stderr)
         if choice.web is not None:
-            from firmware_py.web_wiring import start_page
-
             live = LiveView()
             also_tell(assistant, live)
-            server, (host, port) = await start_page(config, choice.web, assistant, live)
-            servers.append(server)
-            print(f"hearth: the companion page on http://{host}:{port}/", file=sys.stderr)
+            page, (host, port) = await start_page(config, choice.web, assistant, live)
+            servers.append(page)
+            print(f"hearth: the companion page on http://{_url_host(host)}:{port}/", file=sys.stderr)
     except BaseException:
         for server in reversed(servers):
             await server.stop()
         raise
     return servers
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+async def start_wyoming(config: HearthConfig, uri: str, assistant: Assistant, others: OtherLanguages) -> tuple[Any, str, str]:
+    """The Wyoming server on ``uri``: the assistant's own recognizer, voice and answers in the
+    configured language, and the recognizers and voices of ``others``.  Returns the server, the
+    address it took (a port 0 is told as the port taken) and what it offers, in words."""
+    from firmware_py.wiring import StartupError, cadence_settings
+    from firmware_py.wyoming import WyomingServer, offer_from
+
+    deps = assistant.deps
+    recognizers = {config.language: deps.recognizer, **others.recognizers}
+    synthesizers = {config.language: deps.synthesizer, **others.synthesizers}
+    programs = config.serve.wyoming_programs
+    offer = offer_from(
+        recognizers=recognizers,
+        synthesizers=synthesizers,
+        cadence={language: cadence_settings(config, language)[0] for language in synthesizers},
+        answers=assistant if "handle" in programs else None,
+        answer_languages=(config.language,),
+        speech_context={config.language: deps.speech_context} if deps.speech_context is not None else {},
+        programs=programs,
+    )
+    server = WyomingServer(offer)
+    try:
+        address = await server.start(uri)
+    except OSError as exc:
+        raise StartupError(f"the Wyoming server cannot listen on {uri}: {exc.strerror or exc}") from None
+    offered = f"{', '.join(programs)}; {', '.join(sorted(set(recognizers) | set(synthesizers)))}"
+    return server, address, offered
+
+
+async def start_page(config: HearthConfig, at: tuple[str, int], assistant: Assistant, live: LiveView) -> tuple[Any, tuple[str, int]]:
+    """The companion page on ``at``, over the assistant's own stores, record and live view."""
+    from firmware_py.home_tools import HomeTools
+    from firmware_py.web.app import PageSources, WebSettings, create_app
+    from firmware_py.web.server import WebServer
+    from firmware_py.wiring import StartupError
+
+    tools = assistant.deps.tools
+    home = tools.home if tools is not None else None
+    if not isinstance(home, HomeTools):
+        raise StartupError("the companion page shows the household's timers, list and notes: it needs tools.enabled = true")
+    host, port = at
+    settings = WebSettings(host=host, port=port, token=config.serve.web_token, language=config.language)
+    server = WebServer(create_app(PageSources(live, home, assistant.record, assistant), settings), host, port, config.serve.web_token)
+    try:
+        return server, await server.start()
+    except OSError as exc:
+        raise StartupError(f"the companion page cannot listen on {host}:{port}: {exc.strerror or exc}") from None
