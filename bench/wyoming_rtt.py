@@ -20,7 +20,7 @@ is forgotten and the household emptied (timers cancelled, list and notes cleared
 the same request in the same kitchen and neither from the other's doing.  Timers and lists go to
 a scratch folder.
 
-    HEARTH_EVALS_DIR=/work/shared/evals python -m bench.wyoming_rtt --suite en-kitchen --limit 30
+    python -m bench.wyoming_rtt --suite en-kitchen --limit 30
 
 takes 30 requests spread evenly through the suite (``--first``: its first ones instead).
 """
