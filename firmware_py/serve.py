@@ -23,9 +23,8 @@ from agent.events import Event
 from agent.live_view import LiveView
 from audio.silent import SilentSpeaker
 from firmware_py.config import HearthConfig, ReasonerConfig, web_address, wyoming_address
-from firmware_py.ringing import Ringers
 from firmware_py.service import ServiceNotifier
-from tools.timers import TimerWatcher
+from firmware_py.wiring import DeviceParts
 
 log = logging.getLogger(__name__)
 
@@ -84,31 +83,7 @@ def also_tell(assistant: Assistant, listener: Callable[[Event], None]) -> None:
     assistant.on_event = both
 
 
-@dataclass
-class HeadlessParts:
-    """The assistant with no sound devices: it answers over Wyoming and keeps the household's data."""
-
-    assistant: Assistant
-    watcher: TimerWatcher | None = None
-    ringers: Ringers | None = None
-    keeping_heads: asyncio.Task[None] | None = None
-
-    async def close(self) -> None:
-        from firmware_py.wiring import close_turn_deps
-
-        if self.keeping_heads is not None:
-            self.keeping_heads.cancel()
-            await asyncio.gather(self.keeping_heads, return_exceptions=True)
-        if self.watcher is not None:
-            await self.watcher.stop()
-        if self.ringers is not None:
-            await self.ringers.stop()
-        await close_turn_deps(self.assistant.deps)
-        self.assistant.close()
-        await self.assistant.deps.speaker.close()
-
-
-async def build_headless(config: HearthConfig) -> HeadlessParts:
+async def build_headless(config: HearthConfig) -> DeviceParts:
     """The assistant, its models warm, speaking into a :class:`SilentSpeaker` (no sound card)."""
     from firmware_py.wiring import build_turn_deps, timer_announcements, verify_models, warm_assistant
 
@@ -123,7 +98,7 @@ async def build_headless(config: HearthConfig) -> HeadlessParts:
     ringing = timer_announcements(config, deps, assistant)
     watcher, ringers = ringing if ringing is not None else (None, None)
     keeping = asyncio.create_task(assistant.keep_heads(), name="keep-heads")
-    return HeadlessParts(assistant, watcher, ringers, keeping)
+    return DeviceParts(assistant, None, deps.speaker, None, None, watcher, ringers, keeping_heads=keeping)
 
 
 @dataclass
@@ -180,13 +155,13 @@ async def run(config: HearthConfig, choice: ServeChoice) -> int:
         loop.add_signal_handler(sig, request_stop)
     systemd.status("loading and warming the models")
     try:
-        parts: Any = await build_device(config, loop) if choice.device else await build_headless(config)
+        parts = await build_device(config, loop) if choice.device else await build_headless(config)
     except StartupError as exc:
         systemd.status(f"failed to start: {exc}")
         raise
     assistant: Assistant = parts.assistant
     device = None
-    if choice.device:
+    if parts.button is not None and parts.light is not None:
         device = DeviceLoop(assistant, parts.microphone, parts.button, parts.light,
                             on_long_press=parts.long_press, long_press_s=config.button.long_press_s, speaker=parts.speaker)
     servers: list[Any] = []

@@ -425,11 +425,14 @@ async def close_turn_deps(deps: TurnDeps) -> None:
 
 @dataclass
 class DeviceParts:
+    """What runs the assistant: its sound devices, button and light, or none of them (``hearth
+    serve --no-device``: ``microphone``, ``button`` and ``light`` None, the speaker a silent one)."""
+
     assistant: Assistant
     microphone: Any
     speaker: Any
-    button: PushToTalk
-    light: StatusLight
+    button: PushToTalk | None
+    light: StatusLight | None
     watcher: TimerWatcher | None = None
     ringers: Ringers | None = None
     long_press: Callable[[], Awaitable[None]] | None = None
@@ -448,7 +451,8 @@ class DeviceParts:
         await close_turn_deps(self.assistant.deps)
         # Last of what writes: the turn under way has settled (DeviceLoop.run) and is recorded.
         self.assistant.close()
-        await self.microphone.close()
+        if self.microphone is not None:
+            await self.microphone.close()
         await self.speaker.close()
 
 
