@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import uvicorn
 from starlette.types import ASGIApp
@@ -97,22 +97,27 @@ class WebServer:
         try:
             done, pending = await asyncio.wait(left, timeout=STOP_TIMEOUT_S)
         except asyncio.CancelledError:
-            pending = set(left)  # hearth itself is being stopped: cut short, then let that go on
+            await _cancel(left)  # hearth is being stopped harder: the server goes at once
             raise
         finally:
-            if pending:
-                log.warning("the companion page did not stop within %.0f s; its server is cancelled", STOP_TIMEOUT_S)
-                server.force_exit = True
-                for t in pending:
-                    t.cancel()
-                await asyncio.gather(*pending, return_exceptions=True)
             for sock in self._sockets:
                 sock.close()
             self._sockets = []
+        if pending:
+            log.warning("the companion page did not stop within %g s; its server is cancelled", STOP_TIMEOUT_S)
+            server.force_exit = True
+            await _cancel(pending)
         for t in done:
             if not t.cancelled() and t.exception() is not None:
                 log.error("the companion page's server failed while stopping", exc_info=t.exception())
 
+
+async def _cancel(tasks: Iterable[asyncio.Task[None]]) -> None:
+    """Cancel ``tasks`` and wait until they have ended, so none is left pending."""
+    tasks = [t for t in tasks if not t.done()]
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 class _KeptLifespan(LifespanOn):
     """uvicorn's lifespan handling, keeping its task so a stop can wait for it to end."""
