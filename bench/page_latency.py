@@ -16,7 +16,7 @@ record of earlier turns on the page never matches a later turn's event.
 Run it from the repository's root (it uses the test rig):
 
     python -m bench.page_latency --turns 16 --out bench/results/page-latency-<date>.json
-    python -m bench.page_latency --real --rounds 3 --out bench/results/page-latency-real-<date>.json
+    python -m bench.page_latency --real --rounds 4 --out bench/results/page-latency-real-<date>.json
 
 ``--real`` runs hearth's own loop with the real models (``bench/live_loop.py``) on the recorded
 English requests instead of the scripted turns: the same measure while Whisper, the talker and the

@@ -191,11 +191,6 @@ class PageRig:
             asyncio.set_event_loop(loop)
             ready.set()
             loop.run_forever()
-            # Whatever is still pending (a server task that outlived stop()) is cancelled, not dropped.
-            left = asyncio.all_tasks(loop)
-            for task in left:
-                task.cancel()
-            loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
             loop.close()
 
         self._thread = threading.Thread(target=run, name="page-rig", daemon=True)

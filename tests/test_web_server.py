@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+from starlette.routing import Route
 
 from agent.events import State, StateChanged, ToolCalled, TranscriptFinal, TranscriptPartial, TurnInterrupted, UnitSpoken
 from firmware_py.web import WebServer, WebSettings, create_app
@@ -38,6 +39,10 @@ class Stream:
                 data = line[6:]
             elif line == "" and data:
                 return kind, event_id, json.loads(data)
+
+    async def rest(self) -> list[str]:
+        """The lines left until the server ends the stream."""
+        return [line async for line in self._lines]
 
     async def next_of(self, kind: str) -> tuple[int, dict[str, Any]]:
         while True:
@@ -234,3 +239,87 @@ def test_settings_default_to_loopback_on_8750() -> None:
     assert (settings.host, settings.port, settings.token, settings.language) == ("127.0.0.1", 8750, None, "en")
     with pytest.raises(ValueError):
         create_app(None, WebSettings(host="::"))  # type: ignore[arg-type]
+
+
+async def test_stop_with_a_page_still_listening_ends_its_stream_then_lets_go_of_the_sources(tmp_path: Path) -> None:
+    rig, app = await open_rig(tmp_path)
+    page = app.state.page
+    before = asyncio.all_tasks()
+    server = WebServer(app, "127.0.0.1", 0)
+    try:
+        host, port = await server.start()
+        assert page.schedule_kept in rig.home.timers._listeners
+        assert len(rig.live._subscribers) == 1
+        async with httpx.AsyncClient(base_url=f"http://{host}:{port}") as client, \
+                client.stream("GET", "/api/events") as response:
+            stream = Stream(response)
+            await stream.next_of("live")  # the page is listening when the server stops
+            await server.stop()
+            rest = await asyncio.wait_for(stream.rest(), 5)  # the server ended the stream
+        assert ": keep-alive" not in rest
+        assert rig.live._subscribers == []
+        assert page.schedule_kept not in rig.home.timers._listeners
+        assert page.feed.clients == 0
+        left = asyncio.all_tasks() - before - {asyncio.current_task()}
+        assert [t for t in left if not t.done()] == []
+    finally:
+        await server.stop()
+        await rig.client.aclose()
+        rig.record.close()
+        await rig.home.close()
+
+
+async def test_a_request_that_never_ends_is_cut_short_and_the_page_still_lets_go(tmp_path: Path) -> None:
+    rig, app = await open_rig(tmp_path)
+    page = app.state.page
+    stuck = asyncio.Event()
+
+    async def never_ends(_request: Any) -> Any:
+        stuck.set()
+        await asyncio.Event().wait()  # a handler that ignores the stop until it is cancelled
+
+    routes = app.router.routes
+    routes[[getattr(r, "path", "") for r in routes].index("/api/state")] = Route("/api/state", never_ends)
+    before = asyncio.all_tasks()
+    server = WebServer(app, "127.0.0.1", 0)
+    try:
+        host, port = await server.start()
+        async with httpx.AsyncClient(base_url=f"http://{host}:{port}") as client:
+            request = asyncio.create_task(client.get("/api/state"))
+            await asyncio.wait_for(stuck.wait(), 5)
+            await server.stop()
+            (answer,) = await asyncio.gather(request, return_exceptions=True)
+        # The stuck request was cancelled: uvicorn answers 500 (or drops it), and the stop went on.
+        assert isinstance(answer, httpx.HTTPError) or answer.status_code == 500
+        assert rig.live._subscribers == []
+        assert page.schedule_kept not in rig.home.timers._listeners
+        left = asyncio.all_tasks() - before - {asyncio.current_task()}
+        assert [t for t in left if not t.done()] == []
+    finally:
+        await server.stop()
+        await rig.client.aclose()
+        rig.record.close()
+        await rig.home.close()
+
+
+async def test_an_application_whose_shutdown_hangs_is_cancelled_and_nothing_is_left_pending(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from firmware_py.web import server as web_server
+    monkeypatch.setattr(web_server, "STOP_TIMEOUT_S", 0.5)
+    shutting_down = asyncio.Event()
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        assert scope["type"] == "lifespan"
+        await receive()
+        await send({"type": "lifespan.startup.complete"})
+        await receive()
+        shutting_down.set()
+        await asyncio.Event().wait()  # the shutdown never completes
+
+    before = asyncio.all_tasks()
+    server = WebServer(app, "127.0.0.1", 0)
+    await server.start()
+    await server.stop()
+    assert shutting_down.is_set()
+    left = asyncio.all_tasks() - before - {asyncio.current_task()}
+    assert [t for t in left if not t.done()] == []

@@ -343,6 +343,7 @@ def create_app(sources: PageSources, settings: WebSettings = WebSettings()) -> S
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        page.feed.open()
         try:
             yield
         finally:

@@ -63,6 +63,7 @@ class Feed:
         self._clock = clock
         self._ids = itertools.count(1)
         self._clients: set[Client] = set()
+        self._closed = False
 
     def message(self, kind: str, body: dict[str, Any]) -> str:
         """One server-sent event: its id, its kind, and JSON with the id and the server's time ``t``."""
@@ -76,17 +77,25 @@ class Feed:
             client.put(text)
 
     def join(self) -> Client:
+        """A new page's client; one that joins while the server is stopping is closed at once."""
         client = Client()
         self._clients.add(client)
+        if self._closed:
+            client.close()
         return client
 
     def leave(self, client: Client) -> None:
         self._clients.discard(client)
 
     def close(self) -> None:
-        """End every open stream (the server is stopping)."""
+        """End every open stream, and any opened from now on (the server is stopping)."""
+        self._closed = True
         for client in list(self._clients):
             client.close()
+
+    def open(self) -> None:
+        """Streams opened from now on stay open (the server is serving again)."""
+        self._closed = False
 
     @property
     def clients(self) -> int:
