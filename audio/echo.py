@@ -1,0 +1,251 @@
+"""Echo cancellation: hearing the user over hearth's own voice.
+
+:class:`EchoFilter` takes the microphone chunk by chunk with the monotonic time each was captured,
+resamples it to 16 kHz, cuts it into 10 ms frames (keeping what is left over for the next chunk),
+takes the far-end reference for the same moment from :class:`FarEndReference` (what the speaker
+played, moved by the measured DAC-to-microphone delay), and hands both to an
+:class:`EchoCanceller`.  While nothing has played for longer than the room's tail the microphone
+passes through untouched.
+
+It keeps a running ERLE (echo return loss enhancement: how much quieter the cleaned signal is
+than the microphone) over frames where the reference is sounding and the microphone is not louder
+than the echo alone would make it, so near-end speech does not count against the canceller.
+:meth:`EchoFilter.working` says whether that figure reaches the configured minimum.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import soxr
+
+from audio.echo_cancellers import ApmCanceller, SpeexCanceller
+from audio.echo_reference import FarEndReference, ReferenceSettings
+from audio.protocols import AudioChunk
+
+log = logging.getLogger(__name__)
+
+RATE = 16000
+FRAME = 160
+
+__all__ = [
+    "ApmCanceller",
+    "EchoCanceller",
+    "EchoFilter",
+    "EchoSettings",
+    "FarEndReference",
+    "ReferenceSettings",
+    "SpeexCanceller",
+    "make_canceller",
+    "CANCELLERS",
+]
+
+
+class EchoCanceller(Protocol):
+    """Removes the far end from the near end, one frame at a time."""
+
+    sample_rate: int
+    """16000."""
+    frame: int
+    """Samples per frame: 160 (10 ms)."""
+
+    def process(self, near: np.ndarray, far: np.ndarray) -> np.ndarray:
+        """The cleaned microphone frame (float32), given the microphone and the aligned reference frames."""
+        ...
+
+    def reset(self) -> None: ...
+
+
+CANCELLERS = ("apm", "speex")
+DEFAULT_CANCELLER = "apm"
+
+
+def make_canceller(kind: str = DEFAULT_CANCELLER) -> EchoCanceller:
+    """``"apm"`` (WebRTC's AEC3, from livekit) or ``"speex"`` (speexdsp, from pyaec)."""
+    if kind == "apm":
+        return ApmCanceller()
+    if kind == "speex":
+        return SpeexCanceller()
+    raise ValueError(f"unknown echo canceller {kind!r}: choose one of {', '.join(CANCELLERS)}")
+
+
+@dataclass(frozen=True)
+class EchoSettings:
+    """How the echo filter runs and when it counts as working."""
+
+    min_erle_db: float = 10.0
+    """ERLE the canceller must reach for :meth:`EchoFilter.working`."""
+    erle_window_s: float = 3.0
+    """The ERLE is taken over the last this-many seconds of frames where the far end sounded."""
+    min_erle_s: float = 1.0
+    """No ERLE is reported before this much far-end audio was heard."""
+    tail_s: float = 0.3
+    """After the reference falls silent the canceller keeps running this long (the room's tail);
+    later the microphone passes through untouched."""
+    far_floor_rms: float = 0.001
+    """A reference frame quieter than this (about -60 dBFS) counts as silence."""
+    echo_floor_rms: float = 0.003
+    """Frames whose microphone is quieter than this are left out of the ERLE (noise, not echo)."""
+    near_end_margin_db: float = 6.0
+    """A frame whose microphone is this much louder than the echo path's usual gain predicts is
+    suspected near-end speech and left out of the ERLE."""
+    lead_s: float = 0.002
+    """The reference is taken this much early, so that an estimate a little late still leaves
+    the echo path causal for the canceller."""
+    realign_s: float = 0.0005
+    """The reference offset follows the tracked delay only when they differ by more than this
+    (fewer jumps in what the canceller sees)."""
+    restart_s: float = 0.01
+    """A realignment larger than this restarts the canceller (its adapted filter no longer fits)."""
+    measure_window_s: float = 1.0
+    """Microphone audio correlated with the reference per delay measurement."""
+    measure_every_s: float = 0.5
+    """How often a delay measurement is tried while the far end sounds."""
+    clock_tolerance_s: float = 0.02
+    """A chunk stamped within this of where the previous chunk ended continues it."""
+    clock_gain: float = 0.02
+    """Share of each chunk's stamp error taken into the microphone's time line (follows the ADC
+    clock's drift, ignores stamp jitter)."""
+
+
+class EchoFilter:
+    """The microphone, cleaned of what the speaker played (see the module doc)."""
+
+    def __init__(self, canceller: EchoCanceller, reference: FarEndReference, settings: EchoSettings | None = None) -> None:
+        self.canceller = canceller
+        self.reference = reference
+        self.settings = settings or EchoSettings()
+        self._window_frames = round(self.settings.erle_window_s * RATE / FRAME)
+        self._measure_n = round(self.settings.measure_window_s * RATE)
+        self._measure_every = round(self.settings.measure_every_s * RATE)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the stream, the statistics and the canceller's adaptation (the reference is the speaker's)."""
+        self.canceller.reset()
+        self._rate = 0
+        self._resampler: soxr.ResampleStream | None = None
+        self._next_in: float | None = None  # predicted capture time of the next input sample
+        self._pending = np.zeros(0, np.float32)
+        self._t = 0.0  # microphone time of self._pending[0]
+        self._applied: float | None = None  # delay + lead the reference is read with
+        self._quiet_frames = 10**9
+        self._frames: deque[tuple[float, float]] = deque(maxlen=self._window_frames)
+        self._ratios: deque[float] = deque(maxlen=self._window_frames)
+        self._far_level = 0.0
+        self._measure_buf = np.zeros(0, np.float32)
+        self._measure_t = 0.0
+        self._since_measure = 0
+        self.frames_cancelled = 0
+        """Frames that went through the canceller (the rest passed untouched)."""
+
+    # ---- the microphone's clock
+
+    def _stamp(self, captured_at: float, n: int, rate: int) -> None:
+        s = self.settings
+        if rate != self._rate or self._next_in is None or abs(captured_at - self._next_in) > s.clock_tolerance_s:
+            self._rate = rate
+            self._resampler = soxr.ResampleStream(rate, RATE, 1, dtype="float32") if rate != RATE else None
+            self._pending = np.zeros(0, np.float32)
+            self._measure_buf = np.zeros(0, np.float32)
+            self._next_in = captured_at
+            self._t = captured_at
+        else:
+            step = s.clock_gain * (captured_at - self._next_in)
+            self._next_in += step
+            self._t += step
+        self._next_in += n / rate
+
+    # ---- cleaning
+
+    def clean(self, chunk: AudioChunk, captured_at: float) -> AudioChunk:
+        """The cleaned 16 kHz audio of the whole frames available so far (the remainder waits for the next chunk)."""
+        samples = np.asarray(chunk.samples, np.float32).reshape(-1)
+        self._stamp(captured_at, len(samples), chunk.sample_rate)
+        if self._resampler is not None:
+            samples = np.asarray(self._resampler.resample_chunk(samples), np.float32)
+        self._measure(samples)
+        pending = np.concatenate([self._pending, samples]) if len(self._pending) else samples
+        whole = len(pending) // FRAME * FRAME
+        out = np.empty(whole, np.float32)
+        for i in range(0, whole, FRAME):
+            out[i : i + FRAME] = self._frame(pending[i : i + FRAME], self._t)
+            self._t += FRAME / RATE
+        self._pending = pending[whole:].copy()
+        return AudioChunk(out, RATE)
+
+    def _measure(self, samples: np.ndarray) -> None:
+        """Feed the delay measurement, which correlates the last second of microphone with the reference."""
+        buf_end_t = self._t + len(self._pending) / RATE  # time of samples[0]
+        if len(self._measure_buf) == 0:
+            self._measure_t = buf_end_t
+        buf = np.concatenate([self._measure_buf, samples])
+        if len(buf) > self._measure_n:
+            cut = len(buf) - self._measure_n
+            buf = buf[cut:]
+            self._measure_t = buf_end_t + len(samples) / RATE - len(buf) / RATE
+        self._measure_buf = buf
+        self._since_measure += len(samples)
+        if self._since_measure >= self._measure_every and len(buf) == self._measure_n:
+            self._since_measure = 0
+            delay = self.reference.measure(buf, self._measure_t)
+            if delay is not None:
+                log.debug("echo delay measured: %.1f ms (drift %.0f ppm)", delay * 1e3, self.reference.drift_ppm)
+
+    def _frame(self, near: np.ndarray, t: float) -> np.ndarray:
+        s = self.settings
+        target = self.reference.delay_at(t) + s.lead_s
+        if self._applied is None or abs(target - self._applied) > s.realign_s:
+            if self._applied is not None and abs(target - self._applied) > s.restart_s:
+                self.canceller.reset()  # what it adapted to no longer lines up
+            self._applied = target
+        far = self.reference.played_at(t - self._applied, FRAME)
+        far_rms = float(np.sqrt(np.mean(far**2)))
+        if far_rms >= s.far_floor_rms:
+            self._quiet_frames = 0
+        else:
+            self._quiet_frames += 1
+        if self._quiet_frames * FRAME / RATE > s.tail_s:
+            self._far_level = 0.0
+            return near
+        cleaned = np.asarray(self.canceller.process(near, far), np.float32)
+        self.frames_cancelled += 1
+        self._count(near, cleaned, far_rms)
+        return cleaned
+
+    def _count(self, near: np.ndarray, cleaned: np.ndarray, far_rms: float) -> None:
+        """Add the frame to the ERLE if the far end sounds and no near-end speech is suspected."""
+        s = self.settings
+        # the echo lasts the room's tail: the far end's level decays slowly rather than with each frame
+        self._far_level = max(far_rms**2, self._far_level * 0.85)
+        if far_rms < s.far_floor_rms:
+            return
+        mic_e = float(np.mean(near.astype(np.float64) ** 2))
+        if mic_e < s.echo_floor_rms**2:
+            return
+        ratio = mic_e / max(self._far_level, 1e-12)
+        self._ratios.append(ratio)
+        usual = float(np.median(self._ratios))
+        if len(self._ratios) >= 20 and ratio > usual * 10 ** (s.near_end_margin_db / 10):
+            return
+        self._frames.append((mic_e, float(np.mean(cleaned.astype(np.float64) ** 2))))
+
+    # ---- how well it works
+
+    @property
+    def erle_db(self) -> float | None:
+        """ERLE over the recent far-end frames (dB); None until ``min_erle_s`` of them were heard."""
+        if len(self._frames) * FRAME / RATE < self.settings.min_erle_s:
+            return None
+        mic = sum(f[0] for f in self._frames)
+        out = sum(f[1] for f in self._frames)
+        return float(10 * np.log10(mic / max(out, 1e-12)))
+
+    def working(self) -> bool:
+        """True once the ERLE reaches ``min_erle_db``."""
+        erle = self.erle_db
+        return erle is not None and erle >= self.settings.min_erle_db

@@ -1,0 +1,284 @@
+"""The far-end reference: what the speaker played, on the microphone's time line.
+
+The speaker reports each block it hands to the sound card with the monotonic time its first
+sample reaches the DAC; the microphone stamps each chunk with the monotonic time its first sample
+left the ADC.  Between the two lie the room and whatever latency the drivers do not report, so
+the delay from DAC to microphone is measured (GCC-PHAT between the microphone and the reference,
+only while the reference carries sound) and tracked.  The DAC and ADC run on different crystals:
+their offset creeps by up to a few hundred ppm, so the measured delays are fitted with a line over
+time (offset plus drift) rather than averaged, and alignment holds over minutes.
+
+Everything is kept at 16 kHz.  The speaker's callback thread writes, the event loop reads: one
+lock guards the ring and the tracker.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+import soxr
+
+RATE = 16000
+
+
+@dataclass(frozen=True)
+class ReferenceSettings:
+    """How the far-end reference is kept and lined up with the microphone."""
+
+    history_s: float = 3.0
+    """Seconds of played audio kept (the delay search looks back this far, at most)."""
+    contiguous_tolerance_s: float = 0.02
+    """A block stamped within this of where the previous one ended continues it (DAC stamps
+    jitter); further away starts a new run at its own stamp."""
+    clock_gain: float = 0.02
+    """Share of each block's stamp error taken into the ring's time line (a slow first-order
+    lock onto the DAC stamps: follows clock drift, ignores stamp jitter)."""
+    initial_delay_s: float = 0.0
+    """DAC-to-microphone delay assumed before the first measurement."""
+    min_delay_s: float = -0.05
+    """Shortest delay searched (negative: the stamps may place the echo before its DAC time)."""
+    max_delay_s: float = 0.5
+    """Longest delay searched (room plus unreported driver latency)."""
+    min_reference_rms: float = 0.003
+    """The reference must be at least this loud (float RMS, about -50 dBFS) to measure against."""
+    min_peak_ratio: float = 6.0
+    """A correlation peak counts only this many times above the RMS of the searched lags."""
+    drift_window_s: float = 120.0
+    """Measurements older than this (monotonic seconds) leave the drift fit."""
+    min_fit_span_s: float = 8.0
+    """The drift line is fitted only once the measurements span this long; before, the median."""
+    max_drift_ppm: float = 1000.0
+    """The fitted drift is clamped to this (clocks of sound cards stay well inside)."""
+    outlier_s: float = 0.004
+    """A measurement this far from the track is an outlier; three agreeing outliers start a new track."""
+
+
+def gcc_phat_delay(mic: np.ndarray, ref: np.ndarray, max_lag: int, min_peak_ratio: float) -> float | None:
+    """Lag in samples (fractional) at which ``ref`` best matches ``mic``: mic[k] ~ ref[k + lag].
+
+    ``ref`` must be ``len(mic) + max_lag`` long; lags ``0..max_lag`` are searched.  None when the
+    peak does not stand out (no echo, or only noise).
+    """
+    n = 1 << int(np.ceil(np.log2(len(mic) + len(ref))))
+    x = np.fft.rfft(mic.astype(np.float64), n)
+    y = np.fft.rfft(ref.astype(np.float64), n)
+    cross = np.conj(x) * y
+    mag = np.abs(cross)
+    cross /= mag + 1e-3 * mag.max() + 1e-20  # PHAT, regularised against empty bins
+    c = np.fft.irfft(cross, n)[: max_lag + 1]
+    peak = int(np.argmax(c))
+    spread = float(np.sqrt(np.mean(c**2)))
+    if spread <= 0.0 or c[peak] < min_peak_ratio * spread:
+        return None
+    frac = 0.0
+    if 0 < peak < max_lag:  # parabolic interpolation between the neighbours
+        a, b, d = c[peak - 1], c[peak], c[peak + 1]
+        den = a - 2 * b + d
+        if den < 0:
+            frac = float(np.clip(0.5 * (a - d) / den, -0.5, 0.5))
+    return peak + frac
+
+
+class DelayTrack:
+    """Measured delays over time, fitted with a line (offset plus clock drift); not thread-safe."""
+
+    def __init__(self, settings: ReferenceSettings) -> None:
+        self.settings = settings
+        self._points: deque[tuple[float, float]] = deque()
+        self._outliers: list[tuple[float, float]] = []
+        self._fit: tuple[float, float, float] | None = None  # (t0, delay at t0, slope)
+
+    def delay_at(self, t: float) -> float:
+        if self._fit is None:
+            return self.settings.initial_delay_s
+        t0, d0, slope = self._fit
+        return d0 + slope * (t - t0)
+
+    @property
+    def measured(self) -> bool:
+        return self._fit is not None
+
+    @property
+    def drift_ppm(self) -> float:
+        return 0.0 if self._fit is None else self._fit[2] * 1e6
+
+    def add(self, t: float, delay: float) -> None:
+        s = self.settings
+        if self._fit is not None and abs(delay - self.delay_at(t)) > s.outlier_s:
+            self._outliers.append((t, delay))
+            recent = self._outliers[-3:]
+            if len(recent) == 3 and max(d for _, d in recent) - min(d for _, d in recent) <= s.outlier_s:
+                self._points = deque(recent)  # the path changed (a device restarted): start again
+                self._outliers.clear()
+                self._refit()
+            return
+        self._outliers.clear()
+        self._points.append((t, delay))
+        while self._points and self._points[0][0] < t - s.drift_window_s:
+            self._points.popleft()
+        self._refit()
+
+    def _refit(self) -> None:
+        s = self.settings
+        ts = np.array([p[0] for p in self._points])
+        ds = np.array([p[1] for p in self._points])
+        t0 = float(ts[-1])
+        if ts[-1] - ts[0] < s.min_fit_span_s or len(ts) < 4:
+            self._fit = (t0, float(np.median(ds)), 0.0)
+            return
+        keep = np.ones(len(ts), bool)
+        for _ in range(2):  # least squares, then again without the points it leaves far off
+            slope, icpt = np.polyfit(ts[keep] - t0, ds[keep], 1)
+            resid = np.abs(ds - (icpt + slope * (ts - t0)))
+            keep = resid <= max(0.001, 2.5 * float(np.median(resid)))
+            if keep.sum() < 4:
+                break
+        limit = s.max_drift_ppm * 1e-6
+        self._fit = (t0, float(icpt), float(np.clip(slope, -limit, limit)))
+
+    def clear(self) -> None:
+        self._points.clear()
+        self._outliers.clear()
+        self._fit = None
+
+
+class FarEndReference:
+    """What the speaker played, kept at 16 kHz on a monotonic time line (see the module doc)."""
+
+    def __init__(self, settings: ReferenceSettings | None = None) -> None:
+        self.settings = settings or ReferenceSettings()
+        self._lock = threading.Lock()
+        self._cap = int(self.settings.history_s * RATE)
+        self._ring = np.zeros(self._cap, np.float32)
+        self._t0: float | None = None  # monotonic time of ring index 0
+        self._end = 0  # one past the last index written
+        self._resampler: soxr.ResampleStream | None = None
+        self._resampler_rate = 0
+        self._run_next: float | None = None  # DAC time the current run's next block should have
+        self._write_at = 0  # ring index of the current run's next resampled sample
+        self._track = DelayTrack(self.settings)
+        self.measurements = 0
+        """Delay measurements accepted so far."""
+
+    # ---- the speaker's side
+
+    def played(self, samples: np.ndarray, rate: int, at: float) -> None:
+        """``samples`` (float32 mono at ``rate``) whose first one reached the DAC at monotonic ``at``."""
+        samples = np.asarray(samples, np.float32).reshape(-1)
+        if len(samples) == 0:
+            return
+        with self._lock:
+            if self._t0 is None:
+                self._t0 = at
+            s = self.settings
+            if self._run_next is None or rate != self._resampler_rate or abs(at - self._run_next) > s.contiguous_tolerance_s:
+                if self._resampler is not None:  # what the old run's resampler still holds
+                    self._write(self._write_at, np.asarray(self._resampler.resample_chunk(np.zeros(0, np.float32), last=True), np.float32))
+                self._resampler = soxr.ResampleStream(rate, RATE, 1, dtype="float32") if rate != RATE else None
+                self._resampler_rate = rate
+                self._write_at = round((at - self._t0) * RATE)
+                self._run_next = at
+            else:
+                step = s.clock_gain * (at - self._run_next)
+                self._run_next += step
+                self._t0 += step
+            self._run_next += len(samples) / rate
+            data = samples if self._resampler is None else np.asarray(self._resampler.resample_chunk(samples), np.float32)
+            self._write(self._write_at, data)
+            self._write_at += len(data)
+
+    def _write(self, start: int, data: np.ndarray) -> None:
+        if start < 0:  # before the first block's stamp: nothing can ask for it
+            data, start = data[-start:], 0
+        if len(data) == 0:
+            return
+        if start > self._end:  # silence between runs: clear what the ring held there before
+            self._fill(self._end, np.zeros(min(start - self._end, self._cap), np.float32), start - self._end)
+        self._fill(start, data, len(data))
+        self._end = max(self._end, start + len(data))
+
+    def _fill(self, start: int, data: np.ndarray, length: int) -> None:
+        if len(data) > self._cap:
+            data = data[-self._cap :]
+        first = (start + length - len(data)) % self._cap
+        head = min(len(data), self._cap - first)
+        self._ring[first : first + head] = data[:head]
+        self._ring[: len(data) - head] = data[head:]
+
+    # ---- the microphone's side
+
+    def _read(self, index: int, n: int) -> np.ndarray:
+        out = np.zeros(n, np.float32)
+        lo = max(index, self._end - self._cap, 0)
+        hi = min(index + n, self._end)
+        if hi > lo:
+            idx = np.arange(lo, hi) % self._cap
+            out[lo - index : hi - index] = self._ring[idx]
+        return out
+
+    def played_at(self, at: float, n: int) -> np.ndarray:
+        """``n`` samples (16 kHz) of what reached the DAC from monotonic ``at`` on; zeros where nothing played."""
+        with self._lock:
+            if self._t0 is None:
+                return np.zeros(n, np.float32)
+            return self._read(round((at - self._t0) * RATE), n)
+
+    def delay_at(self, t: float) -> float:
+        """The tracked DAC-to-microphone delay (seconds) for microphone time ``t``."""
+        with self._lock:
+            return self._track.delay_at(t)
+
+    @property
+    def delay_measured(self) -> bool:
+        with self._lock:
+            return self._track.measured
+
+    @property
+    def drift_ppm(self) -> float:
+        """The fitted drift of the delay (DAC clock against ADC clock), in ppm."""
+        with self._lock:
+            return self._track.drift_ppm
+
+    def window(self, start: float, n: int, rate: int = RATE) -> np.ndarray:
+        """The reference for the ``n`` microphone samples at ``rate`` whose first was captured at ``start``."""
+        if rate == RATE:
+            return self.played_at(start - self.delay_at(start), n)
+        m = int(np.ceil(n * RATE / rate)) + 2
+        ref = self.played_at(start - self.delay_at(start), m)
+        return np.interp(np.arange(n) * (RATE / rate), np.arange(m), ref).astype(np.float32)
+
+    def measure(self, mic: np.ndarray, start: float) -> float | None:
+        """Measure the delay from 16 kHz microphone audio captured from ``start``; track it and return it.
+
+        None (and nothing tracked) when the reference is too quiet there or no peak stands out.
+        """
+        s = self.settings
+        lo = round(s.min_delay_s * RATE)
+        hi = round(s.max_delay_s * RATE)
+        ref = self.played_at(start - s.max_delay_s, len(mic) + hi - lo)
+        if float(np.sqrt(np.mean(ref**2))) < s.min_reference_rms or not np.any(mic):
+            return None
+        lag = gcc_phat_delay(mic, ref, hi - lo, s.min_peak_ratio)
+        if lag is None:
+            return None
+        delay = s.max_delay_s - lag / RATE
+        with self._lock:
+            self._track.add(start + len(mic) / (2 * RATE), delay)
+            self.measurements += 1
+        return delay
+
+    def reset(self) -> None:
+        """Forget what was played and the measured delay."""
+        with self._lock:
+            self._ring[:] = 0.0
+            self._t0 = None
+            self._end = 0
+            self._resampler = None
+            self._resampler_rate = 0
+            self._run_next = None
+            self._write_at = 0
+            self._track.clear()
+            self.measurements = 0
