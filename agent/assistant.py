@@ -80,6 +80,11 @@ class Assistant:
         self._record_failing = False
         """The last write to the record failed (a full disk): the next failures are not logged again."""
         self._text_turns = TextTurns(self)
+        self._cut_by_voice: int | None = None
+        """The turn the user's voice cut off last (:meth:`user_spoke`), until the next turn starts:
+        a stop word recognized after it is recorded with that turn."""
+        self.stops_heard = 0
+        """Stop words heard so far (:meth:`stop_speaking`): a ringing timer counts one as heard."""
 
     @property
     def history(self) -> list[ChatMessage]:
@@ -184,7 +189,37 @@ class Assistant:
             turn.rush()
         else:
             turn.timeline.mark("barge_in", mode="stop")
+            self._cut_by_voice = self._numbers.get(id(turn))
             self.interrupt()
+
+    def stop_speaking(self, said: str = "") -> bool:
+        """The user said a stop word (``said``: "stop", "그만") over hearth: the reply and any
+        announcement (a ringing timer) end now, and no turn starts.
+
+        A reply still playing ("rush", or a stop word heard before any onset stopped it) is cut
+        as by a press: recorded as interrupted, with its units not heard as cut or unspoken.
+        ``said`` is recorded with the turn it stopped (role ``user``, status ``"stop"``: not
+        history, the model never reads it as a request).  True if anything was playing."""
+        stopped = False
+        number = self._cut_by_voice
+        turn = self.current
+        # A text turn plays nothing to stop; one the onset cut is already silent (still current
+        # until its task ends).
+        if turn is not None and turn.transcript is None and (number is None or self._numbers.get(id(turn)) != number):
+            turn.timeline.mark("barge_in", mode="stop_word")
+            number = self._numbers.get(id(turn))
+            self.interrupt()
+            stopped = True
+        if self._announcing is not None and not self._announcing.done():
+            self._announcing.cancel()
+            self.deps.speaker.interrupt()
+            stopped = True
+        self.stops_heard += 1
+        self._cut_by_voice = None
+        if said and number:
+            self._append(number, [RecordEntry(number, "user", said, "stop")])
+        log.info("stopped by a stop word: %r%s", said, "" if stopped else " (nothing was playing)")
+        return stopped
 
     def start_turn(self, audio: AsyncIterator[AudioChunk], press: Press, timeline: Timeline | None = None) -> Turn:
         """Cancel whatever is going on and start listening to a new utterance."""
@@ -195,6 +230,7 @@ class Assistant:
             self._announcing.cancel()
             self.deps.speaker.interrupt()
         self.turns_started += 1
+        self._cut_by_voice = None
         # The question is answered by the very next utterance or not at all.
         pending, self.pending = self.pending, None
         number = self._begin_turn()

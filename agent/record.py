@@ -91,7 +91,7 @@ class RecordEntry:
     text: str
     """What was said, or a one-line summary of the tool call."""
     status: str
-    """User: ``"heard"``; assistant unit: ``"spoken"``, ``"cut"`` or ``"unspoken"``; tool: ``"started"``
+    """User: ``"heard"``, or ``"stop"`` for a stop word said over the reply (not history); assistant unit: ``"spoken"``, ``"cut"`` or ``"unspoken"``; tool: ``"started"``
     (an acting call about to run; its settled entry follows unless hearth died first), ``"ok"``,
     ``"error"`` or ``"refused"`` (asked back, never made); turn: how it ended."""
     kind: str = ""

@@ -1,19 +1,28 @@
-"""Hearing the user speak up while hearth is talking, in hearth's own pauses.
+"""Hearing the user speak up while hearth is talking.
 
 Without echo cancellation the microphone hears hearth's voice as well as the user's, and a voice
 detector cannot tell them apart.  Cadence's pauses are the moments the speaker is silent, so
 there the microphone hears the room.  :class:`PauseListener` listens only then, after a short
 guard for the room's echo to die away, and reports the first speech it hears.  Someone who talks
 over hearth is heard at the next pause, which is at most one unit away.
+
+With echo cancellation working, :class:`ReplyListener` listens all the time hearth talks, on the
+cleaned microphone, and also tells a stop word ("stop", "그만") from a request.
 """
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 
-from audio.protocols import AudioChunk, VoiceActivityDetector
+import numpy as np
+
+from agent.listening.stop_words import is_stop
+from audio.protocols import AudioChunk, Recognizer, VoiceActivityDetector
 from audio.wav import resample
 
 log = logging.getLogger(__name__)
@@ -54,3 +63,256 @@ class PauseListener:
             self._listen_from = None
             log.info("the user spoke up during a pause")
             self.on_speech()
+
+
+@dataclass(frozen=True)
+class EchoLevel:
+    """How much of hearth's own voice may be left in the cleaned microphone now."""
+
+    far_rms: float
+    """RMS of the reference (what hearth played) for the audio just cleaned; 0.0 when silent."""
+    erle_db: float
+    """Echo return loss enhancement the canceller achieves now (its running estimate)."""
+    gain: float = 1.0
+    """The echo's level at the microphone per unit of reference (the room and the volume), before
+    cancelling; 1.0 when not measured."""
+
+    @property
+    def residual_rms(self) -> float:
+        """The echo expected to survive cancelling, as an RMS in the cleaned microphone."""
+        return self.far_rms * self.gain * 10 ** (-self.erle_db / 20)
+
+
+@dataclass(frozen=True)
+class ReplySettings:
+    """How :class:`ReplyListener` tells the user's voice from what is left of hearth's."""
+
+    margin_db: float = 12.0
+    """An onset needs the cleaned microphone this far above the residual echo expected."""
+    floor_rms: float = 0.004
+    """…and at least this loud, whatever the echo (the room's own noise is not speech)."""
+    onset_windows: int = 2
+    """Consecutive 32 ms windows above both while the detector says speech: one loud window is a
+    clatter.  The detector's own latency is longer, so this adds nothing when speech starts in
+    quiet; it matters when the detector was already in speech on the residual."""
+    end_quiet_s: float = 0.35
+    """The utterance has ended when the detector says so, or when the level has stayed under the
+    guard this long (the detector may stay in speech on the residual echo); shorter than the
+    pause in "hearth, stop" cuts it in two."""
+    max_utterance_s: float = 1.5
+    """Recognition starts when the detector says the speech ended, or this long after its onset:
+    a stop phrase is shorter, and a longer utterance is a request whatever it says."""
+    preroll_s: float = 0.5
+    """Audio kept from before the onset (the detector reports speech after it started)."""
+    context: str = ""
+    """Given to the recognizer with each utterance."""
+
+
+class ReplyListener:
+    """Hears the user over hearth's own voice, in the echo-cancelled microphone.
+
+    Same surface as :class:`PauseListener`: feed every cleaned microphone chunk to
+    :meth:`accept` (any sample rate), :meth:`open` while hearth talks (SPEAKING or PAUSING, an
+    announcement, a ringing timer), :meth:`close` when it stops.  While open:
+
+    1. The first speech onset calls ``on_speech()`` at once, before anything is recognized (the
+       barge-in: with the "stop" policy hearth goes silent now, with "rush" it rushes).  An onset
+       needs the detector's speech AND the cleaned level ``margin_db`` above the residual echo
+       that ``echo_level()`` predicts, in ``onset_windows`` windows running (the double-talk guard).
+    2. The utterance is collected until the detector says it ended (or ``max_utterance_s``), then
+       recognized in the background (``recognizer.transcribe`` over the collected audio).
+    3. A stop phrase (:func:`~agent.listening.stop_words.is_stop`) calls ``on_stop(text)``: the
+       caller ends the reply and starts nothing (:meth:`Assistant.stop_speaking`).  Anything else
+       calls ``on_request(chunks, text)``: ``chunks`` is all the audio from ``preroll_s`` before the
+       onset up to this moment (accepted chunks as given, in order), so a caller that starts a turn
+       from it *in the same callback*, with the live microphone after it, loses nothing between the
+       two.  ``text`` is the short decode ("" if the recognizer failed, which is logged); the turn
+       recognizes the whole utterance itself.  Under "rush" a caller may ignore it.
+
+    Then it listens again once the detector has heard that speech end.  The callbacks run on the
+    event loop; one that raises is logged.  :attr:`deciding` is true from the onset until the
+    callback.  When hearth stops talking because of ``on_speech`` (the state goes IDLE), call
+    :meth:`close_when_decided`, not :meth:`close`: the utterance is still recognized and
+    reported, then the listener closes.  :meth:`close` drops the utterance and cancels its
+    recognition (what a press wants).  The detector is reset on :meth:`open`; it may be shared
+    with the turns (a turn listens only after this listener has decided, or been closed).
+    """
+
+    def __init__(
+        self,
+        vad: VoiceActivityDetector,
+        recognizer: Recognizer,
+        on_speech: Callable[[], None],
+        on_stop: Callable[[str], None],
+        on_request: Callable[[list[AudioChunk], str], None],
+        echo_level: Callable[[], EchoLevel] | None = None,
+        settings: ReplySettings = ReplySettings(),
+    ) -> None:
+        self.vad = vad
+        self.recognizer = recognizer
+        self.on_speech = on_speech
+        self.on_stop = on_stop
+        self.on_request = on_request
+        self.echo_level = echo_level
+        """The reference's level and the canceller's ERLE now; None: no echo expected (tests, a
+        speaker that is silent)."""
+        self.settings = settings
+        self.onsets = 0
+        """Onsets reported so far (the bench counts false barge-ins with it)."""
+        self._open = False
+        self._window = 512
+        self._pending = np.zeros(0, np.float32)
+        self._in_speech = False
+        """The detector's state: between its start and stop events."""
+        self._loud_run = 0
+        self._quiet_run = 0
+        self._await_quiet = False
+        """An utterance was decided while still spoken: no new onset until the detector ends it."""
+        self._recent: collections.deque[AudioChunk] = collections.deque()
+        self._utterance: list[AudioChunk] | None = None
+        """From the onset until the decision: the audio so far."""
+        self._heard_samples = 0
+        """Detector samples since the onset (for ``max_utterance_s``)."""
+        self._recognizing: asyncio.Task[None] | None = None
+        self._closing = False
+        """Close once the utterance under way is decided (:meth:`close_when_decided`)."""
+
+    @property
+    def is_open(self) -> bool:
+        return self._open
+
+    @property
+    def deciding(self) -> bool:
+        """Between an onset and its ``on_stop``/``on_request``."""
+        return self._utterance is not None
+
+    def open(self, at: float | None = None) -> None:
+        """Hearth started talking (``at`` is accepted for :class:`PauseListener`'s sake): listen.
+        Opening one already open changes nothing (SPEAKING → PAUSING → SPEAKING)."""
+        self._closing = False
+        if self._open:
+            return
+        self._open = True
+        self.vad.reset()
+        self._pending = np.zeros(0, np.float32)
+        self._in_speech = False
+        self._loud_run = 0
+        self._quiet_run = 0
+        self._await_quiet = False
+
+    def close(self) -> None:
+        """Stop listening; an utterance under way is dropped and its recognition cancelled."""
+        self._open = False
+        self._closing = False
+        self._drop_utterance()
+        self._recent.clear()
+
+    def close_when_decided(self) -> None:
+        """Hearth stopped talking: no new onset, but an utterance under way is still collected,
+        recognized and reported; then the listener closes (at once if there is none)."""
+        if self._utterance is None:
+            self.close()
+        else:
+            self._closing = True
+
+    def accept(self, chunk: AudioChunk) -> None:
+        if not self._open:
+            return
+        self._keep_recent(chunk)
+        if self._utterance is not None:
+            self._utterance.append(chunk)
+        echo = self.echo_level() if self.echo_level is not None else None
+        s = self.settings
+        threshold = s.floor_rms
+        if echo is not None:
+            threshold = max(threshold, echo.residual_rms * 10 ** (s.margin_db / 20))
+        samples = resample(chunk.samples, chunk.sample_rate, self.vad.sample_rate)
+        self._pending = np.concatenate([self._pending, samples.astype(np.float32, copy=False)])
+        whole = len(self._pending) - len(self._pending) % self._window
+        windows, self._pending = self._pending[:whole], self._pending[whole:]
+        for i in range(0, whole, self._window):
+            self._window_heard(windows[i : i + self._window], threshold, echo)
+            if not self._open:
+                return  # a callback closed it
+
+    def _window_heard(self, window: np.ndarray, threshold: float, echo: EchoLevel | None) -> None:
+        for event in self.vad.accept(window):
+            self._in_speech = event.speech
+        loud = float(np.sqrt(np.mean(window.astype(np.float64) ** 2))) > threshold
+        self._loud_run = self._loud_run + 1 if loud else 0
+        self._quiet_run = 0 if loud else self._quiet_run + 1
+        # The detector may stay in speech on the residual echo (it is hearth's speech, after
+        # all): the user has stopped when the level is back under the guard for a while too.
+        ended = not self._in_speech or self._quiet_run * len(window) >= self.settings.end_quiet_s * self.vad.sample_rate
+        if ended:
+            self._await_quiet = False
+        if self._utterance is None:
+            if self._in_speech and not self._await_quiet and not self._closing and self._loud_run >= self.settings.onset_windows:
+                self._onset(echo)
+            return
+        if self._recognizing is None:
+            self._heard_samples += len(window)
+            if ended or self._heard_samples >= self.settings.max_utterance_s * self.vad.sample_rate:
+                self._recognize()
+
+    def _onset(self, echo: EchoLevel | None) -> None:
+        self.onsets += 1
+        self._utterance = list(self._recent)
+        self._heard_samples = 0
+        if echo is not None and echo.far_rms > 0:
+            log.info("the user spoke up over hearth (residual echo %.4f, ERLE %.1f dB)", echo.residual_rms, echo.erle_db)
+        else:
+            log.info("the user spoke up while hearth talked")
+        self._call(self.on_speech)
+
+    def _recognize(self) -> None:
+        assert self._utterance is not None
+        heard = list(self._utterance)
+        self._recognizing = asyncio.get_running_loop().create_task(self._decide(heard), name="reply-listener-recognize")
+
+    async def _decide(self, heard: list[AudioChunk]) -> None:
+        rate = self.recognizer.sample_rate
+
+        async def audio() -> AsyncIterator[AudioChunk]:
+            for chunk in heard:
+                yield AudioChunk(resample(chunk.samples, chunk.sample_rate, rate), rate)
+
+        text: str | None = ""
+        try:
+            async for transcript in self.recognizer.transcribe(audio(), self.settings.context):
+                if transcript.is_final:
+                    text = transcript.text
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - a failed decode must not stop the listening
+            log.exception("could not recognize what the user said over hearth; taken as a request")
+            text = None
+        utterance = self._utterance or []
+        self._recognizing = None
+        self._utterance = None
+        self._await_quiet = True  # until the speech decided on is over
+        if self._closing:
+            self.close()
+        if text is not None and is_stop(text):
+            log.info("stop word heard over hearth: %r", text)
+            self._call(self.on_stop, text)
+        else:
+            log.info("heard over hearth, not a stop word: %r", text)
+            self._call(self.on_request, utterance, text or "")
+
+    def _drop_utterance(self) -> None:
+        task, self._recognizing = self._recognizing, None
+        if task is not None and not task.done():
+            task.cancel()
+        self._utterance = None
+
+    def _keep_recent(self, chunk: AudioChunk) -> None:
+        self._recent.append(chunk)
+        while sum(c.duration for c in self._recent) - self._recent[0].duration >= self.settings.preroll_s:
+            self._recent.popleft()
+
+    def _call(self, callback: Callable[..., None], *args: object) -> None:
+        try:
+            callback(*args)
+        except Exception:  # noqa: BLE001 - the caller's fault must not stop the listening
+            log.exception("a barge-in callback failed")

@@ -1,0 +1,67 @@
+"""Stop words: what a short transcript said over a reply must be to stop hearth and start nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.listening.stop_words import AROUND, STOP_PHRASES, is_stop, normalise
+
+
+@pytest.mark.parametrize("text", [
+    "stop", "Stop.", "STOP!", "Stop, stop.", "stop stop stop", "Stop it.", "stop it stop it", "Stop, please.",
+    "Please stop.", "Hearth, stop.", "Hearth stop", "hey hearth, stop it", "Okay, stop.", "No, no, stop!",
+    "Cancel.", "Cancel that.", "Never mind.", "Nevermind!", "never-mind", "That's enough.", "Wait.",
+    "Hold on.", "Stop. Thank you.", "  stop  ", "Stop…", "«Stop»", "ＳＴＯＰ",
+])
+def test_english_stop_phrases_in_whispers_spellings_stop(text):
+    assert is_stop(text)
+
+
+@pytest.mark.parametrize("text", [
+    "그만", "그만.", "그만!", "그만해", "그만 해", "그만해 줘", "그만 해 줘", "그만해줘요", "그만하세요", "잠깐", "잠깐만",
+    "잠깐만요.", "잠시만요", "멈춰", "멈춰 주세요", "취소", "취소해 줘", "아니 그만해", "좀 그만해", "이제 그만", "제발 그만!",
+    "그만 그만", "스톱", "됐어요.",
+])
+def test_korean_stop_phrases_stop_whatever_the_spacing(text):
+    assert is_stop(text)
+
+
+@pytest.mark.parametrize("text", [
+    "", " ", ".", "stop the timer", "cancel the pasta timer", "stop the oven timer please", "wait, how much salt?",
+    "what's the next step", "don't stop", "stopwatch", "bus stop", "Thank you.", "you", "no", "please", "okay",
+    "hearth", "never mind the salt, how long do I boil it", "stop and tell me the next step",
+    "타이머 취소", "파스타 타이머 취소해 줘", "그만 먹어", "잠깐 다음 단계 뭐야", "아니", "좀", "네",
+    "Stop. What's the time?", "그만. 몇 시야?",
+])
+def test_anything_more_than_a_stop_phrase_is_a_request(text):
+    assert not is_stop(text)
+
+
+def test_a_stop_phrase_in_either_language_stops_and_a_mixed_utterance_must_be_all_stops():
+    assert is_stop("Stop. 그만.")
+    assert is_stop("스톱 stop")
+    assert not is_stop("stop 타이머")
+    assert not is_stop("그만 timer")
+
+
+def test_languages_limit_the_lists():
+    assert is_stop("그만", languages=("ko",))
+    assert not is_stop("그만", languages=("en",))
+    assert not is_stop("stop", languages=("ko",))
+    assert is_stop("stop", languages=("en", "ko"))
+
+
+def test_normalise_drops_case_punctuation_and_apostrophes():
+    assert normalise("  That's   ENOUGH!!  ") == "thats enough"
+    assert normalise("Stop, stop.") == "stop stop"
+    assert normalise("그만 해 줘!") == "그만 해 줘"
+    assert normalise("never-mind") == "never mind"
+
+
+def test_no_small_word_is_a_stop_on_its_own_and_every_list_is_normalised():
+    for lang, words in AROUND.items():
+        for word in words:
+            assert not is_stop(word), (lang, word)
+    for lang, phrases in {**STOP_PHRASES, **AROUND}.items():
+        for phrase in phrases:
+            assert normalise(phrase) == phrase, (lang, phrase)
