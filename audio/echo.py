@@ -5,7 +5,8 @@ resamples it to 16 kHz, cuts it into 10 ms frames (keeping what is left over for
 takes the far-end reference for the same moment from :class:`FarEndReference` (what the speaker
 played, moved by the measured DAC-to-microphone delay), and hands both to an
 :class:`EchoCanceller`.  While nothing has played for longer than the room's tail the microphone
-passes through untouched.
+passes through untouched (only as late as the canceller's own output, ``latency`` samples, so the
+cleaned stream stays continuous when the canceller starts and stops).
 
 It keeps a running ERLE (echo return loss enhancement: how much quieter the cleaned signal is
 than the microphone) over frames where the reference is sounding and the microphone is not louder
@@ -94,8 +95,8 @@ class EchoSettings:
     """A frame whose microphone is this much louder than the echo path's usual gain predicts is
     suspected near-end speech and left out of the ERLE."""
     lead_s: float = 0.002
-    """The reference is taken this much early, so that an estimate a little late still leaves
-    the echo path causal for the canceller."""
+    """The reference reaches the canceller this much ahead of its echo, so that a delay estimate
+    a little long still leaves the echo path causal."""
     realign_s: float = 0.0005
     """The reference offset follows the tracked delay only when they differ by more than this
     (fewer jumps in what the canceller sees)."""
@@ -119,6 +120,8 @@ class EchoFilter:
         self.canceller = canceller
         self.reference = reference
         self.settings = settings or EchoSettings()
+        self.latency = int(getattr(canceller, "latency", 0))
+        """Samples (16 kHz) by which the output trails the microphone, cancelled or passed through."""
         self._window_frames = round(self.settings.erle_window_s * RATE / FRAME)
         self._measure_n = round(self.settings.measure_window_s * RATE)
         self._measure_every = round(self.settings.measure_every_s * RATE)
@@ -132,7 +135,7 @@ class EchoFilter:
         self._next_in: float | None = None  # predicted capture time of the next input sample
         self._pending = np.zeros(0, np.float32)
         self._t = 0.0  # microphone time of self._pending[0]
-        self._applied: float | None = None  # delay + lead the reference is read with
+        self._applied: float | None = None  # delay - lead: how far back the reference is read
         self._quiet_frames = 10**9
         self._frames: deque[tuple[float, float]] = deque(maxlen=self._window_frames)
         self._ratios: deque[float] = deque(maxlen=self._window_frames)
@@ -140,6 +143,7 @@ class EchoFilter:
         self._measure_buf = np.zeros(0, np.float32)
         self._measure_t = 0.0
         self._since_measure = 0
+        self._bypass_tail = np.zeros(self.latency, np.float32)
         self.frames_cancelled = 0
         """Frames that went through the canceller (the rest passed untouched)."""
 
@@ -198,7 +202,7 @@ class EchoFilter:
 
     def _frame(self, near: np.ndarray, t: float) -> np.ndarray:
         s = self.settings
-        target = self.reference.delay_at(t) + s.lead_s
+        target = self.reference.delay_at(t) - s.lead_s  # later audio: the reference leads its echo
         if self._applied is None or abs(target - self._applied) > s.realign_s:
             if self._applied is not None and abs(target - self._applied) > s.restart_s:
                 self.canceller.reset()  # what it adapted to no longer lines up
@@ -211,7 +215,13 @@ class EchoFilter:
             self._quiet_frames += 1
         if self._quiet_frames * FRAME / RATE > s.tail_s:
             self._far_level = 0.0
-            return near
+            if not self.latency:
+                return near
+            # untouched, but as late as the canceller's output would be, so the stream stays continuous
+            joined = np.concatenate([self._bypass_tail, near])
+            self._bypass_tail = joined[FRAME:]
+            return joined[:FRAME]
+        self._bypass_tail = near[FRAME - self.latency :] if self.latency else self._bypass_tail
         cleaned = np.asarray(self.canceller.process(near, far), np.float32)
         self.frames_cancelled += 1
         self._count(near, cleaned, far_rms)

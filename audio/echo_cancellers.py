@@ -34,6 +34,9 @@ class ApmCanceller:
         self.noise_suppression = noise_suppression
         self.high_pass_filter = high_pass_filter
         self.stream_delay_ms = stream_delay_ms
+        self.latency = 128
+        """Samples by which the cleaned output trails the input (AEC3's suppressor works on
+        overlapping blocks; measured with an uncorrelated near end)."""
         """What APM is told of the delay between reference and echo: the reference comes already
         aligned, so close to nothing (AEC3 searches around it by itself)."""
         self._apm: Any = None
@@ -75,6 +78,8 @@ class SpeexCanceller:
         """Length of the adaptive filter: the room's tail plus the alignment's slack."""
         self.preprocess = preprocess
         """speexdsp's preprocessor after the filter (residual echo and noise suppression)."""
+        self.latency = FRAME if preprocess else 0
+        """Samples by which the cleaned output trails the input (the preprocessor's overlap)."""
         self._lib: Any = None
         self._state: Any = None
         self._out = np.zeros(FRAME, np.int16)

@@ -1,0 +1,291 @@
+"""Echo cancellation with scripted audio: a reference played at known DAC times, a simulated room
+(delay, an exponential tail, gain, a little noise, clock drift), microphone chunks with their
+capture stamps.  Nothing here reads the wall clock; figures are asserted with margins."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from audio.echo import EchoFilter, EchoSettings, FarEndReference, ReferenceSettings, make_canceller
+from audio.echo_reference import DelayTrack, gcc_phat_delay
+from audio.protocols import AudioChunk
+
+FS = 16000
+T0 = 1000.0  # monotonic time the first block reaches the DAC
+
+
+def voice_like(seconds: float, seed: int, pitch: float = 140.0) -> np.ndarray:
+    """Voiced syllables (a gliding pitch with its harmonics, coloured noise) between short pauses."""
+    rng = np.random.default_rng(seed)
+    n = int(seconds * FS)
+    t = np.arange(n) / FS
+    f0 = pitch * (1 + 0.15 * np.sin(2 * np.pi * 0.4 * t + seed))
+    phase = 2 * np.pi * np.cumsum(f0) / FS
+    voiced = sum(np.sin(k * phase) / k for k in range(1, 20))
+    noise = np.convolve(rng.standard_normal(n), 0.8 ** np.arange(30))[:n]
+    syllable = np.clip(np.sin(2 * np.pi * 3.0 * t + rng.uniform(0, 6)), 0, None) ** 0.5
+    words = (np.sin(2 * np.pi * 0.35 * t + seed) > -0.5).astype(float)
+    x = (voiced + 0.3 * noise) * syllable * words
+    return (0.25 * x / np.sqrt(np.mean(x**2))).astype(np.float32)
+
+
+def room(seconds_tail: float = 0.15, gain: float = 0.5, seed: int = 7) -> np.ndarray:
+    """An impulse response: a direct path, then an exponential tail falling 60 dB over ``seconds_tail``."""
+    rng = np.random.default_rng(seed)
+    n = int(seconds_tail * FS)
+    k = np.arange(1, n)
+    h = np.zeros(n)
+    h[0] = 1.0
+    h[1:] = 0.05 * rng.standard_normal(n - 1) * np.exp(-k * 6.9 / n)  # about a third of the energy
+    return gain * h
+
+
+def echo_of(far: np.ndarray, delay_s: float, h: np.ndarray | None = None, noise: float = 3e-4) -> np.ndarray:
+    h = room() if h is None else h
+    d = round(delay_s * FS)
+    wet = np.convolve(far, h)[: len(far)]
+    mic = np.zeros(len(far))
+    mic[d:] = wet[: len(far) - d]
+    mic += noise * np.random.default_rng(3).standard_normal(len(far))
+    return mic.astype(np.float32)
+
+
+def play(ref: FarEndReference, far: np.ndarray, rate: int = FS, block: int = 320, t0: float = T0) -> None:
+    for i in range(0, len(far), block):
+        ref.played(far[i : i + block], rate, t0 + i / rate)
+
+
+def run(flt: EchoFilter, mic: np.ndarray, rate: int = FS, sizes=(320,), stamps=None, ref: FarEndReference | None = None,
+        far: np.ndarray | None = None, far_rate: int = FS) -> np.ndarray:
+    """Feed the microphone in chunks (sizes cycled); the speaker's blocks are reported just ahead of them."""
+    out, i, j, played = [], 0, 0, 0
+    while i < len(mic):
+        n = sizes[j % len(sizes)]
+        j += 1
+        at = T0 + i / rate if stamps is None else stamps(i)
+        if far is not None and ref is not None:  # the speaker runs ahead of the microphone
+            upto = min(len(far), int((i + n) / rate * far_rate) + far_rate // 10)
+            for k in range(played, upto, 441):
+                ref.played(far[k : min(k + 441, upto)], far_rate, T0 + k / far_rate)
+            played = max(played, upto)
+        out.append(flt.clean(AudioChunk(mic[i : i + n], rate), at).samples)
+        i += n
+    return np.concatenate(out)
+
+
+def erle(mic: np.ndarray, out: np.ndarray, start_s: float) -> float:
+    a = int(start_s * FS)
+    n = min(len(mic), len(out))
+    return float(10 * np.log10(np.mean(mic[a:n].astype(np.float64) ** 2) / np.mean(out[a:n].astype(np.float64) ** 2)))
+
+
+class Passthrough:
+    """A canceller that cancels nothing: alignment tests need only the reference's side."""
+
+    sample_rate = FS
+    frame = 160
+
+    def process(self, near: np.ndarray, far: np.ndarray) -> np.ndarray:
+        return near
+
+    def reset(self) -> None:
+        pass
+
+
+# ---- the reference and its alignment
+
+
+def test_window_is_the_reference_delayed_by_the_measured_delay() -> None:
+    far = voice_like(6.0, seed=1)
+    mic = echo_of(far, 0.060)
+    ref = FarEndReference()
+    flt = EchoFilter(Passthrough(), ref)
+    run(flt, mic, ref=ref, far=far)
+    assert ref.delay_measured
+    start = T0 + 4.5
+    got = ref.window(start, FS)
+    want = far[int(4.44 * FS) : int(4.44 * FS) + FS]
+    assert np.std(want) > 0.1
+    assert np.max(np.abs(got - want)) < 1e-4
+    # and at another rate: 48 kHz microphone samples map onto the same stretch
+    got48 = ref.window(start, 3 * FS, rate=48000)
+    assert np.corrcoef(got48[::3], want)[0, 1] > 0.99
+
+
+@pytest.mark.parametrize("delay_s", [0.0, 0.020, 0.060, 0.150, 0.310])
+def test_delay_is_measured_within_a_millisecond(delay_s: float) -> None:
+    far = voice_like(3.0, seed=2)
+    mic = echo_of(far, delay_s) + 0.05 * voice_like(3.0, seed=9, pitch=210)  # someone talks over it
+    ref = FarEndReference()
+    play(ref, far)
+    got = [ref.measure(mic[a : a + FS], T0 + a / FS) for a in range(FS // 2, 2 * FS, FS // 2)]
+    assert all(g is not None for g in got)
+    assert max(abs(g - delay_s) for g in got) <= 16 / FS  # type: ignore[operator]
+
+
+def test_nothing_is_measured_against_a_silent_reference() -> None:
+    ref = FarEndReference()
+    mic = voice_like(1.0, seed=4)  # the user speaks; hearth is quiet
+    assert ref.measure(mic, T0) is None
+    play(ref, np.zeros(FS, np.float32))
+    assert ref.measure(mic, T0) is None
+    assert not ref.delay_measured
+
+
+def test_alignment_follows_100_ppm_of_clock_drift_over_a_minute() -> None:
+    """The microphone's clock runs 100 ppm fast and its chunks are stamped by counting samples,
+    so the true offset creeps by 6 ms over the minute: the drift fit must follow it."""
+    seconds, eps, delay = 60.0, 100e-6, 0.060
+    far = voice_like(seconds + 1, seed=5)
+    wet = echo_of(far, delay, noise=0.0)
+    n = int(seconds * FS)
+    true_t = np.arange(n) / (FS * (1 + eps))  # when each microphone sample was really taken
+    mic = np.interp(true_t, np.arange(len(wet)) / FS, wet).astype(np.float32)
+    ref = FarEndReference()
+    flt = EchoFilter(Passthrough(), ref)
+    errors = []
+    for i in range(0, n, 320):
+        ref.played(far[i : i + 320], FS, T0 + i / FS)
+        flt.clean(AudioChunk(mic[i : i + 320], FS), T0 + i / FS)
+        if i >= 10 * FS and i % FS == 0:
+            stamp = T0 + i / FS
+            errors.append(ref.delay_at(stamp) - (delay + eps * (i / FS)))
+    assert max(abs(e) for e in errors) < 0.002
+    assert 50 < ref.drift_ppm < 150
+
+
+def test_a_changed_path_is_found_again() -> None:
+    track = DelayTrack(ReferenceSettings())
+    for k in range(20):
+        track.add(T0 + k, 0.060)
+    assert abs(track.delay_at(T0 + 20) - 0.060) < 1e-6
+    track.add(T0 + 20, 0.200)  # one stray measurement moves nothing
+    assert abs(track.delay_at(T0 + 21) - 0.060) < 1e-6
+    for k in range(21, 24):  # three that agree: the device restarted with a new latency
+        track.add(T0 + k, 0.120)
+    assert abs(track.delay_at(T0 + 24) - 0.120) < 1e-3
+
+
+def test_gcc_phat_finds_a_shifted_copy() -> None:
+    x = voice_like(1.0, seed=6)
+    ref = np.concatenate([np.zeros(500, np.float32), x, np.zeros(1000, np.float32)])
+    lag = gcc_phat_delay(x, ref[: len(x) + 1500], 1500, 6.0)
+    assert lag is not None and abs(lag - 500) < 1
+
+
+def test_the_reference_holds_silence_between_replies_and_forgets_old_audio() -> None:
+    ref = FarEndReference(ReferenceSettings(history_s=1.0))
+    ref.played(np.full(FS // 2, 0.5, np.float32), FS, T0)
+    ref.played(np.full(FS // 2, 0.25, np.float32), FS, T0 + 2.0)  # the next reply, after a pause
+    assert np.all(ref.played_at(T0, 100) == 0.0)  # fell out of the ring
+    assert np.all(ref.played_at(T0 + 1.2, 100) == 0.0)  # the pause: silence, not stale samples
+    assert np.allclose(ref.played_at(T0 + 2.1, 100), 0.25)
+    assert np.all(ref.played_at(T0 + 3.0, 100) == 0.0)  # not played yet
+    ref.reset()
+    assert np.all(ref.window(T0 + 2.1, 100) == 0.0)
+
+
+def test_the_reference_takes_writes_and_reads_from_two_threads() -> None:
+    ref = FarEndReference()
+    far = voice_like(4.0, seed=8)
+    writer = threading.Thread(target=play, args=(ref, far))
+    writer.start()
+    reads = [ref.window(T0 + k * 0.01, 160) for k in range(400)]
+    writer.join()
+    assert all(len(r) == 160 and r.dtype == np.float32 for r in reads)
+    assert np.max(np.abs(ref.played_at(T0 + 1.0, 160) - far[FS : FS + 160])) < 1e-6
+
+
+# ---- the filter with the real cancellers
+
+
+def spectrogram(x: np.ndarray, n: int = 512, hop: int = 256) -> np.ndarray:
+    w = np.hanning(n)
+    return np.array([np.abs(np.fft.rfft(w * x[i : i + n])) for i in range(0, len(x) - n, hop)])
+
+
+def spectral_match(cleaned: np.ndarray, near: np.ndarray) -> float:
+    """Correlation of magnitude spectrograms over the frames where the near end speaks: what a VAD
+    and a recognizer see, indifferent to the small phase changes the cancellers' filters make."""
+    c, s = spectrogram(cleaned), spectrogram(near)
+    m = min(len(c), len(s))
+    c, s = c[:m], s[:m]
+    active = np.sqrt(np.mean(s**2, axis=1)) > 0.1 * np.sqrt(np.mean(s**2))
+    return float(np.corrcoef(c[active].ravel(), s[active].ravel())[0, 1])
+
+
+@pytest.mark.parametrize("kind", ["apm", "speex"])
+def test_both_cancellers_take_more_than_10_db_of_echo_and_keep_the_user(kind: str) -> None:
+    seconds = 12.0
+    far = voice_like(seconds, seed=11)
+    near = np.zeros(int(seconds * FS), np.float32)
+    talk = slice(int(8.0 * FS), int(10.5 * FS))  # the user speaks over hearth, after it converged
+    near[talk] = 0.6 * voice_like(2.5, seed=12, pitch=220)
+    mic = echo_of(far, 0.060) + near
+    ref = FarEndReference()
+    flt = EchoFilter(make_canceller(kind), ref)
+    out = run(flt, mic, ref=ref, far=far)[flt.latency :]  # the canceller's own delay, measured once
+    echo_only = slice(int(4.0 * FS), int(8.0 * FS))
+    assert erle(mic[echo_only], out[echo_only], 0.0) > 20.0
+    assert flt.erle_db is not None and flt.erle_db > 10.0  # the running figure, with the user's speech left out
+    assert flt.working()
+    assert spectral_match(out[talk], near[talk]) > 0.75
+    kept = np.sqrt(np.mean(out[talk] ** 2) / np.mean(near[talk] ** 2))
+    assert 0.5 < kept < 1.5
+
+
+def test_the_filter_passes_the_microphone_untouched_while_nothing_plays() -> None:
+    mic = voice_like(2.0, seed=13)
+    ref = FarEndReference()
+    flt = EchoFilter(make_canceller("speex"), ref)
+    out = run(flt, mic)
+    assert flt.latency == 160  # speexdsp's preprocessor delays its output by a frame: so does the bypass
+    assert np.array_equal(out[flt.latency :], mic[: len(out) - flt.latency])
+    assert len(mic) - len(out) < 160
+    assert flt.frames_cancelled == 0
+    assert flt.erle_db is None and not flt.working()
+
+
+@pytest.mark.parametrize("rate", [44100, 48000])
+def test_odd_chunks_at_other_rates_still_line_up_and_cancel(rate: int) -> None:
+    seconds = 8.0
+    far = voice_like(seconds, seed=14)
+    mic16 = echo_of(far, 0.060)
+    t = np.arange(int(seconds * rate)) / rate
+    mic = np.interp(t, np.arange(len(mic16)) / FS, mic16).astype(np.float32)
+    speaker_rate = 22050  # piper's voice, reported as the speaker played it
+    far_sp = np.interp(np.arange(int(seconds * speaker_rate)) / speaker_rate, np.arange(len(far)) / FS, far).astype(np.float32)
+    ref = FarEndReference()
+    flt = EchoFilter(make_canceller("apm"), ref)
+    out = run(flt, mic, rate=rate, sizes=(1, 441, 37, 1000, 4410, 2), ref=ref, far=far_sp, far_rate=speaker_rate)
+    assert abs(len(out) - seconds * FS) < 0.1 * FS  # the resampler and the last part frame hold a little back
+    assert abs(ref.delay_at(T0 + 7.0) - 0.060) < 0.001
+    assert erle(mic16[: len(out)], out, 4.0) > 10.0
+
+
+def test_reset_forgets_the_stream_and_the_figures() -> None:
+    far = voice_like(5.0, seed=15)
+    mic = echo_of(far, 0.060)
+    ref = FarEndReference()
+    flt = EchoFilter(make_canceller("speex"), ref)
+    run(flt, mic, ref=ref, far=far)
+    assert flt.erle_db is not None and flt.frames_cancelled > 0
+    flt.reset()
+    assert flt.erle_db is None and not flt.working() and flt.frames_cancelled == 0
+    ref.reset()
+    later = voice_like(1.0, seed=16)
+    out = flt.clean(AudioChunk(later, FS), T0 + 100.0).samples
+    assert np.array_equal(out[flt.latency :], later[: len(out) - flt.latency])
+
+
+def test_an_unknown_canceller_is_named_in_the_error() -> None:
+    with pytest.raises(ValueError, match="'webrtc'.*apm, speex"):
+        make_canceller("webrtc")
+
+
+def test_settings_are_frozen() -> None:
+    with pytest.raises(AttributeError):
+        EchoSettings().min_erle_db = 3.0  # type: ignore[misc]
