@@ -95,7 +95,9 @@ class SpeexCanceller:
         rec = np.ascontiguousarray(to_int16(near))
         echo = np.ascontiguousarray(to_int16(far))
         ptr = ctypes.POINTER(ctypes.c_int16)
-        self._lib.AecCancelEcho(self._state, rec.ctypes.data_as(ptr), echo.ctypes.data_as(ptr), self._out.ctypes.data_as(ptr), FRAME)
+        self._lib.AecCancelEcho(
+            self._state, rec.ctypes.data_as(ptr), echo.ctypes.data_as(ptr), self._out.ctypes.data_as(ptr), FRAME
+        )
         return to_float(self._out)
 
     def reset(self) -> None:

@@ -176,7 +176,9 @@ class FarEndReference:
             s = self.settings
             if self._run_next is None or rate != self._resampler_rate or abs(at - self._run_next) > s.contiguous_tolerance_s:
                 if self._resampler is not None:  # what the old run's resampler still holds
-                    self._write(self._write_at, np.asarray(self._resampler.resample_chunk(np.zeros(0, np.float32), last=True), np.float32))
+                    self._write(
+                        self._write_at, np.asarray(self._resampler.resample_chunk(np.zeros(0, np.float32), last=True), np.float32)
+                    )
                 self._resampler = soxr.ResampleStream(rate, RATE, 1, dtype="float32") if rate != RATE else None
                 self._resampler_rate = rate
                 self._write_at = round((at - self._t0) * RATE)

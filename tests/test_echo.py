@@ -58,8 +58,16 @@ def play(ref: FarEndReference, far: np.ndarray, rate: int = FS, block: int = 320
         ref.played(far[i : i + block], rate, t0 + i / rate)
 
 
-def run(flt: EchoFilter, mic: np.ndarray, rate: int = FS, sizes=(320,), stamps=None, ref: FarEndReference | None = None,
-        far: np.ndarray | None = None, far_rate: int = FS) -> np.ndarray:
+def run(
+    flt: EchoFilter,
+    mic: np.ndarray,
+    rate: int = FS,
+    sizes=(320,),
+    stamps=None,
+    ref: FarEndReference | None = None,
+    far: np.ndarray | None = None,
+    far_rate: int = FS,
+) -> np.ndarray:
     """Feed the microphone in chunks (sizes cycled); the speaker's blocks are reported just ahead of them."""
     out, i, j, played = [], 0, 0, 0
     while i < len(mic):
