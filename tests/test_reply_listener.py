@@ -442,3 +442,31 @@ async def test_a_spoken_stop_silences_a_ringing_timer_and_it_rings_no_more():
     assert await asyncio.wait_for(ringing, timeout=10) == 1
     assert slept == [] and len(deps.speaker.interruptions) == 1
     assert assistant.turns_started == 0
+
+
+async def test_a_short_pause_inside_the_utterance_does_not_cut_it_in_two():
+    recognizer = ScriptedRecognizer("Hearth, stop.", decode_s=0.0)
+    listener, heard = make_listener(recognizer=recognizer, vad=EnergyVad(min_silence_s=0.1))
+    listener.open()
+    feed(listener, voice(10))  # "hearth"
+    feed(listener, np.zeros(8 * WINDOW, np.float32))  # 0.26 s: the detector has already said "ended"
+    feed(listener, voice(10))  # "stop"
+    feed(listener, np.zeros(12 * WINDOW, np.float32))
+    await decided(heard)
+    assert heard.calls == [("speech",), ("stop", "Hearth, stop.")]
+    assert len(recognizer.audio_seen) == 1 and recognizer.audio_seen[0] >= 28 * WINDOW / RATE
+
+
+async def test_an_echo_level_that_cannot_be_read_is_logged_once_and_hears_no_onset(caplog):
+    def broken() -> EchoLevel:
+        raise RuntimeError("reference gone")
+
+    listener = ReplyListener(EnergyVad(), ScriptedRecognizer("stop"), lambda: None, lambda t: None, lambda c, t: None, echo_level=broken)
+    listener.open()
+    with caplog.at_level(logging.ERROR, logger="agent.listening.barge_in"):
+        feed(listener, voice(30))  # the microphone keeps flowing, nothing raises
+    assert listener.onsets == 0
+    assert [r.getMessage() for r in caplog.records] == ["the echo level could not be read; no onset until it can"]
+    listener.echo_level = lambda: EchoLevel(0.0, 20.0)
+    feed(listener, voice(30))
+    assert listener.onsets == 1

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import math
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -96,9 +97,9 @@ class ReplySettings:
     clatter.  The detector's own latency is longer, so this adds nothing when speech starts in
     quiet; it matters when the detector was already in speech on the residual."""
     end_quiet_s: float = 0.35
-    """The utterance has ended when the detector says so, or when the level has stayed under the
-    guard this long (the detector may stay in speech on the residual echo); shorter than the
-    pause in "hearth, stop" cuts it in two."""
+    """The utterance has ended when the detector has said no speech for this long, or the level
+    has stayed under the guard this long (the detector may stay in speech on the residual echo).
+    Shorter than the pause in "hearth, … stop" would cut it in two."""
     max_utterance_s: float = 1.5
     """Recognition starts when the detector says the speech ended, or this long after its onset:
     a stop phrase is shorter, and a longer utterance is a request whatever it says."""
@@ -119,8 +120,9 @@ class ReplyListener:
        barge-in: with the "stop" policy hearth goes silent now, with "rush" it rushes).  An onset
        needs the detector's speech AND the cleaned level ``margin_db`` above the residual echo
        that ``echo_level()`` predicts, in ``onset_windows`` windows running (the double-talk guard).
-    2. The utterance is collected until the detector says it ended (or ``max_utterance_s``), then
-       recognized in the background (``recognizer.transcribe`` over the collected audio).
+    2. The utterance is collected until it ends (``end_quiet_s`` without the detector's speech,
+       or under the guard) or ``max_utterance_s`` after the onset, then recognized in the
+       background (``recognizer.transcribe`` over the collected audio, cancellable).
     3. A stop phrase (:func:`~agent.listening.stop_words.is_stop`) calls ``on_stop(text)``: the
        caller ends the reply and starts nothing (:meth:`Assistant.stop_speaking`).  Anything else
        calls ``on_request(chunks, text)``: ``chunks`` is all the audio from ``preroll_s`` before the
@@ -129,7 +131,7 @@ class ReplyListener:
        two.  ``text`` is the short decode ("" if the recognizer failed, which is logged); the turn
        recognizes the whole utterance itself.  Under "rush" a caller may ignore it.
 
-    Then it listens again once the detector has heard that speech end.  The callbacks run on the
+    Then it listens for the next onset once that speech has ended.  The callbacks run on the
     event loop; one that raises is logged.  :attr:`deciding` is true from the onset until the
     callback.  When hearth stops talking because of ``on_speech`` (the state goes IDLE), call
     :meth:`close_when_decided`, not :meth:`close`: the utterance is still recognized and
@@ -166,8 +168,9 @@ class ReplyListener:
         """The detector's state: between its start and stop events."""
         self._loud_run = 0
         self._quiet_run = 0
+        self._unvoiced_run = 0
         self._await_quiet = False
-        """An utterance was decided while still spoken: no new onset until the detector ends it."""
+        """An utterance was decided while perhaps still spoken: no new onset until it has ended."""
         self._recent: collections.deque[AudioChunk] = collections.deque()
         self._utterance: list[AudioChunk] | None = None
         """From the onset until the decision: the audio so far."""
@@ -176,6 +179,7 @@ class ReplyListener:
         self._recognizing: asyncio.Task[None] | None = None
         self._closing = False
         """Close once the utterance under way is decided (:meth:`close_when_decided`)."""
+        self._echo_failed = False
 
     @property
     def is_open(self) -> bool:
@@ -198,6 +202,7 @@ class ReplyListener:
         self._in_speech = False
         self._loud_run = 0
         self._quiet_run = 0
+        self._unvoiced_run = 0
         self._await_quiet = False
 
     def close(self) -> None:
@@ -221,9 +226,18 @@ class ReplyListener:
         self._keep_recent(chunk)
         if self._utterance is not None:
             self._utterance.append(chunk)
-        echo = self.echo_level() if self.echo_level is not None else None
         s = self.settings
         threshold = s.floor_rms
+        echo: EchoLevel | None = None
+        try:
+            echo = self.echo_level() if self.echo_level is not None else None
+        except Exception:  # noqa: BLE001 - the microphone must keep flowing
+            if not self._echo_failed:
+                log.exception("the echo level could not be read; no onset until it can")
+            self._echo_failed = True
+            threshold = math.inf  # hearth's voice may be anywhere: nothing counts as the user's
+        else:
+            self._echo_failed = False
         if echo is not None:
             threshold = max(threshold, echo.residual_rms * 10 ** (s.margin_db / 20))
         samples = resample(chunk.samples, chunk.sample_rate, self.vad.sample_rate)
@@ -241,9 +255,11 @@ class ReplyListener:
         loud = float(np.sqrt(np.mean(window.astype(np.float64) ** 2))) > threshold
         self._loud_run = self._loud_run + 1 if loud else 0
         self._quiet_run = 0 if loud else self._quiet_run + 1
-        # The detector may stay in speech on the residual echo (it is hearth's speech, after
-        # all): the user has stopped when the level is back under the guard for a while too.
-        ended = not self._in_speech or self._quiet_run * len(window) >= self.settings.end_quiet_s * self.vad.sample_rate
+        self._unvoiced_run = 0 if self._in_speech else self._unvoiced_run + 1
+        # Ended when the detector has said no speech for a while, or the level has been under the
+        # guard for as long: the detector may stay in speech on the residual echo (hearth's voice
+        # is speech, after all).  "For a while", so "hearth, … stop" is one utterance.
+        ended = max(self._quiet_run, self._unvoiced_run) * len(window) >= self.settings.end_quiet_s * self.vad.sample_rate
         if ended:
             self._await_quiet = False
         if self._utterance is None:
