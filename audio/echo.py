@@ -144,8 +144,11 @@ class EchoFilter:
         self._measure_t = 0.0
         self._since_measure = 0
         self._bypass_tail = np.zeros(self.latency, np.float32)
+        self._chunk_far_e = 0.0
         self.frames_cancelled = 0
         """Frames that went through the canceller (the rest passed untouched)."""
+        self.far_rms = 0.0
+        """RMS of the reference lined up with the audio the last :meth:`clean` returned (0.0: silent)."""
 
     # ---- the microphone's clock
 
@@ -176,10 +179,13 @@ class EchoFilter:
         pending = np.concatenate([self._pending, samples]) if len(self._pending) else samples
         whole = len(pending) // FRAME * FRAME
         out = np.empty(whole, np.float32)
+        self._chunk_far_e = 0.0
         for i in range(0, whole, FRAME):
             out[i : i + FRAME] = self._frame(pending[i : i + FRAME], self._t)
             self._t += FRAME / RATE
         self._pending = pending[whole:].copy()
+        if whole:
+            self.far_rms = float(np.sqrt(self._chunk_far_e / (whole // FRAME)))
         return AudioChunk(out, RATE)
 
     def _measure(self, samples: np.ndarray) -> None:
@@ -209,6 +215,7 @@ class EchoFilter:
             self._applied = target
         far = self.reference.played_at(t - self._applied, FRAME)
         far_rms = float(np.sqrt(np.mean(far**2)))
+        self._chunk_far_e += far_rms**2
         if far_rms >= s.far_floor_rms:
             self._quiet_frames = 0
         else:
@@ -254,6 +261,14 @@ class EchoFilter:
         mic = sum(f[0] for f in self._frames)
         out = sum(f[1] for f in self._frames)
         return float(10 * np.log10(mic / max(out, 1e-12)))
+
+    @property
+    def echo_gain(self) -> float:
+        """The echo's RMS at the microphone per unit of reference RMS (the room and the volume), before
+        cancelling: the median over recent far-end frames; 1.0 before any was heard."""
+        if not self._ratios:
+            return 1.0
+        return float(np.sqrt(np.median(self._ratios)))
 
     def working(self) -> bool:
         """True once the ERLE reaches ``min_erle_db``."""

@@ -297,3 +297,18 @@ def test_an_unknown_canceller_is_named_in_the_error() -> None:
 def test_settings_are_frozen() -> None:
     with pytest.raises(AttributeError):
         EchoSettings().min_erle_db = 3.0  # type: ignore[misc]
+
+
+def test_the_filter_reports_the_reference_level_and_the_echo_path_gain() -> None:
+    far = voice_like(6.0, seed=17)
+    mic = echo_of(far, 0.060, h=np.r_[0.3, np.zeros(99)])  # a plain path: gain 0.3
+    ref = FarEndReference()
+    flt = EchoFilter(make_canceller("speex"), ref)
+    run(flt, mic, ref=ref, far=far)
+    assert 0.2 < flt.echo_gain < 0.45
+    loud = next(a for a in range(3 * FS, 5 * FS, 800) if np.std(far[a - 960 : a + 2240]) > 0.2)
+    flt.clean(AudioChunk(mic[loud : loud + 3200], FS), T0 + loud / FS)  # a stretch again, the far end loud in it
+    assert flt.far_rms > 0.1
+    silent = EchoFilter(make_canceller("speex"), FarEndReference())
+    silent.clean(AudioChunk(mic[:3200], FS), T0)
+    assert silent.far_rms == 0.0 and silent.echo_gain == 1.0
