@@ -6,6 +6,10 @@ callback the stream time at which the block it is filling will reach the DAC
 and stamps each chunk's first sample with it.  Stamping at write time would
 measure the buffer instead: PulseAudio alone can add half a second.
 
+The same DAC time goes with each block played to an optional ``reference`` (the echo canceller's
+far end, :class:`~audio.protocols.PlaybackListener`), and the microphone stamps each chunk with the
+time its first sample reached the ADC (``inputBufferAdcTime``), so the two can be lined up.
+
 Barge-in has to silence speech within 150 ms, so the output stream is opened
 with a small latency (50 ms by default: through PulseAudio on a two-core
 machine that stopped a tone 60-70 ms after ``interrupt()``) and ``interrupt()``
@@ -31,7 +35,7 @@ from typing import Any
 import numpy as np
 import soxr
 
-from audio.protocols import AudioChunk, AudioDeviceError, HeardCallback
+from audio.protocols import AudioChunk, AudioDeviceError, CapturedChunk, HeardCallback, PlaybackListener
 from audio.stream_guard import LossSettings, StreamWatch, bounded_call, close_stream, leave_portaudio_at_exit, stop_and_close
 
 log = logging.getLogger(__name__)
@@ -89,7 +93,8 @@ class SoundDeviceMicrophone:
     """A live microphone behind the :class:`~audio.protocols.Microphone` contract.
 
     ``await start()`` opens the stream; ``chunks()`` then yields 16 kHz mono
-    float32 chunks until ``close()``.  If the consumer falls behind by more
+    float32 chunks until ``close()``, each a :class:`~audio.protocols.CapturedChunk` stamped with
+    the monotonic time its first sample reached the ADC (``inputBufferAdcTime``).  If the consumer falls behind by more
     than ``max_queued_s``, the oldest audio is dropped (with a warning), so
     what is read is always recent.  If the device is lost, ``chunks()``
     raises :class:`AudioDeviceError`; ``start()`` then opens it anew.
@@ -162,7 +167,15 @@ class SoundDeviceMicrophone:
     def _callback(self, generation: int, indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         if not self._watch.fed(generation):
             return  # a stream closed, or given up on while it opened
-        chunk = AudioChunk(indata[:, 0].copy(), self.sample_rate)
+        now = time.monotonic()
+        adc = getattr(time_info, "inputBufferAdcTime", 0.0)
+        current = getattr(time_info, "currentTime", 0.0)
+        if adc > 0 and current > 0:
+            # Stream time mapped to monotonic through the callback's own "now": no clock to sync.
+            at = now - (current - adc)
+        else:  # a host API without timing: the block ended about now
+            at = now - frames / self.sample_rate
+        chunk = CapturedChunk(indata[:, 0].copy(), self.sample_rate, at)
         loop = self._loop
         if loop is None:
             return
@@ -269,8 +282,11 @@ class SoundDeviceSpeaker:
     :class:`AudioDeviceError`, and ``start()`` opens it anew.
     """
 
-    def __init__(self, settings: SpeakerSettings | None = None) -> None:
+    def __init__(self, settings: SpeakerSettings | None = None, reference: PlaybackListener | None = None) -> None:
         self.settings = settings or SpeakerSettings()
+        self.reference = reference
+        """Told each block played with its DAC time (the echo canceller's far-end reference)."""
+        self._reference_failed = False
         self.sample_rate = self.settings.sample_rate
         self.underflows = 0
         """Callbacks PortAudio flagged as output underflow."""
@@ -468,6 +484,14 @@ class SoundDeviceSpeaker:
                 self._want_space = False
         if filled < frames:
             out[filled:] = 0.0
+        reference = self.reference
+        if reference is not None and filled > 0:
+            try:
+                reference.played(out[:filled].copy(), self.sample_rate, dac)
+            except Exception:  # noqa: BLE001 - a broken reference must not stop playback
+                if not self._reference_failed:  # once: this runs a hundred times a second
+                    self._reference_failed = True
+                    log.exception("the far-end reference failed; echo cancellation hears no reference")
         self._callbacks.append((now, frames))
         if heard or went_idle or space:
             end = dac + filled / self.sample_rate if went_idle else None

@@ -34,6 +34,24 @@ class AudioChunk:
 
 
 @dataclass(frozen=True)
+class CapturedChunk(AudioChunk):
+    """A microphone chunk that knows when it was recorded (echo cancellation lines it up with
+    what the speaker played then).  Anything taking an :class:`AudioChunk` takes it."""
+
+    captured_at: float
+    """Monotonic time at which the chunk's first sample reached the microphone's converter."""
+
+
+def captured_at(chunk: AudioChunk, arrived_at: float) -> float:
+    """When ``chunk``'s first sample was recorded: its own stamp, else (a source that does not
+    stamp) its arrival at ``arrived_at`` minus its length, as a live microphone delivers a chunk
+    once its last sample is in."""
+    if isinstance(chunk, CapturedChunk):
+        return chunk.captured_at
+    return arrived_at - chunk.duration
+
+
+@dataclass(frozen=True)
 class Transcript:
     """What the recognizer believes was said so far."""
 
@@ -79,6 +97,15 @@ class Microphone(Protocol):
 
 HeardCallback = Callable[[float], None]
 """Called with the monotonic time at which a chunk's first sample reached the output."""
+
+
+class PlaybackListener(Protocol):
+    """Told what a speaker played and when (the far-end reference of echo cancellation)."""
+
+    def played(self, samples: np.ndarray, rate: int, at: float) -> None:
+        """``samples`` (float32 mono at ``rate``) were played, the first reaching the output at
+        monotonic ``at``.  Called from the speaker's audio thread: it must be quick and thread-safe."""
+        ...
 
 
 @runtime_checkable

@@ -21,7 +21,7 @@ import numpy as np
 import soxr
 
 from audio.levels import finite_samples
-from audio.protocols import AudioChunk, HeardCallback
+from audio.protocols import AudioChunk, CapturedChunk, HeardCallback, PlaybackListener
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,10 @@ def write_wav(path: Path, chunk: AudioChunk) -> None:
 
 
 class WavFileMicrophone:
-    """Plays a recording into the loop in chunks, paced like a live microphone."""
+    """Plays a recording into the loop in chunks, paced like a live microphone.
+
+    Each chunk is a :class:`~audio.protocols.CapturedChunk` stamped with the time its first
+    sample was 'spoken' (``started_at`` plus its offset)."""
 
     def __init__(
         self,
@@ -142,7 +145,7 @@ class WavFileMicrophone:
                     await asyncio.sleep(delay)
             else:
                 await asyncio.sleep(0)
-            yield AudioChunk(piece, self.sample_rate)
+            yield CapturedChunk(piece, self.sample_rate, start + offset / self.sample_rate)
 
     async def close(self) -> None:
         self._closed = True
@@ -157,9 +160,11 @@ class WavFileSpeaker:
     would have heard.
     """
 
-    def __init__(self, sample_rate: int = 22050, max_buffer_s: float = 0.3) -> None:
+    def __init__(self, sample_rate: int = 22050, max_buffer_s: float = 0.3, reference: PlaybackListener | None = None) -> None:
         self.sample_rate = sample_rate
         self.max_buffer_s = max_buffer_s
+        self.reference = reference
+        """Told each chunk when the clock reaches it (the echo canceller's far-end reference)."""
         self._pieces: list[tuple[float, np.ndarray]] = []  # (start time, samples)
         self._clock_end = 0.0  # when the last queued sample will have been played
         self._handles: list[asyncio.TimerHandle] = []
@@ -175,10 +180,14 @@ class WavFileSpeaker:
         start = max(now, self._clock_end)
         self._pieces.append((start, samples))
         self._clock_end = start + len(samples) / self.sample_rate
+        loop = asyncio.get_running_loop()
         if on_heard is not None:
-            loop = asyncio.get_running_loop()
-            handle = loop.call_at(loop.time() + (start - time.monotonic()), on_heard, start)
-            self._handles.append(handle)
+            self._handles.append(loop.call_at(loop.time() + (start - time.monotonic()), on_heard, start))
+        if self.reference is not None:
+            # Told when played, not when written: an interrupt drops what the clock has not reached.
+            self._handles.append(
+                loop.call_at(loop.time() + (start - time.monotonic()), self.reference.played, samples, self.sample_rate, start)
+            )
 
     async def drain(self) -> float:
         delay = self._clock_end - time.monotonic()

@@ -221,6 +221,19 @@ class CadenceConfig(Section):
     "rush" through the rest with no pauses.  A button press always stops it."""
 
 
+class EchoConfig(Section):
+    enabled: bool = True
+    """Cancel hearth's own voice in the microphone, so the user is heard over a reply (a spoken
+    "stop" stops it at once); off, or while the cancellation measured falls short of
+    ``min_erle_db``, hearth hears the user only in the pauses between units."""
+    canceller: Literal["apm", "speex"] = "apm"
+    """The echo canceller: "apm" is WebRTC's audio processing (the ``livekit`` package), "speex"
+    is speexdsp's (the ``pyaec`` package)."""
+    min_erle_db: float = Field(10.0, ge=0.0, le=60.0)
+    """Least echo attenuation (ERLE, dB) measured while hearth speaks for listening over its
+    voice; below it, pause-only listening (said in the log)."""
+
+
 class HeartbeatConfig(Section):
     enabled: bool = True
     """Think and fetch on the partial transcripts while the user speaks (needs the tools)."""
@@ -347,6 +360,7 @@ class HearthConfig(Section):
     button: ButtonConfig = ButtonConfig()
     tools: ToolsConfig = ToolsConfig()
     cadence: CadenceConfig = CadenceConfig()
+    echo: EchoConfig = EchoConfig()
     heartbeat: HeartbeatConfig = HeartbeatConfig()
     platform: PlatformConfig = PlatformConfig()
     reasoner: ReasonerConfig = ReasonerConfig()

@@ -10,15 +10,18 @@ import asyncio
 import collections
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
 from agent.assistant import Assistant
-from agent.listening.barge_in import PauseListener
+from agent.listening.barge_in import EchoLevel, PauseListener, ReplyListener
 from agent.events import Event, SpeechStarted, State, StateChanged, TranscriptFinal, TurnFailed
 from agent.turn import Press
-from audio.protocols import AudioChunk, AudioDeviceError, Microphone
+from audio.echo import EchoFilter
+from audio.protocols import AudioChunk, AudioDeviceError, Microphone, captured_at
 from firmware_py.gpio import PushToTalk, StatusLight
 from firmware_py.recovery import BackoffSettings, DeviceReopener, FaultLight, Reopenable, WatchedSpeaker
+from firmware_py.ringing import Ringers
+from firmware_py.speaking_up import SpeakingUp
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +33,10 @@ class MicrophoneTap:
     between presses the audio is dropped, except the last ``preroll_s``, which a turn started by
     the user speaking up gets first (the words that made hearth stop are part of the request).
     ``on_chunk`` sees every chunk (the barge-in listener).
+
+    ``clean``, when set, takes each chunk and the monotonic time its first sample was captured and
+    gives the chunk everyone gets instead (echo cancellation: the turns, the preroll and the
+    listener all hear the room without hearth's voice).
     """
 
     def __init__(self, microphone: Microphone, max_chunks: int = 1000, preroll_s: float = 0.6) -> None:
@@ -37,11 +44,15 @@ class MicrophoneTap:
         self.max_chunks = max_chunks
         self.preroll_s = preroll_s
         self.on_chunk: Callable[[AudioChunk], None] = lambda _c: None
+        self.clean: Callable[[AudioChunk, float], AudioChunk] | None = None
         self._queue: asyncio.Queue[AudioChunk | None] | None = None
         self._recent: collections.deque[AudioChunk] = collections.deque()
 
     async def pump(self) -> None:
         async for chunk in self.microphone.chunks():
+            clean = self.clean
+            if clean is not None:
+                chunk = clean(chunk, captured_at(chunk, time.monotonic()))
             self._keep_recent(chunk)
             self.on_chunk(chunk)
             queue = self._queue
@@ -54,16 +65,16 @@ class MicrophoneTap:
         while sum(c.duration for c in self._recent) - self._recent[0].duration >= self.preroll_s:
             self._recent.popleft()
 
-    def listen(self, preroll: bool = False) -> AsyncIterator[AudioChunk]:
+    def listen(self, preroll: bool = False, first: Sequence[AudioChunk] = ()) -> AsyncIterator[AudioChunk]:
         """Start a new subscription (ending the previous one) and return its audio.
 
-        ``preroll``: begin with the last ``preroll_s`` of audio already heard.
+        ``preroll``: begin with the last ``preroll_s`` of audio already heard; ``first``: begin
+        with these chunks (the words a listener heard before the turn started).
         """
         self.stop_listening()
         queue: asyncio.Queue[AudioChunk | None] = asyncio.Queue()
-        if preroll:
-            for chunk in self._recent:
-                queue.put_nowait(chunk)
+        for chunk in [*(self._recent if preroll else ()), *first]:
+            queue.put_nowait(chunk)
         self._queue = queue
 
         async def audio() -> AsyncIterator[AudioChunk]:
@@ -81,9 +92,14 @@ class MicrophoneTap:
 class DeviceLoop:
     """Push-to-talk: press to speak (hold, or tap and talk); press again to interrupt.
 
-    Speaking up while hearth talks also interrupts it: it is heard in Cadence's pauses
-    (:class:`~agent.listening.barge_in.PauseListener`).  With ``barge_in = "stop"`` hearth stops and
-    listens, as after a press; with "rush" it says the rest without pauses.
+    Speaking up while hearth talks also interrupts it.  With a working ``echo`` canceller it is
+    heard at any moment, over hearth's voice (:class:`~agent.listening.barge_in.ReplyListener`
+    given the cleaned microphone), else in Cadence's pauses
+    (:class:`~agent.listening.barge_in.PauseListener`); :class:`~firmware_py.speaking_up.SpeakingUp`
+    chooses.  With ``barge_in = "stop"`` hearth stops and listens, as after a press (the words
+    already said are the request's first); with "rush" it says the rest without pauses.  A stop
+    word ("stop", "그만", ...) heard over the reply ends it and starts no turn; heard over a ringing
+    timer (``ringers``), or between its rings, it silences the timer.
 
     A press held ``long_press_s`` or longer with nothing said is not a request: the turn it
     started is dropped unheard and ``on_long_press`` runs (the volume steps up).
@@ -105,6 +121,10 @@ class DeviceLoop:
         settle_s: float = 3.0,
         speaker: WatchedSpeaker | None = None,
         backoff: BackoffSettings | None = None,
+        echo: EchoFilter | None = None,
+        echo_off: str = "echo cancellation is off in the configuration",
+        min_erle_db: float = 10.0,
+        ringers: Ringers | None = None,
     ) -> None:
         self.assistant = assistant
         self.settle_s = settle_s
@@ -120,17 +140,40 @@ class DeviceLoop:
         self._microphone_back = DeviceReopener("the microphone", microphone, backoff) if isinstance(microphone, Reopenable) else None
         self._speaker_back = DeviceReopener("the speaker", speaker, backoff) if speaker is not None else None
         self._press: Press | None = None
+        self._state = State.IDLE
+        self._spoke_over = False  # the utterance being recognized began while hearth spoke
+        self.ringers = ringers
         self.speaking_up = PauseListener(assistant.deps.vad, self._on_speaking_up)
-        self.tap.on_chunk = self.speaking_up.accept
+        self.echo = echo
+        over_voice = self._reply_listener(echo) if echo is not None else None
+        self.ears = SpeakingUp(self.speaking_up, over_voice, echo, echo_off, min_erle_db)
+        if echo is not None:
+            self.tap.clean = self.ears.clean
+        self.tap.on_chunk = self._hear
         assistant.on_event = self._on_event
+
+    def _reply_listener(self, echo: EchoFilter) -> ReplyListener:
+        deps = self.assistant.deps
+
+        def echo_level() -> EchoLevel:
+            erle = echo.erle_db
+            return EchoLevel(getattr(echo, "far_rms", 0.0), erle if erle is not None else 0.0, getattr(echo, "echo_gain", 1.0))
+
+        return ReplyListener(deps.vad, deps.recognizer, self._on_voice_onset, self._on_spoken_stop, self._on_spoken_request, echo_level)
+
+    def _hear(self, chunk: AudioChunk) -> None:
+        if self.ringers is not None and self.ears.hears_over_voice:
+            self._follow()  # a timer may have started or stopped ringing
+        self.ears.accept(chunk)
+
+    def _follow(self) -> None:
+        self.ears.follow(self._state, hold_open=self.ringers is not None and self.ringers.active)
 
     def _on_event(self, event: Event) -> None:
         if isinstance(event, StateChanged):
             self.light.show(event.state)
-            if event.state == State.PAUSING:
-                self.speaking_up.open()
-            else:
-                self.speaking_up.close()
+            self._state = event.state
+            self._follow()
             if event.state not in (State.LISTENING, State.THINKING):
                 # While thinking the turn still listens: a user who only paused may go on.
                 self.tap.stop_listening()
@@ -151,17 +194,48 @@ class DeviceLoop:
             return
         self._press = Press(at)
         self._spoke_since_press = False
+        self.ears.close()  # what was being said over hearth is dropped: the press is the request
+        self._spoke_over = False
         # Starting a turn cancels the one in progress: barge-in silences the speaker first.
         self.assistant.start_turn(self.tap.listen(), self._press)
 
     def _on_speaking_up(self) -> None:
+        """Heard in a pause (no echo cancellation): silence the reply, or rush it, at once."""
         self.assistant.user_spoke()
         if self.assistant.barge_in == "stop":
-            log.info("stopped by the user speaking up: listening")
-            now = time.monotonic()
-            self._press = Press(now)
-            self._press.release(now)  # a spoken start is a tap: the utterance ends at its silence
-            self.assistant.start_turn(self.tap.listen(preroll=True), self._press)
+            self._listen_to_the_user(preroll=True)
+
+    def _listen_to_the_user(self, preroll: bool = False, first: Sequence[AudioChunk] = ()) -> None:
+        log.info("stopped by the user speaking up: listening")
+        now = time.monotonic()
+        self._press = Press(now)
+        self._press.release(now)  # a spoken start is a tap: the utterance ends at its silence
+        self.assistant.start_turn(self.tap.listen(preroll=preroll, first=first), self._press)
+
+    def _on_voice_onset(self) -> None:
+        """Heard over hearth's voice: silence the reply (or rush it) now; what was said decides the rest."""
+        self._spoke_over = self._state in (State.SPEAKING, State.PAUSING)
+        if self._spoke_over:
+            self.assistant.user_spoke()
+
+    def _on_spoken_stop(self, text: str) -> None:
+        """A stop word over hearth's voice (or a ringing timer): silence, and no request."""
+        self._spoke_over = False
+        self.assistant.stop_speaking(text)
+        if self.assistant.current is None and self._state != State.IDLE:
+            # The reply was cut (no turn follows it to say so): hearth is quiet now.
+            self._on_event(StateChanged(State.IDLE))
+        else:
+            self._follow()  # the listener kept open for the decision closes if hearth is quiet now
+
+    def _on_spoken_request(self, chunks: list[AudioChunk], text: str) -> None:
+        """Speech over hearth's voice that is no stop word: under "stop" the next request, begun
+        with the audio already heard; under "rush" the reply goes on (rushed at the onset)."""
+        spoke_over, self._spoke_over = self._spoke_over, False  # not between a timer's rings
+        if self.assistant.barge_in == "stop" and spoke_over:
+            self.ears.close()  # the turn takes over the microphone (and the shared voice detector)
+            self._listen_to_the_user(first=chunks)
+        self._follow()
 
     def on_release(self, at: float) -> None:
         press = self._press
@@ -192,6 +266,7 @@ class DeviceLoop:
         self.button.open(self.on_press, self.on_release)
         pump = asyncio.create_task(self._keep_microphone(), name="microphone")
         devices = [pump, *([asyncio.create_task(self._keep_speaker(), name="speaker")] if self.speaker is not None else [])]
+        self.ears.start()
         log.info("ready: press the button and speak")
         if on_ready is not None:
             on_ready()

@@ -163,7 +163,9 @@ async def run(config: HearthConfig, choice: ServeChoice) -> int:
     device = None
     if parts.button is not None and parts.light is not None:
         device = DeviceLoop(assistant, parts.microphone, parts.button, parts.light,
-                            on_long_press=parts.long_press, long_press_s=config.button.long_press_s, speaker=parts.speaker)
+                            on_long_press=parts.long_press, long_press_s=config.button.long_press_s, speaker=parts.speaker,
+                            echo=parts.echo, echo_off=parts.echo_off, min_erle_db=config.echo.min_erle_db,
+                            ringers=parts.ringers)
     servers: list[Any] = []
     try:
         if choice.wyoming or choice.web:

@@ -9,6 +9,8 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 from collections.abc import Awaitable, Callable, Sequence
 
 from agent.assistant import Assistant
@@ -27,6 +29,7 @@ from tools.executor import ToolExecutor
 from agent.listening.turn_end import TurnEndSettings
 from agent.turn import ListenSettings, TurnDeps
 from audio.chime import chime
+from audio.echo import EchoFilter
 from audio.protocols import Recognizer, Speaker, Synthesizer
 from audio.volume import VolumeSpeaker
 from audio.whisper_rescore import Lexicon
@@ -439,6 +442,10 @@ class DeviceParts:
     """What a long press without speech does: the volume up a step, said at the new level."""
     keeping_heads: asyncio.Task[None] | None = None
     """The decision prompt heads being kept after start-up, giving way to any press."""
+    echo: EchoFilter | None = None
+    """The microphone's echo filter (hearth's voice taken out of it); None without one."""
+    echo_off: str = "echo cancellation is off in the configuration"
+    """Why there is no echo filter, when there is none."""
 
     async def close(self) -> None:
         if self.keeping_heads is not None:
@@ -456,11 +463,33 @@ class DeviceParts:
         await self.speaker.close()
 
 
+def make_echo_filter(config: HearthConfig) -> tuple[EchoFilter | None, str]:
+    """The echo filter the configuration asks for, its canceller tried on one frame; or None and
+    why there is none (said in the log when the device loop starts)."""
+    from audio.echo import EchoFilter, EchoSettings, FarEndReference, make_canceller
+
+    if not config.echo.enabled:
+        return None, "echo cancellation is off in the configuration ([echo] enabled = false)"
+    kind = config.echo.canceller
+    try:
+        canceller = make_canceller(kind)
+        silence = np.zeros(canceller.frame, np.float32)
+        canceller.process(silence, silence)  # loads the native library now rather than mid-reply
+        canceller.reset()
+    except Exception as exc:  # noqa: BLE001 - any failure of the library means pause-only listening
+        return None, f"the {kind!r} echo canceller does not work here ({type(exc).__name__}: {exc})"
+    return EchoFilter(canceller, FarEndReference(), EchoSettings(min_erle_db=config.echo.min_erle_db)), ""
+
+
 async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) -> DeviceParts:
     """The appliance: PortAudio microphone and speaker, GPIO button and LED, warm models."""
     from audio.portaudio import MicrophoneSettings, SoundDeviceMicrophone, SoundDeviceSpeaker, SpeakerSettings
 
-    speaker = SoundDeviceSpeaker(SpeakerSettings(device=config.audio.output_device, sample_rate=config.audio.output_rate))
+    echo, echo_off = make_echo_filter(config)
+    speaker = SoundDeviceSpeaker(
+        SpeakerSettings(device=config.audio.output_device, sample_rate=config.audio.output_rate),
+        reference=echo.reference if echo is not None else None,
+    )
     microphone = SoundDeviceMicrophone(MicrophoneSettings(device=config.audio.input_device))
     # Hashed while the models load (the same pages, read once): a model damaged inside loads fine.
     verifying = asyncio.ensure_future(asyncio.to_thread(verify_models, config))
@@ -486,7 +515,9 @@ async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) ->
     )
     # Ready now; the heads of the decision prompt are kept meanwhile (a press goes first).
     keeping = asyncio.create_task(assistant.keep_heads(), name="keep-heads")
-    return DeviceParts(assistant, microphone, speaker, button, light, watcher, ringers, _volume_step(deps, assistant), keeping)
+    return DeviceParts(
+        assistant, microphone, speaker, button, light, watcher, ringers, _volume_step(deps, assistant), keeping, echo, echo_off
+    )
 
 
 async def warm_assistant(config: HearthConfig, deps: TurnDeps) -> Assistant:

@@ -388,6 +388,7 @@ class SilentKitchen:
         self.lost_for = lost_for
         self.tries = 0
         self.turns_started = 0
+        self.stops_heard = 0
 
     async def announce(self, text: str, sound: AudioChunk | None = None) -> bool:
         self.tries += 1

@@ -15,6 +15,7 @@ class Kitchen:
         self.cut_at, self.press_after = cut_at, press_after
         self.said: list[str] = []
         self.turns_started = 0
+        self.stops_heard = 0
 
     async def announce(self, text: str, sound=None) -> bool:
         self.said.append(text)
