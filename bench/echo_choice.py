@@ -127,6 +127,31 @@ def human_clips() -> list[tuple[str, np.ndarray]]:
     return clips
 
 
+def clip_texts() -> dict[str, str]:
+    from bench.scenarios import load_suite
+
+    return {s.id: s.text for s in load_suite("en-human").scenarios}
+
+
+class Transcriber:
+    """hearth's configured recognizer (Whisper), for what is left of the user's words after cancelling."""
+
+    def __init__(self) -> None:
+        from firmware_py.config import load_config
+        from firmware_py.wiring import make_recognizer
+        from models.store import ModelStore, default_models_dir
+
+        self.recognizer = make_recognizer(load_config(), ModelStore(default_models_dir()))
+        self.recognizer.load()
+        self.texts = clip_texts()
+
+    def wer(self, clip: str, samples: np.ndarray) -> tuple[float, str]:
+        from bench.scoring import word_error_rate
+
+        heard = self.recognizer.decode(np.asarray(samples, np.float32))
+        return word_error_rate(self.texts[clip], heard), heard
+
+
 @dataclass
 class Session:
     far: list[tuple[float, np.ndarray]]  # (DAC time, block) as the speaker reports them
@@ -269,7 +294,14 @@ def run_one(kind: str, session: Session) -> dict[str, Any]:
         if b <= n
     ]
     first, rest = session.echo_spans[:1], session.echo_spans[1:]
+    tail = int(0.3 * RATE)
+    heard = [
+        (clip, cleaned[a : b + tail], mic[a : b + tail], session.near[a : b + tail])
+        for clip, a, b in session.near_spans
+        if b + tail <= n
+    ]
     return {
+        "_heard": heard,
         "canceller": kind,
         "erle_db": erle(rest),
         "erle_first_reply_db": erle(first),
@@ -299,9 +331,10 @@ def machine() -> dict[str, Any]:
     }
 
 
-def summarize(runs: list[dict[str, Any]], kinds: list[str]) -> dict[str, Any]:
+def summarize(runs: list[dict[str, Any]], kinds: list[str], asr: bool) -> dict[str, Any]:
     keys = ["erle_db", "erle_first_reply_db", "running_erle_db", "spectral_match", "near_level_db", "near_sdr_db", "mic_near_sdr_db",
             "cpu_per_audio_s", "filter_cpu_per_audio_s", "delay_ms", "drift_ppm"]  # fmt: skip
+    keys += ["wer_cleaned", "wer_microphone", "wer_alone"] if asr else []
     out: dict[str, Any] = {}
     for kind in kinds:
         mine = [r for r in runs if r["canceller"] == kind]
@@ -314,14 +347,17 @@ def summarize(runs: list[dict[str, Any]], kinds: list[str]) -> dict[str, Any]:
 
 def table(summary: dict[str, Any]) -> str:
     rows = ["| canceller | ERLE dB (after 1st reply) | ERLE dB (1st reply) | running erle_db | near end: spectral match | "
-            "near level dB | near SDR dB (mic) | CPU s per audio s (canceller / filter) |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+            "near level dB | near SDR dB (mic) | WER of the user: cleaned (mic, alone) | CPU s per audio s (canceller / filter) |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
     for kind, s in summary.items():
         m = {k: v["median"] for k, v in s.items() if isinstance(v, dict)}
+        wer = "–"
+        if "wer_cleaned" in m:
+            wer = f"{m['wer_cleaned']:.1%} ({m['wer_microphone']:.1%}, {m['wer_alone']:.1%})"
         rows.append(
             f"| {kind} | {m['erle_db']:.1f} ({s['erle_db']['min']:.1f}–{s['erle_db']['max']:.1f}) | {m['erle_first_reply_db']:.1f} | "
             f"{m['running_erle_db']:.1f} | {m['spectral_match']:.3f} | {m['near_level_db']:+.1f} | {m['near_sdr_db']:.1f} "
-            f"({m['mic_near_sdr_db']:.1f}) | {m['cpu_per_audio_s']:.4f} / {m['filter_cpu_per_audio_s']:.4f} |"
+            f"({m['mic_near_sdr_db']:.1f}) | {wer} | {m['cpu_per_audio_s']:.4f} / {m['filter_cpu_per_audio_s']:.4f} |"
         )
     return "\n".join(rows)
 
@@ -333,22 +369,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cache", type=Path, default=Path.home() / ".cache" / "hearth" / "bench-echo", help="synthesized replies"
     )
+    parser.add_argument("--no-asr", action="store_true", help="skip recognizing the user's words in the cleaned audio")
     parser.add_argument("--out", type=Path, default=None, help="JSON results (default bench/results/echo-choice-<machine>.json)")
     args = parser.parse_args(argv)
     kinds = args.kinds.split(",")
     room = Room()
     replies, far_rate = synthesize_replies(REPLIES, args.cache)
     clips = human_clips()
+    transcriber = None if args.no_asr else Transcriber()
     runs = []
     for r in range(args.runs):
         session = build_session(replies, far_rate, clips, room, seed=r)
         for kind in kinds if r % 2 == 0 else kinds[::-1]:
             result = run_one(kind, session)
             result["run"] = r
+            heard = result.pop("_heard")
+            if transcriber is not None:
+                for item, (clip, cleaned, mic, near) in zip(result["near"], heard):
+                    item["wer_cleaned"], item["heard_cleaned"] = transcriber.wer(clip, cleaned)
+                    item["wer_microphone"], item["heard_microphone"] = transcriber.wer(clip, mic)
+                    item["wer_alone"], item["heard_alone"] = transcriber.wer(clip, near)
+                result["wer_cleaned"] = float(np.mean([x["wer_cleaned"] for x in result["near"]]))
+                result["wer_microphone"] = float(np.mean([x["wer_microphone"] for x in result["near"]]))
+                result["wer_alone"] = float(np.mean([x["wer_alone"] for x in result["near"]]))
             runs.append(result)
             print(f"run {r} {kind}: ERLE {result['erle_db']:.1f} dB, near match {result['spectral_match']:.3f}, "
                   f"CPU {result['cpu_per_audio_s']:.4f} s/s", file=sys.stderr)  # fmt: skip
-    summary = summarize(runs, kinds)
+    summary = summarize(runs, kinds, asr=transcriber is not None)
     report = {
         "command": "python -m bench.echo_choice " + " ".join(argv if argv is not None else sys.argv[1:]),
         "machine": machine(),
