@@ -222,11 +222,25 @@ class FarEndReference:
         return out
 
     def played_at(self, at: float, n: int) -> np.ndarray:
-        """``n`` samples (16 kHz) of what reached the DAC from monotonic ``at`` on; zeros where nothing played."""
+        """``n`` samples (16 kHz) of what reached the DAC from monotonic ``at`` on; zeros where nothing played.
+
+        Between samples the reference is interpolated (4-point Lagrange), so that a delay that
+        creeps with clock drift moves it smoothly rather than by a sample now and then, which
+        would set an adaptive filter back each time."""
         with self._lock:
             if self._t0 is None:
                 return np.zeros(n, np.float32)
-            return self._read(round((at - self._t0) * RATE), n)
+            pos = (at - self._t0) * RATE
+            i = int(np.floor(pos))
+            f = pos - i
+            if f < 1e-3 or f > 1 - 1e-3:
+                return self._read(int(round(pos)), n)
+            x = self._read(i - 1, n + 3)
+        c0 = -f * (f - 1) * (f - 2) / 6
+        c1 = (f + 1) * (f - 1) * (f - 2) / 2
+        c2 = -(f + 1) * f * (f - 2) / 2
+        c3 = (f + 1) * f * (f - 1) / 6
+        return (c0 * x[:n] + c1 * x[1 : n + 1] + c2 * x[2 : n + 2] + c3 * x[3 : n + 3]).astype(np.float32)
 
     def delay_at(self, t: float) -> float:
         """The tracked DAC-to-microphone delay (seconds) for microphone time ``t``."""

