@@ -9,8 +9,9 @@ passes through untouched (only as late as the canceller's own output, ``latency`
 cleaned stream stays continuous when the canceller starts and stops).
 
 It keeps a running ERLE (echo return loss enhancement: how much quieter the cleaned signal is
-than the microphone) over frames where the reference is sounding and the microphone is not louder
-than the echo alone would make it, so near-end speech does not count against the canceller.
+than the microphone), the median of the frames' own figures over frames where the reference is
+sounding and the microphone is not louder than the echo alone would make it, so near-end speech
+does not count against the canceller.
 :meth:`EchoFilter.working` says whether that figure reaches the configured minimum.
 """
 
@@ -138,7 +139,7 @@ class EchoFilter:
         self._t = 0.0  # microphone time of self._pending[0]
         self._applied: float | None = None  # delay - lead: how far back the reference is read
         self._quiet_frames = 10**9
-        self._frames: deque[tuple[float, float]] = deque(maxlen=self._window_frames)
+        self._frames: deque[float] = deque(maxlen=self._window_frames)  # per-frame ERLE, dB
         self._ratios: deque[float] = deque(maxlen=self._window_frames)
         self._far_level = 0.0
         self._measure_buf = np.zeros(0, np.float32)
@@ -250,18 +251,20 @@ class EchoFilter:
         usual = float(np.median(self._ratios))
         if len(self._ratios) >= 20 and ratio > usual * 10 ** (s.near_end_margin_db / 10):
             return
-        self._frames.append((mic_e, float(np.mean(cleaned.astype(np.float64) ** 2))))
+        out_e = float(np.mean(cleaned.astype(np.float64) ** 2))
+        self._frames.append(10 * np.log10(mic_e / max(out_e, 1e-12)))
 
     # ---- how well it works
 
     @property
     def erle_db(self) -> float | None:
-        """ERLE over the recent far-end frames (dB); None until ``min_erle_s`` of them were heard."""
+        """ERLE over the recent far-end frames (dB): the median of the frames' own figures, which
+        the user talking over part of them does not drag down (an energy total is ruled by its
+        loudest frames, and undetected near-end speech is among them); None until ``min_erle_s``
+        of them were heard."""
         if len(self._frames) * FRAME / RATE < self.settings.min_erle_s:
             return None
-        mic = sum(f[0] for f in self._frames)
-        out = sum(f[1] for f in self._frames)
-        return float(10 * np.log10(mic / max(out, 1e-12)))
+        return float(np.median(self._frames))
 
     @property
     def echo_gain(self) -> float:

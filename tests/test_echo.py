@@ -235,10 +235,17 @@ def test_both_cancellers_take_more_than_10_db_of_echo_and_keep_the_user(kind: st
     mic = echo_of(far, 0.060) + near
     ref = FarEndReference()
     flt = EchoFilter(make_canceller(kind), ref)
-    out = run(flt, mic, ref=ref, far=far)[flt.latency :]  # the canceller's own delay, measured once
+    out, before = [], None
+    for i in range(0, len(mic), 320):
+        ref.played(far[i : i + 320], FS, T0 + i / FS)
+        out.append(flt.clean(AudioChunk(mic[i : i + 320], FS), T0 + i / FS).samples)
+        if i == 8 * FS:
+            before = flt.erle_db
+    out = np.concatenate(out)[flt.latency :]  # the canceller's own delay, measured once
     echo_only = slice(int(4.0 * FS), int(8.0 * FS))
     assert erle(mic[echo_only], out[echo_only], 0.0) > 20.0
-    assert flt.erle_db is not None and flt.erle_db > 10.0  # the running figure, with the user's speech left out
+    assert before is not None and before > 20.0
+    assert flt.erle_db is not None and flt.erle_db > before - 6.0  # the user's speech does not drag it down
     assert flt.working()
     assert spectral_match(out[talk], near[talk]) > 0.75
     kept = np.sqrt(np.mean(out[talk] ** 2) / np.mean(near[talk] ** 2))
