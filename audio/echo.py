@@ -108,8 +108,9 @@ class EchoSettings:
     """Microphone audio correlated with the reference per delay measurement."""
     measure_every_s: float = 0.5
     """How often a delay measurement is tried while the far end sounds."""
-    clock_tolerance_s: float = 0.02
-    """A chunk stamped within this of where the previous chunk ended continues it."""
+    clock_tolerance_s: float = 0.05
+    """A chunk stamped within this of where the previous chunk ended continues it (stamps jitter,
+    more so when taken on arrival); further off, the stream starts again from its stamp."""
     clock_gain: float = 0.02
     """Share of each chunk's stamp error taken into the microphone's time line (follows the ADC
     clock's drift, ignores stamp jitter)."""

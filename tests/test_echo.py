@@ -165,6 +165,17 @@ def test_alignment_follows_100_ppm_of_clock_drift_over_a_minute() -> None:
     assert 50 < ref.drift_ppm < 150
 
 
+def test_jittery_microphone_stamps_do_not_move_the_alignment() -> None:
+    far = voice_like(8.0, seed=18)
+    mic = echo_of(far, 0.060)
+    jitter = np.random.default_rng(5).uniform(-0.004, 0.004, len(mic) // 320 + 1)
+    ref = FarEndReference()
+    flt = EchoFilter(make_canceller("apm"), ref)
+    out = run(flt, mic, stamps=lambda i: T0 + i / FS + jitter[i // 320], ref=ref, far=far)
+    assert abs(ref.delay_at(T0 + 7.0) - 0.060) < 0.001
+    assert erle(mic[: len(out)], out, 4.0) > 20.0
+
+
 def test_a_changed_path_is_found_again() -> None:
     track = DelayTrack(ReferenceSettings())
     for k in range(20):
