@@ -16,12 +16,11 @@ from agent.assistant import Assistant
 from agent.listening.barge_in import EchoLevel, PauseListener, ReplyListener
 from agent.events import Event, SpeechStarted, State, StateChanged, TranscriptFinal, TurnFailed
 from agent.turn import Press
-from audio.echo import EchoFilter
 from audio.protocols import AudioChunk, AudioDeviceError, Microphone, captured_at
 from firmware_py.gpio import PushToTalk, StatusLight
 from firmware_py.recovery import BackoffSettings, DeviceReopener, FaultLight, Reopenable, WatchedSpeaker
 from firmware_py.ringing import Ringers
-from firmware_py.speaking_up import SpeakingUp
+from firmware_py.speaking_up import Canceller, SpeakingUp
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +120,7 @@ class DeviceLoop:
         settle_s: float = 3.0,
         speaker: WatchedSpeaker | None = None,
         backoff: BackoffSettings | None = None,
-        echo: EchoFilter | None = None,
+        echo: Canceller | None = None,
         echo_off: str = "echo cancellation is off in the configuration",
         min_erle_db: float = 10.0,
         ringers: Ringers | None = None,
@@ -152,12 +151,12 @@ class DeviceLoop:
         self.tap.on_chunk = self._hear
         assistant.on_event = self._on_event
 
-    def _reply_listener(self, echo: EchoFilter) -> ReplyListener:
+    def _reply_listener(self, echo: Canceller) -> ReplyListener:
         deps = self.assistant.deps
 
         def echo_level() -> EchoLevel:
             erle = echo.erle_db
-            return EchoLevel(getattr(echo, "far_rms", 0.0), erle if erle is not None else 0.0, getattr(echo, "echo_gain", 1.0))
+            return EchoLevel(echo.far_rms, erle if erle is not None else 0.0, echo.echo_gain)
 
         return ReplyListener(deps.vad, deps.recognizer, self._on_voice_onset, self._on_spoken_stop, self._on_spoken_request, echo_level)
 

@@ -41,6 +41,16 @@ class Canceller(Protocol):
     """What is asked of :class:`audio.echo.EchoFilter` here."""
 
     @property
+    def far_rms(self) -> float:
+        """RMS of what hearth played under the audio just cleaned (the listener's residual-echo guard)."""
+        ...
+
+    @property
+    def echo_gain(self) -> float:
+        """The echo path's gain, as measured."""
+        ...
+
+    @property
     def erle_db(self) -> float | None: ...
 
     def clean(self, chunk: AudioChunk, captured_at: float) -> AudioChunk: ...

@@ -197,7 +197,7 @@ async def kitchen(*heard: str, echo: ScriptedEcho | None, barge_in: str = "stop"
     assistant = Assistant(deps, barge_in=barge_in)
     mic = KitchenMicrophone(played, speaker)
     button = Button()
-    device = DeviceLoop(assistant, mic, button, Light(), echo=echo, ringers=ringers)  # type: ignore[arg-type]
+    device = DeviceLoop(assistant, mic, button, Light(), echo=echo, ringers=ringers)
     stop = asyncio.Event()
     runner = asyncio.create_task(device.run(stop))
     await asyncio.sleep(0.05)

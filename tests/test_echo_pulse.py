@@ -1,0 +1,104 @@
+"""Echo cancellation on a real audio path: hearth's PortAudio speaker heard by its own microphone.
+
+A PulseAudio server of the test's own (:mod:`bench.echo_room`): the speaker's null sink feeds the
+microphone's through loopbacks with latency and gain (a direct path and a reflection), and a person
+is a WAV played into the microphone's sink.  Nothing here is simulated but the room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import numpy as np
+import pytest
+
+from audio.echo import EchoFilter, FarEndReference, make_canceller
+from audio.portaudio import MicrophoneSettings, SoundDeviceMicrophone, SoundDeviceSpeaker, SpeakerSettings
+from audio.protocols import AudioChunk, CapturedChunk
+from bench.echo_room import KitchenRoom, RoomSettings
+from tests.test_echo import voice_like
+
+pytestmark = pytest.mark.audio
+
+RATE = 16000
+MIN_ERLE_DB = 10.0
+"""The configuration's default ``[echo] min_erle_db``: less, and hearth listens in pauses only."""
+
+
+@pytest.fixture
+def kitchen_room():
+    room = KitchenRoom(RoomSettings())
+    room.open()
+    try:
+        yield room
+    finally:
+        room.close()
+
+
+@pytest.mark.parametrize("kind", ["apm", "speex"])
+async def test_the_echo_of_hearths_voice_is_cancelled_on_the_real_path(kitchen_room: KitchenRoom, kind: str) -> None:
+    echo = EchoFilter(make_canceller(kind), FarEndReference())
+    speaker = SoundDeviceSpeaker(SpeakerSettings(sample_rate=22050), reference=echo.reference)
+    mic = SoundDeviceMicrophone(MicrophoneSettings())
+    energy: list[tuple[float, float, float]] = []  # (capture time, raw, cleaned)
+    lags: list[float] = []
+
+    async def listen() -> None:
+        async for chunk in mic.chunks():
+            assert isinstance(chunk, CapturedChunk)
+            lags.append(time.monotonic() - chunk.captured_at)
+            cleaned = echo.clean(chunk, chunk.captured_at)
+            energy.append((chunk.captured_at, float(np.sum(chunk.samples.astype(np.float64) ** 2)),
+                           float(np.sum(cleaned.samples.astype(np.float64) ** 2))))
+
+    await speaker.start()
+    await mic.start()
+    listener = asyncio.create_task(listen())
+    try:
+        voice = voice_like(10.0, seed=5)
+        started = time.monotonic()
+        for i in range(0, len(voice), RATE // 5):
+            await speaker.write(AudioChunk(voice[i : i + RATE // 5], RATE))
+        ended = await speaker.drain()
+        await asyncio.sleep(0.5)
+    finally:
+        await mic.close()
+        await speaker.close()
+        await asyncio.gather(listener, return_exceptions=True)
+
+    # The stamps are capture times: a chunk arrives after its first sample was taken, not long after.
+    assert lags and 0.0 < float(np.median(lags)) < 0.5
+    assert echo.reference.delay_measured, "the delay from the speaker to the microphone was never found"
+    delay = echo.reference.delay_at(ended)
+    assert 0.0 < delay < 0.5
+    # Over the second half of the voice (the first is the canceller converging).
+    rows = [(r, c) for at, r, c in energy if started + 5.0 <= at < ended]
+    raw, cleaned = sum(r for r, _ in rows), sum(c for _, c in rows)
+    erle = 10 * np.log10(raw / max(cleaned, 1e-12))
+    print(f"\n{kind}: delay {1000 * delay:.0f} ms, ERLE {erle:.1f} dB (running estimate {echo.erle_db} dB), "
+          f"capture-to-arrival {1000 * float(np.median(lags)):.0f} ms")
+    assert erle >= MIN_ERLE_DB
+    assert echo.working()
+
+
+@pytest.mark.integration
+async def test_a_spoken_stop_over_a_reply_stops_it_on_the_real_path() -> None:
+    """hearth's device loop with its real voice detector, recognizer and voice; "stop" said into the room."""
+    from bench.echo import LONG, Rig, _voice_clip, quiet_reply, spoken_over
+
+    rig = Rig("en")
+    await rig.open()
+    try:
+        warmup = await quiet_reply(rig, LONG["en"])
+        assert rig.device.ears.hears_over_voice, f"echo cancellation not taken as working on the first reply: {warmup}"
+        assert warmup["onsets"] == 0 and warmup["outcome"] == "answered", "hearth's own voice barged in"
+        path, clip = await _voice_clip("stop", "en")
+        row = await spoken_over(rig, path, clip.samples, "stop", "stop")
+        print(f"\nwarm-up reply: {warmup}\nstop: {row}")
+        assert row["over_voice"] and row["stop_word"], f"'stop' was not heard over the reply: {row}"
+        assert not row["new_turn"], "a stop word started a turn"
+        assert row["outcome"] == "interrupted"
+        assert rig.assistant.turns_started == 2  # the two requests asked; nothing else
+    finally:
+        await rig.close()
