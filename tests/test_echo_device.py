@@ -353,3 +353,84 @@ async def test_the_microphone_chunks_reach_the_filter_with_their_capture_time(er
     await wait_for(lambda: k.assistant.results, timeout=25)
     assert echo.erle_db == erle
     await k.close()
+
+
+# --------------------------------------------------------------------------- the speaker's and the microphone's times
+
+
+async def test_the_sound_card_speaker_tells_the_reference_what_it_played_with_the_dac_times(monkeypatch) -> None:
+    from audio.portaudio import SoundDeviceSpeaker, SpeakerSettings
+    from tests.test_device_recovery import FakeStreams
+
+    FakeStreams(monkeypatch)
+    played = Played()
+    speaker = SoundDeviceSpeaker(SpeakerSettings(sample_rate=RATE, blocksize=160), reference=played)
+    await speaker.start()
+    voice = (0.3 * np.sin(2 * np.pi * 200 * np.arange(RATE // 2) / RATE)).astype(np.float32)
+    heard: list[float] = []
+    await speaker.write(AudioChunk(voice, RATE), heard.append)
+    await speaker.drain()
+    await speaker.close()
+    assert np.array_equal(np.concatenate([s for _, s in played.pieces]), voice), "exactly what was played, no silence"
+    assert played.pieces[0][0] == heard[0], "the first block's time is the DAC time on_heard reports"
+    starts = [at for at, _ in played.pieces]
+    assert starts == sorted(starts) and len(starts) == len(voice) // 160
+
+
+async def test_the_sound_card_microphone_stamps_each_chunk_with_its_adc_time(monkeypatch) -> None:
+    from types import SimpleNamespace
+
+    from audio.portaudio import MicrophoneSettings, SoundDeviceMicrophone
+    from tests.test_device_recovery import FakeStream, FakeStreams
+
+    stream_clock = 5000.0  # PortAudio's stream time runs on a clock of its own
+    latency = 0.05
+
+    def run(self: FakeStream) -> None:
+        n = self.blocksize
+        while not self._halt.wait(n / self.samplerate):
+            now = time.monotonic() + stream_clock
+            info = SimpleNamespace(inputBufferAdcTime=now - latency, currentTime=now)
+            self.callback(np.full((n, 1), 0.1, np.float32), n, info, SimpleNamespace())
+
+    FakeStreams(monkeypatch)
+    monkeypatch.setattr(FakeStream, "_run", run)
+    mic = SoundDeviceMicrophone(MicrophoneSettings())
+    await mic.start()
+    chunks = mic.chunks()
+    stamps = []
+    for _ in range(3):
+        chunk = await anext(chunks)
+        arrived = time.monotonic()
+        assert isinstance(chunk, CapturedChunk)
+        stamps.append(chunk.captured_at)
+        # Mapped to monotonic time: the ADC took the first sample the latency before the callback ran.
+        assert chunk.captured_at <= arrived - latency
+        assert chunk.captured_at > arrived - 100
+    await mic.close()
+    assert stamps == sorted(stamps)
+
+
+async def test_the_wav_speaker_tells_the_reference_only_what_it_played() -> None:
+    played = Played()
+    speaker = WavFileSpeaker(RATE, reference=played)
+    first = AudioChunk(np.full(RATE // 10, 0.1, np.float32), RATE)
+    second = AudioChunk(np.full(RATE // 10, 0.2, np.float32), RATE)
+    await speaker.write(first)
+    await speaker.write(second)
+    await asyncio.sleep(0.05)
+    speaker.interrupt()  # in the first chunk: the second is never played
+    await asyncio.sleep(0.2)
+    assert len(played.pieces) == 1 and np.array_equal(played.pieces[0][1], first.samples)
+
+
+async def test_the_wav_microphone_stamps_each_chunk_when_its_first_sample_was_spoken() -> None:
+    from audio.protocols import captured_at
+    from audio.wav import WavFileMicrophone
+
+    mic = WavFileMicrophone(AudioChunk(np.zeros(RATE, np.float32), RATE), chunk_s=0.1, realtime=False)
+    chunks = [c async for c in mic.chunks()]
+    assert mic.started_at is not None
+    assert [c.captured_at for c in chunks] == pytest.approx([mic.started_at + i * 0.1 for i in range(10)])  # type: ignore[attr-defined]
+    # A source that does not stamp: its chunk ended when it arrived.
+    assert captured_at(AudioChunk(np.zeros(1600, np.float32), RATE), 100.0) == pytest.approx(99.9)
