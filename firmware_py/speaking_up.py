@@ -71,12 +71,15 @@ class SpeakingUp:
         echo: Canceller | None = None,
         off_reason: str = "echo cancellation is off in the configuration",
         min_erle_db: float = 10.0,
+        hysteresis_db: float = 3.0,
     ) -> None:
         self.pauses = pauses
         self.over_voice = over_voice if echo is not None else None
         self.echo = echo if over_voice is not None else None
         self.off_reason = off_reason
         self.min_erle_db = min_erle_db
+        self.hysteresis_db = hysteresis_db
+        """Listening over the voice goes back to the pauses only below ``min_erle_db`` less this."""
         self.ear: Ear = pauses
         self._state = State.IDLE
         self._hold_open = False
@@ -144,7 +147,9 @@ class SpeakingUp:
         erle = self.echo.erle_db
         if erle is None or math.isnan(erle):
             return  # nothing played yet to measure it on
-        working = self.echo.working() and erle >= self.min_erle_db
+        # Once trusted, a dip of a few dB (a loud pan, a door) does not flip the listener back.
+        needed = self.min_erle_db - self.hysteresis_db if self._verdict else self.min_erle_db
+        working = erle >= needed and (bool(self._verdict) or self.echo.working())
         if working == self._verdict:
             return
         self._verdict = working
@@ -154,7 +159,7 @@ class SpeakingUp:
         else:
             log.warning(
                 "listening in hearth's pauses only: echo cancellation measured %.1f dB, less than the %.1f dB needed",
-                erle, self.min_erle_db,
+                erle, needed,
             )
             self._use(self.pauses)
 

@@ -434,3 +434,68 @@ async def test_the_wav_microphone_stamps_each_chunk_when_its_first_sample_was_sp
     assert [c.captured_at for c in chunks] == pytest.approx([mic.started_at + i * 0.1 for i in range(10)])  # type: ignore[attr-defined]
     # A source that does not stamp: its chunk ended when it arrived.
     assert captured_at(AudioChunk(np.zeros(1600, np.float32), RATE), 100.0) == pytest.approx(99.9)
+
+
+# --------------------------------------------------------------------------- which ear, on its own
+
+
+class Ear:
+    def __init__(self) -> None:
+        self.is_open = False
+        self.deciding = False
+        self.heard = 0
+
+    def open(self, at: float | None = None) -> None:
+        self.is_open = True
+
+    def close(self) -> None:
+        self.is_open = False
+
+    def accept(self, chunk: AudioChunk) -> None:
+        self.heard += 1
+
+
+class Measure:
+    def __init__(self) -> None:
+        self.erle_db: float | None = None
+        self.far_rms = 0.0
+        self.echo_gain = 1.0
+
+    def working(self) -> bool:
+        return self.erle_db is not None and self.erle_db >= 10.0
+
+    def clean(self, chunk: AudioChunk, captured_at: float) -> AudioChunk:
+        return chunk
+
+
+def test_the_ear_follows_the_measured_cancellation_with_a_margin_and_says_each_change(caplog) -> None:
+    from firmware_py.speaking_up import SpeakingUp
+
+    caplog.set_level(logging.INFO)
+    pauses, voice, measure = Ear(), Ear(), Measure()
+    ears = SpeakingUp(pauses, voice, measure, min_erle_db=10.0, hysteresis_db=3.0)
+    chunk = AudioChunk(np.zeros(512, np.float32), RATE)
+    ears.follow(State.SPEAKING)
+    ears.accept(chunk)
+    assert ears.ear is pauses and not pauses.is_open, "not measured yet: pauses only, and this is no pause"
+    for erle, over in [(12.0, True), (8.0, True), (7.5, True), (6.5, False), (9.0, False), (10.0, True)]:
+        measure.erle_db = erle
+        ears.accept(chunk)
+        assert ears.hears_over_voice is over, erle
+    assert voice.is_open, "hearth is speaking: the voice listener is open"
+    changes = [r.getMessage() for r in caplog.records if "listening" in r.getMessage()]
+    assert changes == [
+        "listening over hearth's voice: echo cancellation measured 12.0 dB (at least 10.0 dB needed)",
+        "listening in hearth's pauses only: echo cancellation measured 6.5 dB, less than the 7.0 dB needed",
+        "listening over hearth's voice: echo cancellation measured 10.0 dB (at least 10.0 dB needed)",
+    ]
+    voice.deciding = True
+    ears.follow(State.IDLE)
+    assert voice.is_open, "what was said over the reply is still being recognized"
+    voice.deciding = False
+    ears.follow(State.IDLE)
+    assert not voice.is_open
+    ears.follow(State.IDLE, hold_open=True)
+    assert voice.is_open, "a timer rings: a stop word is listened for between its rings"
+    ears.close()
+    assert not voice.is_open
