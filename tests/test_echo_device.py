@@ -499,3 +499,22 @@ def test_the_ear_follows_the_measured_cancellation_with_a_margin_and_says_each_c
     assert voice.is_open, "a timer rings: a stop word is listened for between its rings"
     ears.close()
     assert not voice.is_open
+
+
+def test_the_configuration_builds_the_echo_filter_or_says_why_there_is_none(monkeypatch) -> None:
+    import audio.echo
+    from audio.echo import EchoFilter
+    from firmware_py.config import parse_config
+    from firmware_py.wiring import make_echo_filter
+
+    echo, why = make_echo_filter(parse_config({"echo": {"canceller": "speex", "min_erle_db": 14.0}}))
+    assert isinstance(echo, EchoFilter) and why == "" and echo.settings.min_erle_db == 14.0
+    echo, why = make_echo_filter(parse_config({"echo": {"enabled": False}}))
+    assert echo is None and why == "echo cancellation is off in the configuration ([echo] enabled = false)"
+
+    def missing(kind: str) -> None:
+        raise ImportError("No module named 'livekit'")
+
+    monkeypatch.setattr(audio.echo, "make_canceller", missing)
+    echo, why = make_echo_filter(parse_config({}))
+    assert echo is None and why == "the 'apm' echo canceller does not work here (ImportError: No module named 'livekit')"
