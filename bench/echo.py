@@ -171,10 +171,11 @@ class MeasuredFilter(EchoFilter):
             return None
         return float(10 * np.log10(raw / max(clean, 1e-12)))
 
-    def rms_between(self, t0: float, t1: float) -> float:
-        rows = [r for at, r, _c, _ in self.energy if t0 <= at < t1]
-        n = sum(1 for _ in rows)
-        return float(np.sqrt(sum(rows) / max(1, n * 512)))
+    def rms_between(self, t0: float, t1: float, floor: float = 1e-3) -> float:
+        """RMS of the raw microphone over the chunks between ``t0`` and ``t1`` louder than ``floor``
+        (hearth's voice, not its pauses)."""
+        rows = [r for at, r, _c, _ in self.energy if t0 <= at < t1 and r > 512 * floor**2]
+        return float(np.sqrt(sum(rows) / max(1, len(rows) * 512)))
 
 
 def speech_onset(clip: np.ndarray, floor_db: float = -30.0) -> float:
