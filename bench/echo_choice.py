@@ -14,7 +14,7 @@ reply, converging), the running ``erle_db`` the filter reports, how much of the 
 same figures for the raw microphone), and CPU seconds per second of audio (``time.process_time``)
 for the canceller alone and for the whole filter.
 
-    python -m bench.echo_choice --runs 3    # -> bench/results/echo-choice-<machine>.json
+    python -m bench.echo_choice    # -> bench/results/echo-choice-<machine>.json
 """
 
 from __future__ import annotations
@@ -106,6 +106,7 @@ def synthesize_replies(texts: list[str], cache: Path) -> tuple[list[np.ndarray],
         synth = make_synthesizer(load_config(), ModelStore(default_models_dir()))
 
         async def speak(text: str) -> AudioChunk:
+            await synth.load()
             pieces = [c async for c in synth.synthesize(text)]
             return AudioChunk(np.concatenate([p.samples for p in pieces]).astype(np.float32), pieces[0].sample_rate)
 
@@ -196,7 +197,7 @@ def build_session(
         if k % 2 == 0:
             echo_spans.append((a, b))
             continue
-        clip_id, clip = clips[(seed * 3 + k) % len(clips)]
+        clip_id, clip = clips[(seed * 3 + k // 2) % len(clips)]  # six runs place all eighteen clips once
         at = a + int(rng.uniform(0.25, 0.45) * (b - a))
         clip = clip[: max(0, n - at)]
         echo_rms = np.sqrt(np.mean(wet[a:b] ** 2))
@@ -305,6 +306,7 @@ def run_one(kind: str, session: Session) -> dict[str, Any]:
         "canceller": kind,
         "erle_db": erle(rest),
         "erle_first_reply_db": erle(first),
+        "erle_by_reply_db": [erle([span]) for span in session.echo_spans],
         "running_erle_db": flt.erle_db,
         "working": flt.working(),
         "near": near,
@@ -364,16 +366,17 @@ def table(summary: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=3, help="runs per canceller, interleaved")
+    parser.add_argument("--runs", type=int, default=6, help="runs per canceller, interleaved (6 place all 18 clips)")
     parser.add_argument("--kinds", default="apm,speex", help=f"cancellers, comma-separated: apm, speex, {', '.join(VARIANTS)}")
     parser.add_argument(
         "--cache", type=Path, default=Path.home() / ".cache" / "hearth" / "bench-echo", help="synthesized replies"
     )
+    parser.add_argument("--near-level", type=float, default=1.0, help="the user's voice against the echo, RMS ratio")
     parser.add_argument("--no-asr", action="store_true", help="skip recognizing the user's words in the cleaned audio")
     parser.add_argument("--out", type=Path, default=None, help="JSON results (default bench/results/echo-choice-<machine>.json)")
     args = parser.parse_args(argv)
     kinds = args.kinds.split(",")
-    room = Room()
+    room = Room(near_level=args.near_level)
     replies, far_rate = synthesize_replies(REPLIES, args.cache)
     clips = human_clips()
     transcriber = None if args.no_asr else Transcriber()
