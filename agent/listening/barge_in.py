@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agent.listening.stop_words import is_stop
+from agent.listening.stop_words import PROMPTS, is_stop
 from audio.protocols import AudioChunk, Recognizer, VoiceActivityDetector
 from audio.wav import resample
 
@@ -103,10 +103,14 @@ class ReplySettings:
     max_utterance_s: float = 1.5
     """Recognition starts when the detector says the speech ended, or this long after its onset:
     a stop phrase is shorter, and a longer utterance is a request whatever it says."""
+    keep_around_s: float = 0.1
+    """What the recognizer gets keeps this much on either side of the windows above the guard
+    (the quiet edges of a word); the rest, hearth's residual voice, is silenced."""
     preroll_s: float = 0.5
     """Audio kept from before the onset (the detector reports speech after it started)."""
-    context: str = ""
-    """Given to the recognizer with each utterance."""
+    context: str | None = None
+    """Given to the recognizer with each utterance; None: the stop phrases of its language
+    (:data:`~agent.listening.stop_words.PROMPTS`)."""
 
 
 class ReplyListener:
@@ -172,6 +176,12 @@ class ReplyListener:
         self._await_quiet = False
         """An utterance was decided while perhaps still spoken: no new onset until it has ended."""
         self._recent: collections.deque[AudioChunk] = collections.deque()
+        """The chunks of the last ``preroll_s`` (for ``on_request``)."""
+        self._windows: collections.deque[tuple[np.ndarray, bool]] = collections.deque(
+            maxlen=max(1, round(settings.preroll_s * vad.sample_rate / self._window)))
+        """The detector's windows of the last ``preroll_s``, each with whether it was above the guard."""
+        self._heard_windows: list[tuple[np.ndarray, bool]] | None = None
+        """From the onset until recognition starts: the windows to recognize."""
         self._utterance: list[AudioChunk] | None = None
         """From the onset until the decision: the audio so far."""
         self._heard_samples = 0
@@ -211,6 +221,7 @@ class ReplyListener:
         self._closing = False
         self._drop_utterance()
         self._recent.clear()
+        self._windows.clear()
 
     def close_when_decided(self) -> None:
         """Hearth stopped talking: no new onset, but an utterance under way is still collected,
@@ -256,6 +267,9 @@ class ReplyListener:
         self._loud_run = self._loud_run + 1 if loud else 0
         self._quiet_run = 0 if loud else self._quiet_run + 1
         self._unvoiced_run = 0 if self._in_speech else self._unvoiced_run + 1
+        self._windows.append((window, loud))
+        if self._heard_windows is not None and self._recognizing is None:
+            self._heard_windows.append((window, loud))
         # Ended when the detector has said no speech for a while, or the level has been under the
         # guard for as long: the detector may stay in speech on the residual echo (hearth's voice
         # is speech, after all).  "For a while", so "hearth, … stop" is one utterance.
@@ -274,6 +288,7 @@ class ReplyListener:
     def _onset(self, echo: EchoLevel | None) -> None:
         self.onsets += 1
         self._utterance = list(self._recent)
+        self._heard_windows = list(self._windows)
         self._heard_samples = 0
         if echo is not None and echo.far_rms > 0:
             log.info("the user spoke up over hearth (residual echo %.4f, ERLE %.1f dB)", echo.residual_rms, echo.erle_db)
@@ -282,20 +297,38 @@ class ReplyListener:
         self._call(self.on_speech)
 
     def _recognize(self) -> None:
-        assert self._utterance is not None
-        heard = list(self._utterance)
+        assert self._heard_windows is not None
+        heard = self._gated(self._heard_windows)
+        self._heard_windows = None
         self._recognizing = asyncio.get_running_loop().create_task(self._decide(heard), name="reply-listener-recognize")
 
-    async def _decide(self, heard: list[AudioChunk]) -> None:
+    def _gated(self, windows: list[tuple[np.ndarray, bool]]) -> np.ndarray:
+        """The utterance as the recognizer gets it: windows under the guard, away from the user's
+        loud ones, silenced.  Whisper hears hearth's residual voice however quiet it is (it
+        transcribes the words of a reply 25 dB down rather than the "stop" over it)."""
+        loud = np.array([flag for _, flag in windows], dtype=bool)
+        reach = max(0, round(self.settings.keep_around_s * self.vad.sample_rate / self._window))
+        keep = loud.copy()
+        for shift in range(1, reach + 1):
+            keep[shift:] |= loud[:-shift]
+            keep[:-shift] |= loud[shift:]
+        return np.concatenate([w if k else np.zeros_like(w) for (w, _), k in zip(windows, keep, strict=True)] or [np.zeros(0, np.float32)])
+
+    async def _decide(self, heard: np.ndarray) -> None:
         rate = self.recognizer.sample_rate
+        samples = resample(heard, self.vad.sample_rate, rate)
 
         async def audio() -> AsyncIterator[AudioChunk]:
-            for chunk in heard:
-                yield AudioChunk(resample(chunk.samples, chunk.sample_rate, rate), rate)
+            step = rate // 10
+            for i in range(0, len(samples), step):
+                yield AudioChunk(samples[i : i + step], rate)
 
         text: str | None = ""
         try:
-            async for transcript in self.recognizer.transcribe(audio(), self.settings.context):
+            context = self.settings.context
+            if context is None:
+                context = PROMPTS.get(self.recognizer.language, "")
+            async for transcript in self.recognizer.transcribe(audio(), context):
                 if transcript.is_final:
                     text = transcript.text
         except asyncio.CancelledError:
@@ -321,6 +354,7 @@ class ReplyListener:
         if task is not None and not task.done():
             task.cancel()
         self._utterance = None
+        self._heard_windows = None
 
     def _keep_recent(self, chunk: AudioChunk) -> None:
         self._recent.append(chunk)

@@ -52,6 +52,14 @@ AROUND: dict[str, tuple[str, ...]] = {
 """Words said around a stop phrase that do not make it a request ("hearth, stop please",
 "아니 그만"); on their own they stop nothing."""
 
+PROMPTS: dict[str, str] = {
+    "en": "Stop. Stop it. Cancel. Never mind. Wait.",
+    "ko": "그만. 그만해. 잠깐만. 멈춰. 취소.",
+}
+"""What the recognizer is told to expect of a short utterance over a reply.  Whisper hears a short
+word badly on its own (Whisper base heard espeak-ng's "그만" as "굿마" without it, as "그만."
+with it); a request is still heard as said."""
+
 _HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 
 
