@@ -470,3 +470,40 @@ async def test_an_echo_level_that_cannot_be_read_is_logged_once_and_hears_no_ons
     listener.echo_level = lambda: EchoLevel(0.0, 20.0)
     feed(listener, voice(30))
     assert listener.onsets == 1
+
+
+class RecordingRecognizer(ScriptedRecognizer):
+    """Keeps the audio it was given."""
+
+    async def transcribe(self, audio, context=""):
+        self.heard = []
+
+        async def keep():
+            async for chunk in audio:
+                self.heard.append(chunk.samples)
+                yield chunk
+
+        async for transcript in super().transcribe(keep(), context):
+            yield transcript
+
+
+async def test_the_recognizer_gets_the_users_words_with_the_residual_around_them_silenced_and_the_stop_phrases_as_prompt():
+    from agent.listening.stop_words import PROMPTS
+
+    recognizer = RecordingRecognizer("그만", language="ko")
+    listener, heard = make_listener(recognizer=recognizer)
+    listener.open()
+    rng = np.random.default_rng(8)
+    feed(listener, residual(30, rng))
+    words = voice(12) + residual(12, rng)
+    feed(listener, words)
+    feed(listener, residual(20, rng))
+    await decided(heard)
+    assert recognizer.contexts == [PROMPTS["ko"]]
+    audio = np.concatenate(recognizer.heard)
+    words_at = len(audio) - len(words) - 11 * WINDOW  # it ended after 0.35 s under the guard: 11 windows
+    reach = 3 * WINDOW  # keep_around_s of 0.1 s, in whole windows
+    start = int(np.flatnonzero(audio)[0])
+    assert words_at - reach <= start <= words_at  # the preroll's residual is silenced up to the words' edge
+    assert np.array_equal(audio[words_at : words_at + len(words)], words)
+    assert not audio[words_at + len(words) + reach :].any()  # and the residual after them
