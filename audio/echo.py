@@ -63,11 +63,12 @@ class EchoCanceller(Protocol):
 
 
 CANCELLERS = ("apm", "speex")
-DEFAULT_CANCELLER = "apm"
+DEFAULT_CANCELLER = "speex"
+"""Chosen by bench/echo_choice.py: it keeps the user's words over hearth's voice (see the README)."""
 
 
 def make_canceller(kind: str = DEFAULT_CANCELLER) -> EchoCanceller:
-    """``"apm"`` (WebRTC's AEC3, from livekit) or ``"speex"`` (speexdsp, from pyaec)."""
+    """``"speex"`` (speexdsp, from pyaec; the default) or ``"apm"`` (WebRTC's AEC3, from livekit)."""
     if kind == "apm":
         return ApmCanceller()
     if kind == "speex":

@@ -8,6 +8,7 @@ The native state is made on the first frame, not in the constructor.
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 from typing import Any
 
 import numpy as np
@@ -67,37 +68,114 @@ class ApmCanceller:
         self._apm = None  # the handle is released with the object; the next frame starts afresh
 
 
+class _SystemSpeex:
+    """speexdsp itself (``libspeexdsp.so.1``, which PulseAudio and PipeWire already depend on),
+    set up the way speexdsp's own example and pyaec do: the echo canceller, then the preprocessor
+    told of it (residual echo suppression, noise suppression)."""
+
+    ECHO_SET_SAMPLING_RATE = 24
+    PREPROCESS_SET_ECHO_STATE = 24
+
+    def __init__(self, lib: Any, frame: int, filter_len: int, rate: int, preprocess: bool) -> None:
+        p = ctypes.c_void_p
+        lib.speex_echo_state_init.restype = p
+        lib.speex_echo_state_init.argtypes = [ctypes.c_int, ctypes.c_int]
+        lib.speex_echo_ctl.argtypes = [p, ctypes.c_int, p]
+        lib.speex_echo_cancellation.argtypes = [p, p, p, p]
+        lib.speex_echo_state_destroy.argtypes = [p]
+        lib.speex_preprocess_state_init.restype = p
+        lib.speex_preprocess_state_init.argtypes = [ctypes.c_int, ctypes.c_int]
+        lib.speex_preprocess_ctl.argtypes = [p, ctypes.c_int, p]
+        lib.speex_preprocess_run.argtypes = [p, p]
+        lib.speex_preprocess_state_destroy.argtypes = [p]
+        self.lib = lib
+        self.echo = lib.speex_echo_state_init(frame, filter_len)
+        if not self.echo:
+            raise RuntimeError("speexdsp could not make an echo canceller")
+        r = ctypes.c_int(rate)
+        lib.speex_echo_ctl(self.echo, self.ECHO_SET_SAMPLING_RATE, ctypes.addressof(r))
+        self.pre = None
+        if preprocess:
+            self.pre = lib.speex_preprocess_state_init(frame, rate)
+            lib.speex_preprocess_ctl(self.pre, self.PREPROCESS_SET_ECHO_STATE, self.echo)
+
+    def cancel(self, rec: np.ndarray, play: np.ndarray, out: np.ndarray) -> None:
+        self.lib.speex_echo_cancellation(self.echo, rec.ctypes.data, play.ctypes.data, out.ctypes.data)
+        if self.pre is not None:
+            self.lib.speex_preprocess_run(self.pre, out.ctypes.data)
+
+    def destroy(self) -> None:
+        if self.pre is not None:
+            self.lib.speex_preprocess_state_destroy(self.pre)
+            self.pre = None
+        if self.echo:
+            self.lib.speex_echo_state_destroy(self.echo)
+            self.echo = None
+
+
+class _PyaecSpeex:
+    """The speexdsp bundled in the ``pyaec`` wheel (x86_64 only at 1.0.1)."""
+
+    def __init__(self, frame: int, filter_len: int, rate: int, preprocess: bool) -> None:
+        import pyaec
+
+        self.lib = pyaec.lib
+        self.state = self.lib.AecNew(frame, filter_len, rate, preprocess)
+        if not self.state:
+            raise RuntimeError("speexdsp could not make an echo canceller")
+
+    def cancel(self, rec: np.ndarray, play: np.ndarray, out: np.ndarray) -> None:
+        ptr = ctypes.POINTER(ctypes.c_int16)
+        self.lib.AecCancelEcho(self.state, rec.ctypes.data_as(ptr), play.ctypes.data_as(ptr), out.ctypes.data_as(ptr), len(out))
+
+    def destroy(self) -> None:
+        if self.state:
+            self.lib.AecDestroy(self.state)
+            self.state = None
+
+
+def _system_speexdsp() -> Any:
+    name = ctypes.util.find_library("speexdsp")
+    return ctypes.CDLL(name) if name else None
+
+
 class SpeexCanceller:
-    """speexdsp's MDF echo canceller (with its preprocessor's residual echo suppression) from ``pyaec``."""
+    """speexdsp's MDF echo canceller with its preprocessor's residual echo suppression.
+
+    From the system's ``libspeexdsp`` when there is one (Debian's ``libspeexdsp1``: on x86_64 and
+    on a Raspberry Pi), else from the ``pyaec`` wheel."""
 
     sample_rate = RATE
     frame = FRAME
 
-    def __init__(self, filter_s: float = 0.25, preprocess: bool = True) -> None:
+    def __init__(self, filter_s: float = 0.25, preprocess: bool = True, library: str = "auto") -> None:
         self.filter_s = filter_s
         """Length of the adaptive filter: the room's tail plus the alignment's slack."""
         self.preprocess = preprocess
         """speexdsp's preprocessor after the filter (residual echo and noise suppression)."""
+        self.library = library
+        """"system" (libspeexdsp), "pyaec", or "auto": the system's if found, else pyaec's."""
         self.latency = FRAME if preprocess else 0
         """Samples by which the cleaned output trails the input (the preprocessor's overlap)."""
-        self._lib: Any = None
         self._state: Any = None
         self._out = np.zeros(FRAME, np.int16)
 
+    def _make(self) -> Any:
+        args = (FRAME, int(self.filter_s * RATE), RATE, self.preprocess)
+        if self.library in ("auto", "system"):
+            lib = _system_speexdsp()
+            if lib is not None:
+                return _SystemSpeex(lib, *args)
+            if self.library == "system":
+                raise RuntimeError("libspeexdsp is not installed (Debian: apt install libspeexdsp1)")
+        return _PyaecSpeex(*args)
+
     def process(self, near: np.ndarray, far: np.ndarray) -> np.ndarray:
         if self._state is None:
-            import pyaec
-
-            self._lib = pyaec.lib
-            self._state = self._lib.AecNew(FRAME, int(self.filter_s * RATE), RATE, self.preprocess)
-            if not self._state:
-                raise RuntimeError("speexdsp could not make an echo canceller")
+            self._state = self._make()
         rec = np.ascontiguousarray(to_int16(near))
-        echo = np.ascontiguousarray(to_int16(far))
-        ptr = ctypes.POINTER(ctypes.c_int16)
-        self._lib.AecCancelEcho(
-            self._state, rec.ctypes.data_as(ptr), echo.ctypes.data_as(ptr), self._out.ctypes.data_as(ptr), FRAME
-        )
+        play = np.ascontiguousarray(to_int16(far))
+        self._state.cancel(rec, play, self._out)
         return to_float(self._out)
 
     def reset(self) -> None:
@@ -105,7 +183,7 @@ class SpeexCanceller:
 
     def _destroy(self) -> None:
         if self._state is not None:
-            self._lib.AecDestroy(self._state)
+            self._state.destroy()
             self._state = None
 
     def __del__(self) -> None:

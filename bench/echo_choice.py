@@ -51,6 +51,8 @@ REPLIES = [
 
 VARIANTS = {
     "apm-ns": lambda: ApmCanceller(noise_suppression=True),
+    "speex-system": lambda: SpeexCanceller(library="system"),
+    "speex-pyaec": lambda: SpeexCanceller(library="pyaec"),
     "speex-linear": lambda: SpeexCanceller(preprocess=False),
     "speex-128ms": lambda: SpeexCanceller(filter_s=0.128),
     "speex-500ms": lambda: SpeexCanceller(filter_s=0.5),
