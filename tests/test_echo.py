@@ -4,12 +4,13 @@ capture stamps.  Nothing here reads the wall clock; figures are asserted with ma
 
 from __future__ import annotations
 
+import platform
 import threading
 
 import numpy as np
 import pytest
 
-from audio.echo import EchoFilter, EchoSettings, FarEndReference, ReferenceSettings, make_canceller
+from audio.echo import EchoFilter, EchoSettings, FarEndReference, ReferenceSettings, SpeexCanceller, make_canceller
 from audio.echo_reference import DelayTrack, gcc_phat_delay
 from audio.protocols import AudioChunk
 
@@ -330,3 +331,14 @@ def test_the_filter_reports_the_reference_level_and_the_echo_path_gain() -> None
     silent = EchoFilter(make_canceller("speex"), FarEndReference())
     silent.clean(AudioChunk(mic[:3200], FS), T0)
     assert silent.far_rms == 0.0 and silent.echo_gain == 1.0
+
+
+@pytest.mark.parametrize("library", ["system", "auto"] + (["pyaec"] if platform.machine() == "x86_64" else []))
+def test_speexdsp_cancels_from_each_library_it_is_found_in(library: str) -> None:
+    """The system's libspeexdsp (Debian's libspeexdsp1, a dependency of PulseAudio) everywhere; the
+    pyaec wheel's copy only where it is built (x86_64)."""
+    far = voice_like(6.0, seed=19)
+    mic = echo_of(far, 0.0)
+    canceller = SpeexCanceller(library=library)
+    out = np.concatenate([canceller.process(mic[i : i + 160], far[i : i + 160]) for i in range(0, len(mic), 160)])
+    assert erle(mic[3 * FS :], out[3 * FS :], 0.0) > 15.0
