@@ -69,8 +69,8 @@ them 21 % against APM's 59 %) with 42 dB of ERLE once converged."""
 
 
 def make_canceller(kind: str = DEFAULT_CANCELLER) -> EchoCanceller:
-    """``"speex"`` (speexdsp: the system's libspeexdsp, else pyaec's copy; the default) or ``"apm"``
-    (WebRTC's AEC3, from livekit)."""
+    """``"speex"`` (speexdsp: pyaec's copy where it is built, else the system's libspeexdsp; the
+    default) or ``"apm"`` (WebRTC's AEC3, from livekit)."""
     if kind == "apm":
         return ApmCanceller()
     if kind == "speex":

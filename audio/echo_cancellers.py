@@ -142,8 +142,10 @@ def _system_speexdsp() -> Any:
 class SpeexCanceller:
     """speexdsp's MDF echo canceller with its preprocessor's residual echo suppression.
 
-    From the system's ``libspeexdsp`` when there is one (Debian's ``libspeexdsp1``: on x86_64 and
-    on a Raspberry Pi), else from the ``pyaec`` wheel."""
+    From the ``pyaec`` wheel where it is built (x86_64: on hearth's PulseAudio path it converged
+    within the first reply where the system's build did not), else from the system's
+    ``libspeexdsp`` (Debian's ``libspeexdsp1``, which PulseAudio and PipeWire depend on: a
+    Raspberry Pi has it)."""
 
     sample_rate = RATE
     frame = FRAME
@@ -154,7 +156,7 @@ class SpeexCanceller:
         self.preprocess = preprocess
         """speexdsp's preprocessor after the filter (residual echo and noise suppression)."""
         self.library = library
-        """"system" (libspeexdsp), "pyaec", or "auto": the system's if found, else pyaec's."""
+        """"pyaec", "system" (libspeexdsp), or "auto": pyaec's if installed, else the system's."""
         self.latency = FRAME if preprocess else 0
         """Samples by which the cleaned output trails the input (the preprocessor's overlap)."""
         self._state: Any = None
@@ -162,13 +164,16 @@ class SpeexCanceller:
 
     def _make(self) -> Any:
         args = (FRAME, int(self.filter_s * RATE), RATE, self.preprocess)
-        if self.library in ("auto", "system"):
-            lib = _system_speexdsp()
-            if lib is not None:
-                return _SystemSpeex(lib, *args)
-            if self.library == "system":
-                raise RuntimeError("libspeexdsp is not installed (Debian: apt install libspeexdsp1)")
-        return _PyaecSpeex(*args)
+        if self.library in ("auto", "pyaec"):
+            try:
+                return _PyaecSpeex(*args)
+            except ImportError:
+                if self.library == "pyaec":
+                    raise
+        lib = _system_speexdsp()
+        if lib is None:
+            raise RuntimeError("neither pyaec nor libspeexdsp is installed (Debian: apt install libspeexdsp1)")
+        return _SystemSpeex(lib, *args)
 
     def process(self, near: np.ndarray, far: np.ndarray) -> np.ndarray:
         if self._state is None:

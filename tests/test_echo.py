@@ -335,8 +335,8 @@ def test_the_filter_reports_the_reference_level_and_the_echo_path_gain() -> None
 
 @pytest.mark.parametrize("library", ["system", "auto"] + (["pyaec"] if platform.machine() == "x86_64" else []))
 def test_speexdsp_cancels_from_each_library_it_is_found_in(library: str) -> None:
-    """The system's libspeexdsp (Debian's libspeexdsp1, a dependency of PulseAudio) everywhere; the
-    pyaec wheel's copy only where it is built (x86_64)."""
+    """The pyaec wheel's copy where it is built (x86_64); the system's libspeexdsp (Debian's
+    libspeexdsp1, a dependency of PulseAudio) everywhere."""
     far = voice_like(6.0, seed=19)
     mic = echo_of(far, 0.0)
     canceller = SpeexCanceller(library=library)
