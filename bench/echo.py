@@ -311,9 +311,18 @@ class Rig:
         return True
 
     async def quiet(self) -> None:
-        """Nothing more is going on: no turn, nothing queued for the speaker, the room's echo gone."""
+        """Nothing more is going on: no turn, nothing queued for the speaker, the room's echo gone.
+
+        What the listener is still recognizing is waited for; a turn it started from what it heard
+        (hearth's own voice taken for a request) is cut, so that it does not answer into the next trial."""
+        await self.until(lambda: self.listener is None or not self.listener.deciding, 10)
         await self.until(lambda: self.assistant.current is None and self.speaker.queued_s == 0, 40)
         await asyncio.sleep(0.4)
+        if self.assistant.current is not None:
+            self.assistant.interrupt()
+            self.device.tap.stop_listening()
+            await self.until(lambda: self.assistant.current is None and self.speaker.queued_s == 0, 10)
+            await asyncio.sleep(0.4)
 
 
 # --------------------------------------------------------------------------- the trials
@@ -410,15 +419,20 @@ async def _request_clip(text: str, language: str) -> AudioChunk:
 
 async def _voice_clip(text: str, language: str) -> tuple[Path, AudioChunk]:
     """``text`` said by the person (espeak-ng, a voice unlike hearth's) at :data:`USER_RMS`: its WAV and audio, 16 kHz."""
-    from audio.espeak_tts import EspeakSettings, EspeakSynthesizer
-
-    path = _cache() / f"{hashlib.sha256(f'{text}|{USER_VOICE[language]}'.encode()).hexdigest()[:16]}.wav"
+    path = _cache() / f"{hashlib.sha256(f'{text}|{USER_VOICE[language]}|{USER_RMS}'.encode()).hexdigest()[:16]}.wav"
     if not path.is_file():
-        synth = EspeakSynthesizer(EspeakSettings(voice=USER_VOICE[language], language=language, words_per_minute=150))
-        await synth.load()
-        pieces = [c async for c in synth.synthesize(text)]
-        samples = resample(np.concatenate([p.samples for p in pieces]), pieces[0].sample_rate, RATE)
-        samples = np.concatenate([np.zeros(int(0.2 * RATE), np.float32), _level(samples, USER_RMS)])
+        raw = path.with_suffix(".espeak.wav")
+        # espeak-ng itself: hearth's synthesizer takes no voice variants ("+f3").
+        process = await asyncio.create_subprocess_exec(
+            "espeak-ng", "-v", USER_VOICE[language], "-s", "150", "-w", str(raw), text,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+        )
+        _, err = await process.communicate()
+        if process.returncode != 0:
+            raise RuntimeError(f"espeak-ng {USER_VOICE[language]} {text!r}: {err.decode(errors='replace').strip()}")
+        said = read_wav(raw, RATE).samples
+        raw.unlink(missing_ok=True)
+        samples = np.concatenate([np.zeros(int(0.2 * RATE), np.float32), _level(said, USER_RMS)])
         write_wav(path, AudioChunk(samples, RATE))
     return path, read_wav(path, RATE)
 
@@ -429,7 +443,7 @@ def _human_clips(count: int) -> list[tuple[str, Path, np.ndarray]]:
     out = []
     for clip_id, samples in human_clips()[:count]:
         samples = np.concatenate([np.zeros(int(0.2 * RATE), np.float32), _level(samples, USER_RMS)])
-        path = _cache() / f"human-{clip_id}.wav"
+        path = _cache() / f"human-{clip_id}-{USER_RMS}.wav"
         if not path.is_file():
             write_wav(path, AudioChunk(samples, RATE))
         out.append((clip_id, path, read_wav(path, RATE).samples))
@@ -546,6 +560,7 @@ def summarize(per_language: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global USER_RMS
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--language", action="append", choices=["en", "ko"], help="default: en and ko")
     parser.add_argument("--quiet", type=int, default=50, help="English replies nobody talks over")
@@ -554,10 +569,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--human", type=int, default=8, help="en-human clips said over a reply")
     parser.add_argument("--canceller", default="apm", choices=["apm", "speex"])
     parser.add_argument("--min-erle-db", type=float, default=10.0)
+    parser.add_argument("--voice-rms", type=float, default=USER_RMS, help="the person's level at the microphone (RMS)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     languages = args.language or ["en", "ko"]
+    USER_RMS = args.voice_rms
     random.seed(16)
     per_language: dict[str, dict[str, Any]] = {}
     command = "python -m bench.echo " + " ".join(argv if argv is not None else sys.argv[1:])
@@ -568,7 +585,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": platform.machine(),
         "canceller": args.canceller,
         "room": RoomSettings().__dict__,
-        "user_rms": USER_RMS,
+        "voice_rms": USER_RMS,
         **summarize(per_language),
         "per_language": {
             lang: {k: v for k, v in data.items() if k != "rows"} | {"rows": data["rows"]} for lang, data in per_language.items()
