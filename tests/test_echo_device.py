@@ -517,4 +517,4 @@ def test_the_configuration_builds_the_echo_filter_or_says_why_there_is_none(monk
 
     monkeypatch.setattr(audio.echo, "make_canceller", missing)
     echo, why = make_echo_filter(parse_config({}))
-    assert echo is None and why == "the 'apm' echo canceller does not work here (ImportError: No module named 'livekit')"
+    assert echo is None and why == "the 'speex' echo canceller does not work here (ImportError: No module named 'livekit')"
