@@ -1,7 +1,7 @@
 """Listening over hearth's own voice, measured on a real audio path.
 
     python -m bench.echo [--language en --language ko] [--quiet 50] [--stop-reps 5] [--human 8]
-                         [--canceller apm] [--out bench/results/echo-<machine>.json]
+                         [--canceller speex|apm] [--out bench/results/echo-<machine>.json]
 
 hearth's PortAudio speaker and microphone run through a PulseAudio kitchen of the bench's own
 (:mod:`bench.echo_room`: the speaker's sink feeds the microphone's through loopbacks with latency
@@ -244,7 +244,7 @@ class Rig:
     """One language's hearth on the PulseAudio kitchen (see the module doc)."""
 
     language: str
-    canceller: str = "apm"
+    canceller: str = "speex"
     room_settings: RoomSettings = field(default_factory=RoomSettings)
     min_erle_db: float = 10.0
 
@@ -567,7 +567,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet-ko", type=int, default=6, help="Korean replies nobody talks over")
     parser.add_argument("--stop-reps", type=int, default=5, help="times each stop word is said over a reply")
     parser.add_argument("--human", type=int, default=8, help="en-human clips said over a reply")
-    parser.add_argument("--canceller", default="apm", choices=["apm", "speex"])
+    parser.add_argument("--canceller", default="speex", choices=["apm", "speex"], help="default: the configuration's")
     parser.add_argument("--min-erle-db", type=float, default=10.0)
     parser.add_argument("--voice-rms", type=float, default=USER_RMS, help="the person's level at the microphone (RMS)")
     parser.add_argument("--out", type=Path, default=None)
