@@ -118,3 +118,8 @@ def test_the_detector_takes_any_chunks_and_its_offsets_stay_in_order(vad: Silero
         assert [e.speech for e in events] == [i % 2 == 0 for i in range(len(events))]  # start, stop, start, ...
 
     run()
+
+
+def test_a_resampled_step_stays_within_full_scale():
+    """Found by the fuzzer above: soxr's overshoot next to a step came out at 1.002."""
+    _check_chunk(wav_bytes(1, 2, 4000, b"\x009\x00~"), 16000)
