@@ -222,10 +222,12 @@ class CadenceConfig(Section):
 
 
 class EchoConfig(Section):
-    enabled: bool = True
+    enabled: bool = False
     """Cancel hearth's own voice in the microphone, so the user is heard over a reply (a spoken
-    "stop" stops it at once); off, or while the cancellation measured falls short of
-    ``min_erle_db``, hearth hears the user only in the pauses between units."""
+    "stop" stops it); off, or while the cancellation measured falls short of ``min_erle_db``,
+    hearth hears the user only in the pauses between units.  Off by default: on the measured room
+    path it does not yet hear "stop" over a reply and its own voice still barges in (README, *Echo
+    cancellation*)."""
     canceller: Literal["apm", "speex"] = "speex"
     """The echo canceller: "speex" is speexdsp's (the ``pyaec`` package, else the system's
     libspeexdsp), "apm" is WebRTC's audio processing (the ``livekit`` package, the ``apm`` extra)."""

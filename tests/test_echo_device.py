@@ -507,7 +507,7 @@ def test_the_configuration_builds_the_echo_filter_or_says_why_there_is_none(monk
     from firmware_py.config import parse_config
     from firmware_py.wiring import make_echo_filter
 
-    echo, why = make_echo_filter(parse_config({"echo": {"canceller": "speex", "min_erle_db": 14.0}}))
+    echo, why = make_echo_filter(parse_config({"echo": {"enabled": True, "canceller": "speex", "min_erle_db": 14.0}}))
     assert isinstance(echo, EchoFilter) and why == "" and echo.settings.min_erle_db == 14.0
     echo, why = make_echo_filter(parse_config({"echo": {"enabled": False}}))
     assert echo is None and why == "echo cancellation is off in the configuration ([echo] enabled = false)"
@@ -516,5 +516,6 @@ def test_the_configuration_builds_the_echo_filter_or_says_why_there_is_none(monk
         raise ImportError("No module named 'livekit'")
 
     monkeypatch.setattr(audio.echo, "make_canceller", missing)
-    echo, why = make_echo_filter(parse_config({}))
+    assert make_echo_filter(parse_config({})) == (None, "echo cancellation is off in the configuration ([echo] enabled = false)")
+    echo, why = make_echo_filter(parse_config({"echo": {"enabled": True}}))
     assert echo is None and why == "the 'speex' echo canceller does not work here (ImportError: No module named 'livekit')"
