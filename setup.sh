@@ -9,6 +9,7 @@ APT_PACKAGES=(python3-venv python3-dev build-essential cmake git
               libportaudio2 espeak-ng pulseaudio pulseaudio-utils libasound2-plugins
               fonts-nanum   # Korean text in the benchmark pictures
               strace        # the tests watch what hearth opens (no network socket, no listener)
+              libspeexdsp1  # the echo canceller where the pyaec wheel has no build (aarch64)
               chromium chromium-driver)  # the companion page's tests watch it in a real headless browser
 missing=()
 for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
