@@ -10,7 +10,6 @@ cannot be answered, then the turn under way settles and the record closes.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import signal
 import sys
@@ -44,20 +43,12 @@ class ServeChoice:
     """The companion page's (host, port), or None for none."""
 
 
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is reachable from this machine only."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a host name: it may resolve to anything
-
-
 def serve_choice(config: HearthConfig, wyoming: str | None, web: str | None, device: bool = True) -> ServeChoice:
     """What ``hearth serve`` runs: ``wyoming``/``web`` are the flags ("" for a flag given with no
     address: the configured one, else the default), None for a flag not given (the configured one,
     if any).  ValueError, one line, when there is nothing to serve or the page would be open."""
+    from firmware_py.web.security import is_loopback  # the page's own test, not loaded for `hearth run`
+
     s = config.serve
     uri = (s.wyoming or DEFAULT_WYOMING) if wyoming == "" else (wyoming if wyoming is not None else s.wyoming)
     page = (s.web or DEFAULT_WEB) if web == "" else (web if web is not None else s.web)

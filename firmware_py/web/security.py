@@ -57,7 +57,7 @@ def refuse_unsafe_bind(host: str, token: str | None) -> None:
     if not is_loopback(host) and not token:
         raise ValueError(
             f"the companion page would listen on {host}, beyond this machine, without a token: "
-            "set a token in the [web] settings or bind to 127.0.0.1"
+            "set serve.web_token in the configuration or bind to 127.0.0.1"
         )
 
 
