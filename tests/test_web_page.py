@@ -43,6 +43,11 @@ class Rig:
     csrf: str
     app: Any = None
 
+    async def close(self) -> None:
+        await self.client.aclose()
+        self.record.close()
+        await self.home.close()
+
     async def post(self, path: str, body: object, **headers: str) -> httpx.Response:
         sent = {"X-CSRF-Token": self.csrf, "Origin": BASE, "Sec-Fetch-Site": "same-origin", **headers}
         return await self.client.post(path, json=body, headers={k: v for k, v in sent.items() if v})
@@ -63,9 +68,7 @@ async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
     try:
         yield made
     finally:
-        await made.client.aclose()
-        made.record.close()
-        await made.home.close()
+        await made.close()
 
 
 async def test_the_state_is_read_from_the_stores_and_the_record(rig: Rig) -> None:
@@ -207,9 +210,7 @@ async def test_a_korean_household_gets_a_korean_page_and_korean_answers(tmp_path
         state = (await made.client.get("/api/state")).json()
         assert [i["item"] for i in state["kept"]["list"]] == ["우유"]
     finally:
-        await made.client.aclose()
-        made.record.close()
-        await made.home.close()
+        await made.close()
 
 
 async def test_only_loopback_host_names_are_answered_without_a_token(rig: Rig) -> None:
@@ -250,9 +251,7 @@ async def test_with_a_token_every_request_needs_it_by_header_or_the_cookie_the_l
         assert (await made.post("/api/list/add", {"item": "milk"})).json()["ok"] is True
         assert [e.item for e in made.home.lists.items()] == ["milk"]
     finally:
-        await client.aclose()
-        made.record.close()
-        await made.home.close()
+        await made.close()
 
 
 def _timeline() -> Timeline:

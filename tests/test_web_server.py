@@ -60,9 +60,7 @@ async def served(tmp_path: Path) -> AsyncIterator[tuple[Rig, str]]:
         yield rig, f"http://{host}:{port}"
     finally:
         await server.stop()
-        await rig.client.aclose()
-        rig.record.close()
-        await rig.home.close()
+        await rig.close()
 
 
 async def test_the_stream_gives_the_state_then_each_change_in_order(served: tuple[Rig, str]) -> None:
@@ -182,9 +180,7 @@ async def test_start_refuses_a_bind_beyond_loopback_without_a_token(tmp_path: Pa
             with pytest.raises(ValueError, match="without a token"):
                 await WebServer(app, host, 0).start()
     finally:
-        await rig.client.aclose()
-        rig.record.close()
-        await rig.home.close()
+        await rig.close()
 
 
 async def test_start_and_stop_leave_the_signals_to_hearth_and_free_the_port(tmp_path: Path) -> None:
@@ -202,9 +198,7 @@ async def test_start_and_stop_leave_the_signals_to_hearth_and_free_the_port(tmp_
         assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
     finally:
         await server.stop()
-        await rig.client.aclose()
-        rig.record.close()
-        await rig.home.close()
+        await rig.close()
 
 
 async def _raw_get(base: str, target: str) -> tuple[int, str]:
@@ -264,9 +258,7 @@ async def test_stop_with_a_page_still_listening_ends_its_stream_then_lets_go_of_
         assert [t for t in left if not t.done()] == []
     finally:
         await server.stop()
-        await rig.client.aclose()
-        rig.record.close()
-        await rig.home.close()
+        await rig.close()
 
 
 async def test_a_request_that_never_ends_is_cut_short_and_the_page_still_lets_go(tmp_path: Path) -> None:
@@ -297,9 +289,7 @@ async def test_a_request_that_never_ends_is_cut_short_and_the_page_still_lets_go
         assert [t for t in left if not t.done()] == []
     finally:
         await server.stop()
-        await rig.client.aclose()
-        rig.record.close()
-        await rig.home.close()
+        await rig.close()
 
 
 async def test_an_application_whose_shutdown_hangs_is_cancelled_and_nothing_is_left_pending(
