@@ -167,14 +167,7 @@ class ReplyListener:
         """Onsets reported so far (the bench counts false barge-ins with it)."""
         self._open = False
         self._window = 512
-        self._pending = np.zeros(0, np.float32)
-        self._in_speech = False
-        """The detector's state: between its start and stop events."""
-        self._loud_run = 0
-        self._quiet_run = 0
-        self._unvoiced_run = 0
-        self._await_quiet = False
-        """An utterance was decided while perhaps still spoken: no new onset until it has ended."""
+        self._fresh_detector_state()
         self._recent: collections.deque[AudioChunk] = collections.deque()
         """The chunks of the last ``preroll_s`` (for ``on_request``)."""
         self._windows: collections.deque[tuple[np.ndarray, bool]] = collections.deque(
@@ -208,12 +201,18 @@ class ReplyListener:
             return
         self._open = True
         self.vad.reset()
+        self._fresh_detector_state()
+
+    def _fresh_detector_state(self) -> None:
+        """What the detector and the level runs know, as before any audio."""
         self._pending = np.zeros(0, np.float32)
         self._in_speech = False
+        """The detector's state: between its start and stop events."""
         self._loud_run = 0
         self._quiet_run = 0
         self._unvoiced_run = 0
         self._await_quiet = False
+        """An utterance was decided while perhaps still spoken: no new onset until it has ended."""
 
     def close(self) -> None:
         """Stop listening; an utterance under way is dropped and its recognition cancelled."""
