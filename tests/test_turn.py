@@ -168,6 +168,49 @@ async def test_barge_in_silences_the_speaker_at_once_and_records_what_was_not_sa
     await asyncio.gather(second._task, return_exceptions=True)
 
 
+class ChunkedToneSynthesizer(ToneSynthesizer):
+    """Each unit as ten short chunks, all ready at once (a fast voice, audio queued ahead)."""
+
+    async def synthesize(self, text):
+        async for chunk in super().synthesize(text):
+            for piece in np.array_split(chunk.samples, 10):
+                yield type(chunk)(piece, chunk.sample_rate)
+
+
+class InterruptingSpeaker(WavFileSpeaker):
+    """Calls ``on_voice`` (the user speaking up) from inside the write of the first voiced chunk,
+    and never waits in ``write``, as a sound card with room in its queue does not."""
+
+    def __init__(self) -> None:
+        super().__init__(16000, max_buffer_s=60.0)
+        self.on_voice = None
+        self.after_interrupt: list[int] = []
+
+    async def write(self, chunk, on_heard=None):
+        if self.interruptions and np.any(chunk.samples):
+            self.after_interrupt.append(len(chunk.samples))
+        await super().write(chunk, on_heard)
+        if self.on_voice is not None and np.any(chunk.samples):
+            on_voice, self.on_voice = self.on_voice, None
+            on_voice()
+
+
+async def test_nothing_queued_is_written_after_a_barge_in_silenced_the_speaker():
+    """The speaker falls silent at once, but the task playing the reply runs on until it next
+    really waits: audio already synthesized must not reach the speaker in that moment."""
+    speaker = InterruptingSpeaker()
+    deps = make_deps(reply="One two three four five six seven.", speaker=speaker, synthesizer=ChunkedToneSynthesizer(0.02))
+    assistant = Assistant(deps)
+    speaker.on_voice = assistant.user_spoke
+    press = Press()
+    press.release()
+    turn = assistant.start_turn(WavFileMicrophone(speech_like(0.6), realtime=False).chunks(), press)
+    result = await turn._task
+    assert result.outcome == Outcome.INTERRUPTED
+    assert speaker.interruptions, "the barge-in silenced the speaker"
+    assert speaker.after_interrupt == [], "no voiced audio was written after the speaker was silenced"
+
+
 async def test_warm_evaluates_the_system_prompt_before_the_first_press():
     deps = make_deps()
     assistant = Assistant(deps)

@@ -177,7 +177,13 @@ class UnitSpeaker:
             group.create_task(play(), name="play")
 
     async def _write(self, index: int, chunk: AudioChunk, first_of_unit: bool) -> None:
-        """Hand a chunk to the speaker; note when it is heard (the unit's first one on the timeline)."""
+        """Hand a chunk to the speaker; note when it is heard (the unit's first one on the timeline).
+
+        Nothing once stopped: a stop silences the speaker at once, but the task cancelled with it
+        runs on until its next real suspension, and audio already synthesized and queued here is
+        taken without one (a barge-in went on being heard for a second after the speaker fell silent)."""
+        if self._stopped_at is not None:
+            return
         self._unheard_chunks[index] += 1
         last = self._last_chunk[index] = [chunk, None]
 
@@ -272,6 +278,8 @@ class UnitSpeaker:
             target = cadence.pause_before(place)
             left = round((target - idle) * rate) - written
             if left <= 0:
+                break
+            if self._stopped_at is not None:
                 break
             silence = AudioChunk(np.zeros(min(step, left), np.float32), rate)
             await self.speaker.write(silence)
