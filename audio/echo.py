@@ -112,11 +112,14 @@ class EchoSettings:
     measure_every_s: float = 0.5
     """How often a delay measurement is tried while the far end sounds."""
     clock_tolerance_s: float = 0.05
-    """A chunk stamped within this of where the previous chunk ended continues it (stamps jitter,
-    more so when taken on arrival); further off, the stream starts again from its stamp."""
+    """A chunk stamped within this of where the stream's own sample count puts it (after the
+    stamps' slow drift, below) continues it; further off (samples were lost), the stream starts
+    again from its stamp.  PortAudio's capture stamps through PulseAudio jitter by ±22 ms."""
     clock_gain: float = 0.02
-    """Share of each chunk's stamp error taken into the microphone's time line (follows the ADC
-    clock's drift, ignores stamp jitter)."""
+    """Share of each chunk's stamp error taken into the running estimate of the stamps' drift
+    from the sample count.  The time line itself is the sample count: stamps that moved it, even
+    by a 2 % share, wobbled the echo by a fraction of a millisecond, and speexdsp's filter lost
+    half its ERLE (the delay tracker follows the real drift between the clocks instead)."""
 
 
 class EchoFilter:
@@ -138,7 +141,8 @@ class EchoFilter:
         self.canceller.reset()
         self._rate = 0
         self._resampler: soxr.ResampleStream | None = None
-        self._next_in: float | None = None  # predicted capture time of the next input sample
+        self._next_in: float | None = None  # the next input sample's time by the sample count
+        self._stamp_drift = 0.0  # how far the stamps have crept from the sample count (smoothed)
         self._pending = np.zeros(0, np.float32)
         self._t = 0.0  # microphone time of self._pending[0]
         self._applied: float | None = None  # delay - lead: how far back the reference is read
@@ -160,17 +164,17 @@ class EchoFilter:
 
     def _stamp(self, captured_at: float, n: int, rate: int) -> None:
         s = self.settings
-        if rate != self._rate or self._next_in is None or abs(captured_at - self._next_in) > s.clock_tolerance_s:
+        error = None if self._next_in is None else captured_at - self._next_in
+        if rate != self._rate or error is None or abs(error - self._stamp_drift) > s.clock_tolerance_s:
             self._rate = rate
             self._resampler = soxr.ResampleStream(rate, RATE, 1, dtype="float32") if rate != RATE else None
             self._pending = np.zeros(0, np.float32)
             self._measure_buf = np.zeros(0, np.float32)
             self._next_in = captured_at
             self._t = captured_at
+            self._stamp_drift = 0.0
         else:
-            step = s.clock_gain * (captured_at - self._next_in)
-            self._next_in += step
-            self._t += step
+            self._stamp_drift += s.clock_gain * (error - self._stamp_drift)
         self._next_in += n / rate
 
     # ---- cleaning

@@ -31,11 +31,14 @@ class ReferenceSettings:
     history_s: float = 3.0
     """Seconds of played audio kept (the delay search looks back this far, at most)."""
     contiguous_tolerance_s: float = 0.02
-    """A block stamped within this of where the previous one ended continues it (DAC stamps
-    jitter); further away starts a new run at its own stamp."""
+    """A block stamped within this of where the run's sample count puts it (after the stamps'
+    slow drift, below) continues the run (DAC stamps jitter); further away starts a new run at
+    its own stamp."""
     clock_gain: float = 0.02
-    """Share of each block's stamp error taken into the ring's time line (a slow first-order
-    lock onto the DAC stamps: follows clock drift, ignores stamp jitter)."""
+    """Share of each block's stamp error taken into the running estimate of the stamps' drift
+    from the sample count.  The ring's time line is the sample count itself (the DAC's clock): the
+    delay tracker follows the drift between the DAC's and the microphone's clocks, and an
+    adaptive filter needs the reference not to wobble with the stamps' jitter."""
     initial_delay_s: float = 0.0
     """DAC-to-microphone delay assumed before the first measurement."""
     min_delay_s: float = -0.05
@@ -157,7 +160,8 @@ class FarEndReference:
         self._end = 0  # one past the last index written
         self._resampler: soxr.ResampleStream | None = None
         self._resampler_rate = 0
-        self._run_next: float | None = None  # DAC time the current run's next block should have
+        self._run_next: float | None = None  # the current run's next block's DAC time, by its sample count
+        self._run_drift = 0.0  # how far the stamps have crept from the sample count (smoothed)
         self._write_at = 0  # ring index of the current run's next resampled sample
         self._track = DelayTrack(self.settings)
         self.measurements = 0
@@ -174,7 +178,8 @@ class FarEndReference:
             if self._t0 is None:
                 self._t0 = at
             s = self.settings
-            if self._run_next is None or rate != self._resampler_rate or abs(at - self._run_next) > s.contiguous_tolerance_s:
+            error = None if self._run_next is None else at - self._run_next
+            if error is None or rate != self._resampler_rate or abs(error - self._run_drift) > s.contiguous_tolerance_s:
                 if self._resampler is not None:  # what the old run's resampler still holds
                     self._write(
                         self._write_at, np.asarray(self._resampler.resample_chunk(np.zeros(0, np.float32), last=True), np.float32)
@@ -183,10 +188,9 @@ class FarEndReference:
                 self._resampler_rate = rate
                 self._write_at = round((at - self._t0) * RATE)
                 self._run_next = at
+                self._run_drift = 0.0
             else:
-                step = s.clock_gain * (at - self._run_next)
-                self._run_next += step
-                self._t0 += step
+                self._run_drift += s.clock_gain * (error - self._run_drift)
             self._run_next += len(samples) / rate
             data = samples if self._resampler is None else np.asarray(self._resampler.resample_chunk(samples), np.float32)
             self._write(self._write_at, data)
@@ -295,6 +299,7 @@ class FarEndReference:
             self._resampler = None
             self._resampler_rate = 0
             self._run_next = None
+            self._run_drift = 0.0
             self._write_at = 0
             self._track.clear()
             self.measurements = 0

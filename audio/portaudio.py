@@ -485,9 +485,12 @@ class SoundDeviceSpeaker:
         if filled < frames:
             out[filled:] = 0.0
         reference = self.reference
-        if reference is not None and filled > 0:
+        if reference is not None:
+            # Every block, silence included: the reference is then one unbroken run on the DAC's
+            # own sample clock, so the echo path it is lined up with stays put between replies
+            # (a run restarted at each reply's stamp moved it by the stamps' jitter, milliseconds).
             try:
-                reference.played(out[:filled].copy(), self.sample_rate, dac)
+                reference.played(out.copy(), self.sample_rate, dac)
             except Exception:  # noqa: BLE001 - a broken reference must not stop playback
                 if not self._reference_failed:  # once: this runs a hundred times a second
                     self._reference_failed = True

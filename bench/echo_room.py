@@ -43,6 +43,12 @@ class RoomSettings:
     """Level the person's WAV is played at (paplay's volume, dB)."""
     rate: int = 16000
     """Rate of both null sinks."""
+    adjust_time_s: int = 0
+    """``module-loopback adjust_time``: how often the loopback re-tunes its resampler to hold its
+    latency.  PulseAudio's default (10 s) moves the echo by a millisecond or more within a minute,
+    in steps, which no room and no single sound card does (both null sinks run on one clock, so
+    nothing needs re-tuning); 0 keeps the path still.  Clock drift between a separate DAC and ADC
+    is a steady slope, simulated in :mod:`bench.echo_choice`."""
 
 
 def _db_volume(db: float) -> str:
@@ -82,7 +88,7 @@ class KitchenRoom:
         address = self.server.address
         done = pactl(
             address, "load-module", "module-loopback", f"source={SPEAKER}.monitor", f"sink={ROOM}",
-            f"latency_msec={latency_ms}", "source_dont_move=true", "sink_dont_move=true",
+            f"latency_msec={latency_ms}", f"adjust_time={self.settings.adjust_time_s}", "source_dont_move=true", "sink_dont_move=true",
         )
         module = done.stdout.strip()
         self._modules.append(module)

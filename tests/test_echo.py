@@ -173,8 +173,10 @@ def test_jittery_microphone_stamps_do_not_move_the_alignment() -> None:
     ref = FarEndReference()
     flt = EchoFilter(make_canceller("apm"), ref)
     out = run(flt, mic, stamps=lambda i: T0 + i / FS + jitter[i // 320], ref=ref, far=far)
-    assert abs(ref.delay_at(T0 + 7.0) - 0.060) < 0.001
-    assert erle(mic[: len(out)], out, 4.0) > 20.0
+    # The time line is the sample count from the first stamp: that stamp's jitter shifts the whole
+    # line once (the tracked delay absorbs it), and no later stamp moves it.
+    assert abs(ref.delay_at(T0 + 7.0) - (0.060 + jitter[0])) < 0.0005
+    assert erle(mic[: len(out)], out, 4.0) > 35.0
 
 
 def test_a_changed_path_is_found_again() -> None:

@@ -371,10 +371,15 @@ async def test_the_sound_card_speaker_tells_the_reference_what_it_played_with_th
     await speaker.write(AudioChunk(voice, RATE), heard.append)
     await speaker.drain()
     await speaker.close()
-    assert np.array_equal(np.concatenate([s for _, s in played.pieces]), voice), "exactly what was played, no silence"
-    assert played.pieces[0][0] == heard[0], "the first block's time is the DAC time on_heard reports"
+    # Every block, the silence around the voice included: one unbroken run on the DAC's clock.
+    everything = np.concatenate([s for _, s in played.pieces])
+    sounding = [i for i, (_, s) in enumerate(played.pieces) if np.any(s)]
+    first = sounding[0]
+    assert np.array_equal(everything[first * 160 : first * 160 + len(voice)], voice), "exactly what was played"
+    assert not np.any(everything[first * 160 + len(voice) :]), "silence after it"
+    assert played.pieces[first][0] == heard[0], "the voice's first block has the DAC time on_heard reports"
     starts = [at for at, _ in played.pieces]
-    assert starts == sorted(starts) and len(starts) == len(voice) // 160
+    assert starts == sorted(starts) and all(len(s) == 160 for _, s in played.pieces)
 
 
 async def test_the_sound_card_microphone_stamps_each_chunk_with_its_adc_time(monkeypatch) -> None:
