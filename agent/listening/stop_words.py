@@ -44,7 +44,9 @@ spaces taken out (Whisper spaces "그만 해 줘" and "그만해줘" either way)
 
 AROUND: dict[str, tuple[str, ...]] = {
     "en": (
-        "hearth", "heart", "harth", "hey", "ok", "okay", "oh", "no", "please", "now", "just",
+        # hearth's name, and how a small recognizer hears it said quickly before "stop"
+        "hearth", "heart", "hearts", "harth", "hart", "hard", "hurt", "hurts", "earth", "hi",
+        "hey", "ok", "okay", "oh", "no", "please", "now", "just",
         "um", "uh", "ah", "hmm", "alright", "all right", "right", "thanks", "thank you", "so",
     ),
     "ko": ("아", "어", "야", "아니", "아니야", "제발", "이제", "좀", "네", "자", "하스", "하스야", "그냥"),
@@ -53,7 +55,7 @@ AROUND: dict[str, tuple[str, ...]] = {
 "아니 그만"); on their own they stop nothing."""
 
 PROMPTS: dict[str, str] = {
-    "en": "Stop. Stop it. Cancel. Never mind. Wait.",
+    "en": "Stop. Stop it. Hearth, stop. Cancel. Never mind. Wait.",
     "ko": "그만. 그만해. 잠깐만. 멈춰. 취소.",
 }
 """What the recognizer is told to expect of a short utterance over a reply.  Whisper hears a short
