@@ -16,7 +16,7 @@ from agent.assistant import Assistant
 from agent.listening.barge_in import EchoLevel, PauseListener, ReplyListener
 from agent.events import Event, SpeechStarted, State, StateChanged, TranscriptFinal, TurnFailed
 from agent.turn import Press
-from audio.protocols import AudioChunk, AudioDeviceError, Microphone, captured_at
+from audio.protocols import AudioChunk, AudioDeviceError, Microphone, VoiceActivityDetector, captured_at
 from firmware_py.gpio import PushToTalk, StatusLight
 from firmware_py.recovery import BackoffSettings, DeviceReopener, FaultLight, Reopenable, WatchedSpeaker
 from firmware_py.ringing import Ringers
@@ -122,8 +122,9 @@ class DeviceLoop:
         backoff: BackoffSettings | None = None,
         echo: Canceller | None = None,
         echo_off: str = "echo cancellation is off in the configuration",
-        min_erle_db: float = 10.0,
+        min_erle_db: float = 20.0,
         ringers: Ringers | None = None,
+        onset_vad: VoiceActivityDetector | None = None,
     ) -> None:
         self.assistant = assistant
         self.settle_s = settle_s
@@ -144,6 +145,9 @@ class DeviceLoop:
         self.ringers = ringers
         self.speaking_up = PauseListener(assistant.deps.vad, self._on_speaking_up)
         self.echo = echo
+        self.onset_vad = onset_vad
+        """The reply listener's own detector, made to report an onset sooner than a turn's
+        (:data:`~agent.listening.barge_in.ONSET_MIN_SPEECH_S`); None: the turns' detector."""
         over_voice = self._reply_listener(echo) if echo is not None else None
         self.ears = SpeakingUp(self.speaking_up, over_voice, echo, echo_off, min_erle_db)
         if echo is not None:
@@ -158,7 +162,11 @@ class DeviceLoop:
             erle = echo.erle_db
             return EchoLevel(echo.far_rms, erle if erle is not None else 0.0, echo.echo_gain)
 
-        return ReplyListener(deps.vad, deps.recognizer, self._on_voice_onset, self._on_spoken_stop, self._on_spoken_request, echo_level)
+        vad = self.onset_vad if self.onset_vad is not None else deps.vad
+        return ReplyListener(
+            vad, deps.recognizer, self._on_voice_onset, self._on_spoken_stop, self._on_spoken_request, echo_level,
+            on_noise=self._on_noise_over_voice,
+        )
 
     def _hear(self, chunk: AudioChunk) -> None:
         if self.ringers is not None and self.ears.hears_over_voice:
@@ -226,6 +234,16 @@ class DeviceLoop:
             self._on_event(StateChanged(State.IDLE))
         else:
             self._follow()  # the listener kept open for the decision closes if hearth is quiet now
+
+    def _on_noise_over_voice(self) -> None:
+        """The onset was not the user after all (a clatter, a burst of hearth's residual voice):
+        nothing was asked, so no turn starts; a reply it stopped stays stopped (recorded as
+        interrupted), as hearth cannot take back a silence."""
+        self._spoke_over = False
+        if self.assistant.current is None and self._state != State.IDLE:
+            self._on_event(StateChanged(State.IDLE))
+        else:
+            self._follow()
 
     def _on_spoken_request(self, chunks: list[AudioChunk], text: str) -> None:
         """Speech over hearth's voice that is no stop word: under "stop" the next request, begun

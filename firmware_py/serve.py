@@ -155,7 +155,7 @@ async def run(config: HearthConfig, choice: ServeChoice) -> int:
     if parts.button is not None and parts.light is not None:
         device = DeviceLoop(assistant, parts.microphone, parts.button, parts.light,
                             on_long_press=parts.long_press, long_press_s=config.button.long_press_s, speaker=parts.speaker,
-                            echo=parts.echo, echo_off=parts.echo_off, min_erle_db=config.echo.min_erle_db,
+                            echo=parts.echo, echo_off=parts.echo_off, min_erle_db=config.echo.min_erle_db, onset_vad=parts.onset_vad,
                             ringers=parts.ringers)
     servers: list[Any] = []
     try:

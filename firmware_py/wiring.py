@@ -286,8 +286,9 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
     )
 
 
-def make_vad(config: HearthConfig, store: ModelStore) -> Any:
-    """The voice detector (Silero), not loaded yet."""
+def make_vad(config: HearthConfig, store: ModelStore, min_speech_s: float | None = None) -> Any:
+    """The voice detector (Silero), not loaded yet; ``min_speech_s`` overrides the configuration's
+    (the reply listener's own detector reports an onset sooner)."""
     from audio.vad import SileroVad, VadSettings
 
     return SileroVad(
@@ -295,7 +296,7 @@ def make_vad(config: HearthConfig, store: ModelStore) -> Any:
             model_path=store.path("silero-vad") / "silero_vad.onnx",
             threshold=config.vad.threshold,
             min_silence_duration_s=config.vad.min_silence_s,
-            min_speech_duration_s=config.vad.min_speech_s,
+            min_speech_duration_s=config.vad.min_speech_s if min_speech_s is None else min_speech_s,
         )
     )
 
@@ -446,6 +447,8 @@ class DeviceParts:
     """The microphone's echo filter (hearth's voice taken out of it); None without one."""
     echo_off: str = "echo cancellation is off in the configuration"
     """Why there is no echo filter, when there is none."""
+    onset_vad: Any = None
+    """The reply listener's own voice detector (quick to report an onset); None without an echo filter."""
 
     async def close(self) -> None:
         if self.keeping_heads is not None:
@@ -513,10 +516,17 @@ async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) ->
     button: PushToTalk = (
         KeyboardButton(loop) if config.button.kind == "keyboard" else GpioButton(config.button.pin, config.button.bounce_s, loop)
     )
+    onset_vad = None
+    if echo is not None:
+        from agent.listening.barge_in import ONSET_MIN_SPEECH_S
+
+        onset_vad = make_vad(config, model_store(config), min_speech_s=ONSET_MIN_SPEECH_S)
+        await asyncio.to_thread(onset_vad.load)
     # Ready now; the heads of the decision prompt are kept meanwhile (a press goes first).
     keeping = asyncio.create_task(assistant.keep_heads(), name="keep-heads")
     return DeviceParts(
-        assistant, microphone, speaker, button, light, watcher, ringers, _volume_step(deps, assistant), keeping, echo, echo_off
+        assistant, microphone, speaker, button, light, watcher, ringers, _volume_step(deps, assistant), keeping, echo, echo_off,
+        onset_vad,
     )
 
 

@@ -94,6 +94,10 @@ class Heard:
         self.calls.append(("request", chunks, text))
         self.decided.set()
 
+    def noise(self) -> None:
+        self.calls.append(("noise",))
+        self.decided.set()
+
     def kinds(self) -> list[str]:
         return [c[0] for c in self.calls]
 
@@ -108,6 +112,7 @@ def make_listener(text: str = "stop", vad=None, recognizer=None, echo: EchoLevel
         heard.request,
         echo_level=(lambda: echo) if echo is not None else None,
         settings=ReplySettings(**settings),
+        on_noise=heard.noise,
     )
     return listener, heard
 
@@ -192,6 +197,28 @@ async def test_a_stop_word_stops_and_asks_for_no_new_turn():
         await decided(heard)
         assert heard.calls == [("speech",), ("stop", said)]
         assert not listener.deciding and listener.is_open
+
+
+async def test_a_breath_above_the_echo_is_neither_a_stop_nor_a_request():
+    """Whisper told to expect "stop" writes "Stop." for almost anything: two windows above the
+    guard (the least an onset needs) are too little of the user's voice to stop on."""
+    listener, heard = make_listener(recognizer=ScriptedRecognizer("Stop."))
+    listener.open()
+    rng = np.random.default_rng(41)
+    feed(listener, residual(20, rng))
+    feed(listener, voice(2) + residual(2, rng))  # 64 ms above the guard
+    feed(listener, residual(20, rng))
+    await asyncio.sleep(0.2)
+    assert heard.kinds() == ["speech", "noise"], "neither a stop nor a request"
+    assert not listener.deciding and listener.is_open
+    # Five windows (0.16 s), a short "stop", are.
+    listener, heard = make_listener(recognizer=ScriptedRecognizer("Stop."))
+    listener.open()
+    feed(listener, residual(20, rng))
+    feed(listener, voice(5) + residual(5, rng))
+    feed(listener, residual(20, rng))
+    await decided(heard)
+    assert heard.calls == [("speech",), ("stop", "Stop.")]
 
 
 async def test_other_words_are_a_request_with_all_the_audio_from_before_the_onset_to_the_decision():

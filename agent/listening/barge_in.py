@@ -66,6 +66,14 @@ class PauseListener:
             self.on_speech()
 
 
+ONSET_MIN_SPEECH_S = 0.03
+"""Speech the reply listener's own detector needs before it reports an onset.  A turn's detector
+waits 0.25 s (a knock is not a request); over hearth's voice every 0.1 s counts toward the time
+to silence, and the residual-echo guard (two windows in a row above it) already rules out a knock.
+Measured on hearth's PulseAudio path: the onset came 0.17-0.24 s after the start of "stop",
+against 0.29-0.40 s at 0.25 s, and no more onsets in quiet replies."""
+
+
 @dataclass(frozen=True)
 class EchoLevel:
     """How much of hearth's own voice may be left in the cleaned microphone now."""
@@ -90,6 +98,12 @@ class ReplySettings:
 
     margin_db: float = 12.0
     """An onset needs the cleaned microphone this far above the residual echo expected."""
+    max_trusted_erle_db: float = 30.0
+    """The guard expects at least the echo this much ERLE would leave, however well the canceller
+    measures: what a loudspeaker adds to hearth's voice (distortion, peaks clipped by the sound
+    card) is not in the reference, so a linear canceller leaves it, 30-40 dB down on a small
+    speaker, in bursts on the loudest syllables.  On the bench's room a running ERLE of 45 dB let
+    such a burst at the start of a reply through as an onset."""
     floor_rms: float = 0.004
     """…and at least this loud, whatever the echo (the room's own noise is not speech)."""
     onset_windows: int = 2
@@ -106,6 +120,11 @@ class ReplySettings:
     keep_around_s: float = 0.1
     """What the recognizer gets keeps this much on either side of the windows above the guard
     (the quiet edges of a word); the rest, hearth's residual voice, is silenced."""
+    min_voiced_s: float = 0.15
+    """An utterance with less than this above the guard is not the user's (a clatter, a burst of
+    hearth's own residual voice), whatever it is decoded as: Whisper told to expect "stop" writes
+    "Stop." for a breath of residual, and a request made of one would answer what nobody asked.
+    A short "stop" has 0.3 s and more."""
     preroll_s: float = 0.5
     """Audio kept from before the onset (the detector reports speech after it started)."""
     context: str | None = None
@@ -133,7 +152,9 @@ class ReplyListener:
        onset up to this moment (accepted chunks as given, in order), so a caller that starts a turn
        from it *in the same callback*, with the live microphone after it, loses nothing between the
        two.  ``text`` is the short decode ("" if the recognizer failed, which is logged); the turn
-       recognizes the whole utterance itself.  Under "rush" a caller may ignore it.
+       recognizes the whole utterance itself.  Under "rush" a caller may ignore it.  An utterance
+       with less than ``min_voiced_s`` above the guard calls ``on_noise()`` instead, whatever it
+       was decoded as.
 
     Then it listens for the next onset once that speech has ended.  The callbacks run on the
     event loop; one that raises is logged.  :attr:`deciding` is true from the onset until the
@@ -153,12 +174,16 @@ class ReplyListener:
         on_request: Callable[[list[AudioChunk], str], None],
         echo_level: Callable[[], EchoLevel] | None = None,
         settings: ReplySettings = ReplySettings(),
+        on_noise: Callable[[], None] = lambda: None,
     ) -> None:
         self.vad = vad
         self.recognizer = recognizer
         self.on_speech = on_speech
         self.on_stop = on_stop
         self.on_request = on_request
+        self.on_noise = on_noise
+        """Called instead of either when the onset turned out too little to be the user
+        (``min_voiced_s``): the caller asks nothing (the reply stays stopped under "stop")."""
         self.echo_level = echo_level
         """The reference's level and the canceller's ERLE now; None: no echo expected (tests, a
         speaker that is silent)."""
@@ -249,7 +274,8 @@ class ReplyListener:
         else:
             self._echo_failed = False
         if echo is not None:
-            threshold = max(threshold, echo.residual_rms * 10 ** (s.margin_db / 20))
+            trusted = EchoLevel(echo.far_rms, min(echo.erle_db, s.max_trusted_erle_db), echo.gain)
+            threshold = max(threshold, trusted.residual_rms * 10 ** (s.margin_db / 20))
         samples = resample(chunk.samples, chunk.sample_rate, self.vad.sample_rate)
         self._pending = np.concatenate([self._pending, samples.astype(np.float32, copy=False)])
         whole = len(self._pending) - len(self._pending) % self._window
@@ -298,8 +324,9 @@ class ReplyListener:
     def _recognize(self) -> None:
         assert self._heard_windows is not None
         heard = self._gated(self._heard_windows)
+        voiced_s = sum(len(w) for w, loud in self._heard_windows if loud) / self.vad.sample_rate
         self._heard_windows = None
-        self._recognizing = asyncio.get_running_loop().create_task(self._decide(heard), name="reply-listener-recognize")
+        self._recognizing = asyncio.get_running_loop().create_task(self._decide(heard, voiced_s), name="reply-listener-recognize")
 
     def _gated(self, windows: list[tuple[np.ndarray, bool]]) -> np.ndarray:
         """The utterance as the recognizer gets it: windows under the guard, away from the user's
@@ -313,7 +340,7 @@ class ReplyListener:
             keep[:-shift] |= loud[shift:]
         return np.concatenate([w if k else np.zeros_like(w) for (w, _), k in zip(windows, keep, strict=True)] or [np.zeros(0, np.float32)])
 
-    async def _decide(self, heard: np.ndarray) -> None:
+    async def _decide(self, heard: np.ndarray, voiced_s: float) -> None:
         rate = self.recognizer.sample_rate
         samples = resample(heard, self.vad.sample_rate, rate)
 
@@ -341,7 +368,10 @@ class ReplyListener:
         self._await_quiet = True  # until the speech decided on is over
         if self._closing:
             self.close()
-        if text is not None and is_stop(text):
+        if voiced_s < self.settings.min_voiced_s:
+            log.info("only %.2f s above hearth's echo (decoded %r): not the user; nothing is asked", voiced_s, text)
+            self._call(self.on_noise)
+        elif text is not None and is_stop(text):
             log.info("stop word heard over hearth: %r", text)
             self._call(self.on_stop, text)
         else:
