@@ -82,7 +82,7 @@ def make_canceller(kind: str = DEFAULT_CANCELLER) -> EchoCanceller:
 class EchoSettings:
     """How the echo filter runs and when it counts as working."""
 
-    min_erle_db: float = 10.0
+    min_erle_db: float = 20.0
     """ERLE the canceller must reach for :meth:`EchoFilter.working`."""
     erle_window_s: float = 3.0
     """The ERLE is taken over the last this-many seconds of frames where the far end sounded."""

@@ -222,16 +222,14 @@ class CadenceConfig(Section):
 
 
 class EchoConfig(Section):
-    enabled: bool = False
+    enabled: bool = True
     """Cancel hearth's own voice in the microphone, so the user is heard over a reply (a spoken
     "stop" stops it); off, or while the cancellation measured falls short of ``min_erle_db``,
-    hearth hears the user only in the pauses between units.  Off by default: on the measured room
-    path it does not yet hear "stop" over a reply and its own voice still barges in (README, *Echo
-    cancellation*)."""
+    hearth hears the user only in the pauses between units."""
     canceller: Literal["apm", "speex"] = "speex"
     """The echo canceller: "speex" is speexdsp's (the ``pyaec`` package, else the system's
     libspeexdsp), "apm" is WebRTC's audio processing (the ``livekit`` package, the ``apm`` extra)."""
-    min_erle_db: float = Field(10.0, ge=0.0, le=60.0)
+    min_erle_db: float = Field(20.0, ge=0.0, le=60.0)
     """Least echo attenuation (ERLE, dB) measured while hearth speaks for listening over its
     voice; below it, pause-only listening (said in the log)."""
 

@@ -70,7 +70,7 @@ class SpeakingUp:
         over_voice: Ear | None = None,
         echo: Canceller | None = None,
         off_reason: str = "echo cancellation is off in the configuration",
-        min_erle_db: float = 10.0,
+        min_erle_db: float = 20.0,
         hysteresis_db: float = 3.0,
     ) -> None:
         self.pauses = pauses

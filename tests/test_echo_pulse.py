@@ -22,11 +22,11 @@ from tests.test_echo import voice_like
 pytestmark = pytest.mark.audio
 
 RATE = 16000
-MIN_ERLE_DB = {"apm": 10.0, "speex": 3.0}
-"""Least attenuation asserted over the second half of 10 s of voice.  WebRTC's APM measured 17–21 dB
-here, past the configuration's ``min_erle_db`` (10 dB); speexdsp converges slower on this path
-(4.8–12.7 dB over the same stretch, lower while other work loads the machine), so for it the test
-asserts that it cancels, not that it is ready."""
+MIN_ERLE_DB = {"apm": 10.0, "speex": 20.0}
+"""Least attenuation asserted over the second half of 10 s of voice.  speexdsp measured 50.7 dB here
+once the microphone's and the speaker's time lines were their sample counts (4.8-12.7 dB before,
+when the capture stamps' ±22 ms jitter moved the reference); WebRTC's APM 17-29 dB.  speexdsp is
+hearth's canceller, so it must also be taken as working (``min_erle_db``, 20 dB)."""
 
 
 @pytest.fixture
@@ -82,5 +82,5 @@ async def test_the_echo_of_hearths_voice_is_cancelled_on_the_real_path(kitchen_r
     print(f"\n{kind}: delay {1000 * delay:.0f} ms, ERLE {erle:.1f} dB (running estimate {echo.erle_db} dB), "
           f"capture-to-arrival {1000 * float(np.median(lags)):.0f} ms")
     assert erle >= MIN_ERLE_DB[kind]
-    if kind == "apm":
+    if kind == "speex":
         assert echo.working()
