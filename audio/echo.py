@@ -275,6 +275,16 @@ class EchoFilter:
         return float(np.median(self._frames))
 
     @property
+    def erle_worst_db(self) -> float | None:
+        """The ERLE of the canceller's worse frames: the 10th percentile of the same frames as
+        :attr:`erle_db` (dB).  The listener's guard expects this much residual: while speexdsp is
+        still converging the median already reads 26-30 dB and one frame in ten leaves ten times
+        more of hearth's voice, which took two replies' onsets on the bench's room."""
+        if len(self._frames) * FRAME / RATE < self.settings.min_erle_s:
+            return None
+        return float(np.percentile(self._frames, 10))
+
+    @property
     def echo_gain(self) -> float:
         """The echo's RMS at the microphone per unit of reference RMS (the room and the volume), before
         cancelling: the median over recent far-end frames; 1.0 before any was heard."""

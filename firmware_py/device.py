@@ -159,7 +159,8 @@ class DeviceLoop:
         deps = self.assistant.deps
 
         def echo_level() -> EchoLevel:
-            erle = echo.erle_db
+            # The worse frames' ERLE, not the typical one: a burst of residual is what gets through.
+            erle = echo.erle_worst_db
             return EchoLevel(echo.far_rms, erle if erle is not None else 0.0, echo.echo_gain)
 
         vad = self.onset_vad if self.onset_vad is not None else deps.vad

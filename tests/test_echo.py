@@ -302,8 +302,10 @@ def test_reset_forgets_the_stream_and_the_figures() -> None:
     flt = EchoFilter(make_canceller("speex"), ref)
     run(flt, mic, ref=ref, far=far)
     assert flt.erle_db is not None and flt.frames_cancelled > 0
+    worst = flt.erle_worst_db
+    assert worst is not None and worst <= flt.erle_db, "the worse frames leave more than the median"
     flt.reset()
-    assert flt.erle_db is None and not flt.working() and flt.frames_cancelled == 0
+    assert flt.erle_db is None and flt.erle_worst_db is None and not flt.working() and flt.frames_cancelled == 0
     ref.reset()
     later = voice_like(1.0, seed=16)
     out = flt.clean(AudioChunk(later, FS), T0 + 100.0).samples

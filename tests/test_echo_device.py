@@ -112,6 +112,10 @@ class ScriptedEcho:
     def erle_db(self) -> float | None:
         return self.scripted_erle if self._heard_echo else None
 
+    @property
+    def erle_worst_db(self) -> float | None:
+        return self.erle_db  # the scripted canceller leaves the same share of every frame
+
     def working(self) -> bool:
         erle = self.erle_db
         return erle is not None and erle >= self.min_erle_db
@@ -553,3 +557,19 @@ async def test_the_reply_listener_has_its_own_quick_detector_when_given_one() ->
     assert device.ears.over_voice is not None and device.ears.over_voice.vad is own
     shared = DeviceLoop(Assistant(make_deps(speaker=WavFileSpeaker(RATE))), KitchenMicrophone(Played(), deps.speaker), Button(), Light(), echo=echo)
     assert shared.ears.over_voice.vad is shared.assistant.deps.vad
+
+
+def test_the_listeners_guard_expects_the_residual_of_the_cancellers_worse_frames() -> None:
+    class Converging(ScriptedEcho):
+        @property
+        def erle_worst_db(self) -> float | None:
+            return 15.0  # one frame in ten still leaves ten times more than the median's
+
+    echo = Converging(35.0)
+    echo._heard_echo = True
+    echo.far_rms = 0.1
+    deps = make_deps(speaker=WavFileSpeaker(RATE))
+    device = DeviceLoop(Assistant(deps), KitchenMicrophone(Played(), deps.speaker), Button(), Light(), echo=echo)
+    assert device.ears.over_voice is not None
+    level = device.ears.over_voice.echo_level()
+    assert level.erle_db == 15.0 and level.far_rms == 0.1
