@@ -23,8 +23,9 @@ a synthesized question given to the turn directly.  A person is a WAV played int
 - ``human``: an ``en-human`` clip (a real reader) said over a reply: it must stop the reply and
   become the next request, not be taken for a stop word.
 - ``time_to_silence_s``: from the start of the person's speech (found in the raw microphone by
-  cross-correlation with the clip they said) to the end of the last sound hearth's speaker played
-  (its DAC time), over the stop and human trials; median (target ≤ 0.3 s) and p90.
+  cross-correlation with the clip they said, its first word by :func:`speech_onset`) to the end of
+  the last sound hearth's speaker played (its DAC time), over the stop and human trials; median
+  (target ≤ 0.3 s) and p90, and the same for the human trials alone.
 - ``cpu_per_audio_s``: thread CPU seconds the echo filter took per second of microphone audio
   while it cancelled (hearth speaking), and over all audio.
 
@@ -57,6 +58,7 @@ from agent.events import State
 from agent.turn import Press, TurnDeps
 from audio.echo import EchoFilter, EchoSettings, FarEndReference, make_canceller
 from audio.protocols import AudioChunk
+from agent.listening.stop_words import is_stop
 from audio.wav import WavFileMicrophone, read_wav, resample, write_wav
 from bench.echo_room import KitchenRoom, RoomSettings
 
@@ -178,11 +180,23 @@ class MeasuredFilter(EchoFilter):
         return float(np.sqrt(sum(rows) / max(1, len(rows) * 512)))
 
 
-def speech_onset(clip: np.ndarray, floor_db: float = -30.0) -> float:
-    """Seconds from the clip's start to its first 10 ms frame within ``floor_db`` of its loudest."""
+def speech_onset(clip: np.ndarray, above_noise_db: float = 15.0, below_peak_db: float = 35.0) -> float:
+    """Seconds from the clip's start to its first 10 ms frame within ``below_peak_db`` of its
+    loudest and, in a recording that starts with its room's noise, ``above_noise_db`` over that
+    noise.  A reader's recording has its hiss at about -30 dB from the moment it starts, 0.2-0.4 s
+    before the first word: a fixed -30 dB threshold took the hiss for speech (and added it to the
+    time to silence).  The noise is the first 0.1 s of sound when that is 25 dB or more below the
+    loudest frame; espeak-ng's clips start with the word itself."""
     frames = clip[: len(clip) // 160 * 160].reshape(-1, 160)
     energy = 10 * np.log10(np.mean(frames.astype(np.float64) ** 2, axis=1) + 1e-12)
-    loud = np.nonzero(energy > energy.max() + floor_db)[0]
+    peak = float(energy.max())
+    sounding = np.nonzero(energy > -90.0)[0]
+    threshold = peak - below_peak_db
+    if len(sounding):
+        lead = float(np.median(energy[sounding[0] : sounding[0] + 10]))
+        if lead <= peak - 25.0:
+            threshold = max(threshold, lead + above_noise_db)
+    loud = np.nonzero(energy > threshold)[0]
     return float(loud[0] * 160 / RATE) if len(loud) else 0.0
 
 
@@ -246,7 +260,7 @@ class Rig:
     language: str
     canceller: str = "speex"
     room_settings: RoomSettings = field(default_factory=RoomSettings)
-    min_erle_db: float = 10.0
+    min_erle_db: float = 20.0
 
     async def open(self) -> None:
         from audio.portaudio import MicrophoneSettings, SoundDeviceMicrophone, SoundDeviceSpeaker, SpeakerSettings
@@ -278,7 +292,13 @@ class Rig:
         )
         self.assistant = Assistant(deps, barge_in="stop")
         self.light = _Light()
-        self.device = DeviceLoop(self.assistant, self.microphone, _Button(), self.light, echo=self.echo, min_erle_db=self.min_erle_db)
+        from agent.listening.barge_in import ONSET_MIN_SPEECH_S
+
+        onset_vad = make_vad(config, store, min_speech_s=ONSET_MIN_SPEECH_S)
+        onset_vad.load()
+        self.device = DeviceLoop(
+            self.assistant, self.microphone, _Button(), self.light, echo=self.echo, min_erle_db=self.min_erle_db, onset_vad=onset_vad,
+        )
         self._stop = asyncio.Event()
         self._runner = asyncio.create_task(self.device.run(self._stop))
         self.request = await _request_clip(REQUEST[self.language], self.language)
@@ -391,6 +411,25 @@ async def spoken_over(rig: Rig, clip_path: Path, clip: np.ndarray, kind: str, la
     return row
 
 
+async def heard_clean(rig: Rig, clip: np.ndarray) -> str:
+    """What hearth's recognizer makes of ``clip`` with nothing playing and no room (as the reply
+    listener decodes a short utterance, with the stop-phrase prompt): the baseline for the same
+    words said over a reply."""
+    from agent.listening.stop_words import PROMPTS
+
+    recognizer = rig.assistant.deps.recognizer
+
+    async def audio() -> AsyncIterator[AudioChunk]:
+        for i in range(0, len(clip), RATE // 10):
+            yield AudioChunk(clip[i : i + RATE // 10], RATE)
+
+    text = ""
+    async for transcript in recognizer.transcribe(audio(), PROMPTS.get(rig.language, "")):
+        if transcript.is_final:
+            text = transcript.text
+    return text
+
+
 # --------------------------------------------------------------------------- clips
 
 
@@ -477,6 +516,7 @@ async def run_language(language: str, args: argparse.Namespace) -> dict[str, Any
         log.info("%s warm-up: over voice %s, running ERLE %s", language, rig.device.ears.hears_over_voice, rig.echo.erle_db)
         quiet_n = args.quiet if language == "en" else args.quiet_ko
         stop_clips = [(w, await _voice_clip(w, language)) for w in STOP_WORDS[language]]
+        clean = {w: await heard_clean(rig, clip.samples) for w, (_path, clip) in stop_clips}
         trials: list[tuple[str, Any]] = [("quiet", replies[i % len(replies)]) for i in range(quiet_n)]
         trials += [("stop", clip) for _ in range(args.stop_reps) for clip in stop_clips]
         if language == "en":
@@ -499,6 +539,7 @@ async def run_language(language: str, args: argparse.Namespace) -> dict[str, Any
         wall = time.monotonic() - t0
         return {
             "rows": rows,
+            "heard_clean": {w: {"text": text, "stop": is_stop(text, (language,))} for w, text in clean.items()},
             "wall_s": round(wall, 1),
             "delay_ms": round(1000 * rig.echo.reference.delay_at(time.monotonic()), 1),
             "drift_ppm": round(rig.echo.reference.drift_ppm, 1),
@@ -525,12 +566,20 @@ def summarize(per_language: dict[str, dict[str, Any]]) -> dict[str, Any]:
     spoken = [r for lang in per_language.values() for r in lang["rows"]["stop"] + lang["rows"]["human"]]
     erle = [r["erle_db"] for r in quiet if r.get("erle_db") is not None]
     silence = [max(0.0, r["time_to_silence_s"]) for r in spoken if "time_to_silence_s" in r]
+    silence_human = [max(0.0, r["time_to_silence_s"]) for r in spoken if r["kind"] == "human" and "time_to_silence_s" in r]
     stop_heard: dict[str, Any] = {}
     for language, data in per_language.items():
         stops = data["rows"]["stop"]
         if stops:
             ok = sum(1 for r in stops if r["stop_word"] and not r["new_turn"])
+            clean_words = {w for w, c in data.get("heard_clean", {}).items() if c["stop"]}
+            clean_trials = [r for r in stops if r["said"] in clean_words]
+            clean_ok = sum(1 for r in clean_trials if r["stop_word"] and not r["new_turn"])
             stop_heard[language] = {"heard": ok, "of": len(stops), "rate": round(ok / len(stops), 3),
+                                    # the words the recognizer hears as stops with nothing playing: what
+                                    # listening over the voice is answerable for
+                                    "heard_clean": sorted(clean_words),
+                                    "rate_of_heard_clean": round(clean_ok / len(clean_trials), 3) if clean_trials else None,
                                     "by_word": {w: f"{sum(1 for r in stops if r['said'] == w and r['stop_word'] and not r['new_turn'])}"
                                                    f"/{sum(1 for r in stops if r['said'] == w)}" for w in STOP_WORDS[language]}}
     human = [r for data in per_language.values() for r in data["rows"]["human"]]
@@ -546,6 +595,8 @@ def summarize(per_language: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "time_to_silence_s": _median(silence),
         "time_to_silence_p90_s": _p90(silence),
         "time_to_silence_n": len(silence),
+        "time_to_silence_human_s": _median(silence_human),
+        "time_to_silence_human_n": len(silence_human),
         "stop_heard": stop_heard,
         "human_speech": {
             "trials": len(human),
@@ -568,7 +619,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stop-reps", type=int, default=5, help="times each stop word is said over a reply")
     parser.add_argument("--human", type=int, default=8, help="en-human clips said over a reply")
     parser.add_argument("--canceller", default="speex", choices=["apm", "speex"], help="default: the configuration's")
-    parser.add_argument("--min-erle-db", type=float, default=10.0)
+    parser.add_argument("--min-erle-db", type=float, default=20.0)
     parser.add_argument("--voice-rms", type=float, default=USER_RMS, help="the person's level at the microphone (RMS)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
