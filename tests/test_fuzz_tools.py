@@ -111,9 +111,18 @@ def _remember(args: dict[str, Any]) -> None:
             _ECHOES.update(word.casefold() for word in _WORD.findall(value))
 
 
+_PARTICLE = re.compile(r"[\uac00-\ud7a3]+$")
+
+
 def _own_words(text: str) -> str:
-    """``text`` with the words it echoes blanked out."""
-    return _WORD.sub(lambda m: " " if m.group().casefold() in _ECHOES else m.group(), text)
+    """``text`` with the words it echoes blanked out, a Korean particle written onto one included
+    ("0E0은": the item "0E0" said back, not an exponent of hearth's)."""
+
+    def echoed(word: str) -> bool:
+        folded = word.casefold()
+        return folded in _ECHOES or _PARTICLE.sub("", folded) in _ECHOES
+
+    return _WORD.sub(lambda m: " " if echoed(m.group()) else m.group(), text)
 
 
 def _check(tools: HomeTools, loop: asyncio.AbstractEventLoop, name: str, args: dict[str, Any]) -> bool:

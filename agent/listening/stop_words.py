@@ -55,7 +55,7 @@ AROUND: dict[str, tuple[str, ...]] = {
 "아니 그만"); on their own they stop nothing."""
 
 PROMPTS: dict[str, str] = {
-    "en": "Stop. Stop it. Hearth, stop. Cancel. Never mind. Wait.",
+    "en": "Stop. Stop it. Cancel. Never mind. Wait.",
     "ko": "그만. 그만해. 잠깐만. 멈춰. 취소.",
 }
 """What the recognizer is told to expect of a short utterance over a reply.  Whisper hears a short
