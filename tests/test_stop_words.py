@@ -13,7 +13,7 @@ from agent.listening.stop_words import AROUND, STOP_PHRASES, is_stop, normalise
     "Cancel.", "Cancel that.", "Never mind.", "Nevermind!", "never-mind", "That's enough.", "Wait.",
     "Hold on.", "Stop. Thank you.", "  stop  ", "Stop…", "«Stop»", "ＳＴＯＰ",
     # "hearth, stop" as Whisper tiny hears it said quickly over a reply
-    "Hard. Stop.", "Hi. Stop.", "Heart, stop.", "Hurts, stop.",
+    "Hard. Stop.", "Hi. Stop.", "Heart, stop.", "Hurts, stop.", "Hot. Stop.", "Hot, stop it.", "Harp! Cancel.",
 ])
 def test_english_stop_phrases_in_whispers_spellings_stop(text):
     assert is_stop(text)
@@ -34,6 +34,7 @@ def test_korean_stop_phrases_stop_whatever_the_spacing(text):
     "hearth", "never mind the salt, how long do I boil it", "stop and tell me the next step",
     "타이머 취소", "파스타 타이머 취소해 줘", "그만 먹어", "잠깐 다음 단계 뭐야", "아니", "좀", "네",
     "Stop. What's the time?", "그만. 몇 시야?", "hard", "hi", "hard boiled, stop", "don't stop",
+    "Hot. Stop the timer.", "Hot. What's next?", "Hot.", "Salt and pepper. Stop.", "Hot stop",
 ])
 def test_anything_more_than_a_stop_phrase_is_a_request(text):
     assert not is_stop(text)

@@ -120,11 +120,11 @@ class ReplySettings:
     keep_around_s: float = 0.1
     """What the recognizer gets keeps this much on either side of the windows above the guard
     (the quiet edges of a word); the rest, hearth's residual voice, is silenced."""
-    min_voiced_s: float = 0.15
+    min_voiced_s: float = 0.1
     """An utterance with less than this above the guard is not the user's (a clatter, a burst of
     hearth's own residual voice), whatever it is decoded as: Whisper told to expect "stop" writes
     "Stop." for a breath of residual, and a request made of one would answer what nobody asked.
-    A short "stop" has 0.3 s and more."""
+    On the bench's room the bursts had 0.06 s; espeak-ng's quickest "잠깐" had 0.13 s."""
     preroll_s: float = 0.5
     """Audio kept from before the onset (the detector reports speech after it started)."""
     context: str | None = None

@@ -74,12 +74,25 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
+_CALLED = re.compile(r"^\s*[A-Za-z]{1,8}\s*[.,!]\s+(?=\S)")
+"""One short word said as a sentence of its own before the rest ("Hot. Stop.", "Hard. Stop."): how
+a small recognizer writes hearth's name called out before a command, a different word each time."""
+
+
 def is_stop(text: str, languages: tuple[str, ...] | None = None) -> bool:
     """Whether ``text`` (a recognizer's transcript) is only stop phrases and the words around them.
 
     ``languages`` limits the lists used (default: all of them; their scripts differ, so one never
-    mistakes another's words).  Empty text is not a stop.
+    mistakes another's words).  Empty text is not a stop.  In English a single short word written
+    as a sentence of its own before a stop phrase is taken for the name called ("Hot. Stop." is
+    "hearth, stop"); before anything else it is not ("Hot. Stop the timer." is a request).
     """
+    if (languages is None or "en" in languages) and (called := _CALLED.match(text)) and _is_stop(text[called.end():], languages):
+        return True
+    return _is_stop(text, languages)
+
+
+def _is_stop(text: str, languages: tuple[str, ...] | None) -> bool:
     words = normalise(text).split()
     if not words:
         return False
