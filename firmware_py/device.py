@@ -228,23 +228,23 @@ class DeviceLoop:
 
     def _on_spoken_stop(self, text: str) -> None:
         """A stop word over hearth's voice (or a ringing timer): silence, and no request."""
-        self._spoke_over = False
         self.assistant.stop_speaking(text)
-        if self.assistant.current is None and self._state != State.IDLE:
-            # The reply was cut (no turn follows it to say so): hearth is quiet now.
-            self._on_event(StateChanged(State.IDLE))
-        else:
-            self._follow()  # the listener kept open for the decision closes if hearth is quiet now
+        self._asked_nothing()
 
     def _on_noise_over_voice(self) -> None:
         """The onset was not the user after all (a clatter, a burst of hearth's residual voice):
         nothing was asked, so no turn starts; a reply it stopped stays stopped (recorded as
         interrupted), as hearth cannot take back a silence."""
+        self._asked_nothing()
+
+    def _asked_nothing(self) -> None:
+        """What was said over hearth starts no turn: hearth stays quiet."""
         self._spoke_over = False
         if self.assistant.current is None and self._state != State.IDLE:
+            # The reply was cut (no turn follows it to say so): hearth is quiet now.
             self._on_event(StateChanged(State.IDLE))
         else:
-            self._follow()
+            self._follow()  # the listener kept open for the decision closes if hearth is quiet now
 
     def _on_spoken_request(self, chunks: list[AudioChunk], text: str) -> None:
         """Speech over hearth's voice that is no stop word: under "stop" the next request, begun
