@@ -26,7 +26,7 @@ import numpy as np
 import soxr
 
 from audio.echo_cancellers import ApmCanceller, SpeexCanceller
-from audio.echo_reference import FarEndReference, ReferenceSettings
+from audio.echo_reference import CountedClock, FarEndReference, ReferenceSettings
 from audio.protocols import AudioChunk
 
 log = logging.getLogger(__name__)
@@ -141,8 +141,7 @@ class EchoFilter:
         self.canceller.reset()
         self._rate = 0
         self._resampler: soxr.ResampleStream | None = None
-        self._next_in: float | None = None  # the next input sample's time by the sample count
-        self._stamp_drift = 0.0  # how far the stamps have crept from the sample count (smoothed)
+        self._clock = CountedClock(self.settings.clock_tolerance_s, self.settings.clock_gain)
         self._pending = np.zeros(0, np.float32)
         self._t = 0.0  # microphone time of self._pending[0]
         self._applied: float | None = None  # delay - lead: how far back the reference is read
@@ -163,19 +162,12 @@ class EchoFilter:
     # ---- the microphone's clock
 
     def _stamp(self, captured_at: float, n: int, rate: int) -> None:
-        s = self.settings
-        error = None if self._next_in is None else captured_at - self._next_in
-        if rate != self._rate or error is None or abs(error - self._stamp_drift) > s.clock_tolerance_s:
+        if not self._clock.continues(captured_at, n / rate, rate == self._rate):
             self._rate = rate
             self._resampler = soxr.ResampleStream(rate, RATE, 1, dtype="float32") if rate != RATE else None
             self._pending = np.zeros(0, np.float32)
             self._measure_buf = np.zeros(0, np.float32)
-            self._next_in = captured_at
             self._t = captured_at
-            self._stamp_drift = 0.0
-        else:
-            self._stamp_drift += s.clock_gain * (error - self._stamp_drift)
-        self._next_in += n / rate
 
     # ---- cleaning
 

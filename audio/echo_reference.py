@@ -59,6 +59,41 @@ class ReferenceSettings:
     """A measurement this far from the track is an outlier; three agreeing outliers start a new track."""
 
 
+class CountedClock:
+    """A stream's time line by its own sample count; its stamps only find where it broke.
+
+    Sound-card stamps jitter (PortAudio's capture stamps through PulseAudio by ±22 ms), and a time
+    line that followed them even by a small share moved an adaptive filter's echo path by a
+    fraction of a millisecond.  So each block is placed where the count puts it, and a stamp only
+    says whether it continues the stream: within ``tolerance_s`` of the count (after the stamps'
+    own slow drift from it, a running estimate taking ``gain`` of each error) it does; further off,
+    samples were lost and the stream starts again at that stamp."""
+
+    def __init__(self, tolerance_s: float, gain: float) -> None:
+        self.tolerance_s = tolerance_s
+        self.gain = gain
+        self.reset()
+
+    def reset(self) -> None:
+        self._next: float | None = None  # the next block's time by the count
+        self._drift = 0.0  # how far the stamps have crept from the count (smoothed)
+
+    def continues(self, at: float, seconds: float, same_stream: bool = True) -> bool:
+        """Whether the block stamped ``at`` continues the stream (``same_stream`` False: a new
+        rate, say, breaks it whatever the stamp); either way the count then moves on by its
+        ``seconds``, from ``at`` after a break."""
+        error = None if self._next is None else at - self._next
+        went_on = same_stream and error is not None and abs(error - self._drift) <= self.tolerance_s
+        if went_on:
+            assert error is not None
+            self._drift += self.gain * (error - self._drift)
+        else:
+            self._next, self._drift = at, 0.0
+        assert self._next is not None
+        self._next += seconds
+        return went_on
+
+
 def gcc_phat_delay(mic: np.ndarray, ref: np.ndarray, max_lag: int, min_peak_ratio: float) -> float | None:
     """Lag in samples (fractional) at which ``ref`` best matches ``mic``: mic[k] ~ ref[k + lag].
 
@@ -160,8 +195,8 @@ class FarEndReference:
         self._end = 0  # one past the last index written
         self._resampler: soxr.ResampleStream | None = None
         self._resampler_rate = 0
-        self._run_next: float | None = None  # the current run's next block's DAC time, by its sample count
-        self._run_drift = 0.0  # how far the stamps have crept from the sample count (smoothed)
+        self._run = CountedClock(self.settings.contiguous_tolerance_s, self.settings.clock_gain)
+        """The current run of blocks, on its sample count."""
         self._write_at = 0  # ring index of the current run's next resampled sample
         self._track = DelayTrack(self.settings)
         self.measurements = 0
@@ -177,9 +212,7 @@ class FarEndReference:
         with self._lock:
             if self._t0 is None:
                 self._t0 = at
-            s = self.settings
-            error = None if self._run_next is None else at - self._run_next
-            if error is None or rate != self._resampler_rate or abs(error - self._run_drift) > s.contiguous_tolerance_s:
+            if not self._run.continues(at, len(samples) / rate, rate == self._resampler_rate):
                 if self._resampler is not None:  # what the old run's resampler still holds
                     self._write(
                         self._write_at, np.asarray(self._resampler.resample_chunk(np.zeros(0, np.float32), last=True), np.float32)
@@ -187,11 +220,6 @@ class FarEndReference:
                 self._resampler = soxr.ResampleStream(rate, RATE, 1, dtype="float32") if rate != RATE else None
                 self._resampler_rate = rate
                 self._write_at = round((at - self._t0) * RATE)
-                self._run_next = at
-                self._run_drift = 0.0
-            else:
-                self._run_drift += s.clock_gain * (error - self._run_drift)
-            self._run_next += len(samples) / rate
             data = samples if self._resampler is None else np.asarray(self._resampler.resample_chunk(samples), np.float32)
             self._write(self._write_at, data)
             self._write_at += len(data)
@@ -298,8 +326,7 @@ class FarEndReference:
             self._end = 0
             self._resampler = None
             self._resampler_rate = 0
-            self._run_next = None
-            self._run_drift = 0.0
+            self._run.reset()
             self._write_at = 0
             self._track.clear()
             self.measurements = 0
