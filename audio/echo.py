@@ -262,9 +262,7 @@ class EchoFilter:
         the user talking over part of them does not drag down (an energy total is ruled by its
         loudest frames, and undetected near-end speech is among them); None until ``min_erle_s``
         of them were heard."""
-        if len(self._frames) * FRAME / RATE < self.settings.min_erle_s:
-            return None
-        return float(np.median(self._frames))
+        return self._erle_percentile(50)
 
     @property
     def erle_worst_db(self) -> float | None:
@@ -272,9 +270,12 @@ class EchoFilter:
         :attr:`erle_db` (dB).  The listener's guard expects this much residual: while speexdsp is
         still converging the median already reads 26-30 dB and one frame in ten leaves ten times
         more of hearth's voice, which took two replies' onsets on the bench's room."""
+        return self._erle_percentile(10)
+
+    def _erle_percentile(self, q: float) -> float | None:
         if len(self._frames) * FRAME / RATE < self.settings.min_erle_s:
             return None
-        return float(np.percentile(self._frames, 10))
+        return float(np.percentile(self._frames, q))
 
     @property
     def echo_gain(self) -> float:
