@@ -67,6 +67,10 @@ class Transcript:
     final decode of the same audio would say (decoded the same way and checked); None for a
     partial that is only good for showing.  ``text`` of a partial may differ: it keeps the
     words earlier partials agreed on."""
+    alternatives: tuple[tuple[str, float], ...] = ()
+    """On a final decoded with more than one hypothesis: each hypothesis's text and its mean token
+    log-probability, the decoder's best first (``text`` may be another, chosen by the household's
+    words); empty otherwise."""
 
 
 @dataclass(frozen=True)
@@ -166,13 +170,15 @@ class Recognizer(Protocol):
     language: str
     sample_rate: int
 
-    def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "") -> AsyncIterator[Transcript]:
+    def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "", *, hypotheses: int = 1) -> AsyncIterator[Transcript]:
         """Consume one utterance; yield partials while it grows and exactly one final at its end.
 
         ``context`` is text likely to be said in this household (units, list items, recipe
         titles, place names); a recognizer may bias what it hears toward it, or ignore it.
-        The final is a whole hypothesis of all the audio.  Cancelling the consumer stops all
-        work (including work in threads).
+        The final is a whole hypothesis of all the audio.  ``hypotheses`` above 1 asks for the
+        final's n best (``Transcript.alternatives``) where the recognizer can search for them;
+        one that cannot leaves them empty.  Cancelling the consumer stops all work (including
+        work in threads).
         """
         ...
 

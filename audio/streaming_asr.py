@@ -173,10 +173,11 @@ class SherpaStreamingRecognizer:
         stream.input_finished()
         return self._decode_ready(stream, cancel)
 
-    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "") -> AsyncIterator[Transcript]:
+    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "", *, hypotheses: int = 1) -> AsyncIterator[Transcript]:
         """Consume one utterance; yield partials while it grows and exactly one final at its end.
 
-        ``context`` is not used: greedy transducer search has no way to take it.  A partial is
+        ``context`` and ``hypotheses`` are not used: greedy transducer search has no way to take
+        a context, nor an n best to give (the final's ``alternatives`` stay empty).  A partial is
         never a whole hypothesis (the last words come only with the tail padding).
         """
         if self._engine is None:

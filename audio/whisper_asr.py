@@ -111,6 +111,8 @@ class Hypothesis:
     """The window it was finally decoded in."""
     note: str = ""
     """Why a decode was redone or its text repaired, for the log and the timeline."""
+    alternatives: tuple[tuple[str, float], ...] = ()
+    """A final's n best that passed the checks (text, mean token log-probability), the decoder's best first."""
 
 
 def is_silence(samples: np.ndarray, threshold_rms: float) -> bool:
@@ -234,9 +236,9 @@ class WhisperRecognizer:
         for window in {self.settings.partial_window, self.settings.final_window}:
             self._run(silence, window, "")
 
-    def decode(self, samples: np.ndarray, context: str = "") -> str:
+    def decode(self, samples: np.ndarray, context: str = "", hypotheses: int = 1) -> str:
         """Blocking final decode of one utterance (16 kHz float32) to text."""
-        hypothesis = self._hypothesis(samples, True, context, None)
+        hypothesis = self._hypothesis(samples, True, context, None, hypotheses)
         return hypothesis.text if hypothesis is not None else ""
 
     def _window_s(self, window: Window, audio_samples: int) -> float:
@@ -263,27 +265,32 @@ class WhisperRecognizer:
             self._context_lexicons[context] = lexicon
         return lexicon
 
-    def _rescored(self, decode: Decode, context: str) -> str:
-        """The alternative that best fits the kitchen's words, among those that pass the checks."""
-        s = self.settings
-        candidates = [
+    def _checked_alternatives(self, decode: Decode, context: str) -> list[tuple[str, float]]:
+        """The n best that pass the checks, the decoder's best first."""
+        return [
             (text, score) for text, score in decode.alternatives
-            if text and distrust(replace(decode, text=text), context, s.checks) is None
+            if text and distrust(replace(decode, text=text), context, self.settings.checks) is None
         ]
+
+    def _rescored(self, decode: Decode, candidates: list[tuple[str, float]], context: str) -> str:
+        """The alternative that best fits the kitchen's words, among those that pass the checks."""
         if len(candidates) < 2 or candidates[0][0] != decode.text:
             return decode.text
-        return candidates[choose(candidates, self._lexicon_for(context), s.rescore)][0]
+        return candidates[choose(candidates, self._lexicon_for(context), self.settings.rescore)][0]
 
-    def _hypothesis(self, samples: np.ndarray, final: bool, context: str, cancel: threading.Event | None) -> Hypothesis | None:
-        """Decode and check (blocking); None if ``cancel`` was set before the model was ours."""
+    def _hypothesis(
+        self, samples: np.ndarray, final: bool, context: str, cancel: threading.Event | None, wanted: int = 1
+    ) -> Hypothesis | None:
+        """Decode and check (blocking); None if ``cancel`` was set before the model was ours.
+        ``wanted``: the n best a final is asked for, at least (beam search that wide)."""
         s = self.settings
         window: Window = s.final_window if final else s.partial_window
         if cancel is not None and cancel.is_set():
             return None
         if is_silence(samples, s.silence_rms):
             return Hypothesis("", True, window)
-        # Only a final with the household's words is worth a beam search.
-        hypotheses = s.hypotheses if final and context.strip() else 1
+        # Only a final with the household's words is worth a beam search, unless its caller wants the n best.
+        hypotheses = max(s.hypotheses if context.strip() else 1, wanted) if final else 1
         if self._decoder is None:
             logger.warning("Whisper model used before load(); loading now")
             self.load()
@@ -305,10 +312,12 @@ class WhisperRecognizer:
                 spent += decode.seconds
                 reason = distrust(decode, context, s.checks)
                 text = speech_text(decode, s.checks)
+        alternatives: list[tuple[str, float]] = []
         if final:
             self.last_decode_s = spent
-            if reason is None and text and decode.alternatives:
-                chosen = self._rescored(decode, context)
+            alternatives = self._checked_alternatives(decode, context) if reason is None and text else []
+            if alternatives:
+                chosen = self._rescored(decode, alternatives, context)
                 if chosen != text:
                     note = (note + "; " if note else "") + f"the kitchen's words chose {chosen!r} over {text!r}"
                     text = chosen
@@ -318,17 +327,19 @@ class WhisperRecognizer:
                 text = repaired
             if note:
                 logger.info("final decode: %s", note)
-        return Hypothesis(text, reason is None, window, note)
+        return Hypothesis(text, reason is None, window, note, tuple(alternatives))
 
     def _whole(self, hypothesis: Hypothesis) -> bool:
         """Whether a partial is what the final decode of the same audio would say."""
         return hypothesis.trusted and hypothesis.window == self.settings.final_window and (bool(hypothesis.text) or hypothesis.window == "full")
 
-    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "") -> AsyncIterator[Transcript]:
+    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "", *, hypotheses: int = 1) -> AsyncIterator[Transcript]:
         """Consume one utterance; yield partials while it grows and exactly one final at its end.
 
         ``context`` is text likely to be said (see :class:`~audio.protocols.Recognizer`); it
-        becomes Whisper's prompt.
+        becomes Whisper's prompt.  ``hypotheses`` above 1: the final is a beam search at least
+        that wide, and its checked n best are the final's ``alternatives`` (a partial decode, being
+        greedy, never stands in for such a final).
         """
         s = self.settings
         loop = asyncio.get_running_loop()
@@ -396,16 +407,18 @@ class WhisperRecognizer:
                 if shown is not None:
                     # The listener may know this already covers all the speech and stop here.
                     yield shown
+            alternatives: tuple[tuple[str, float], ...] = ()
             if total == 0:
                 final = ""
-            elif whole is not None and whole[0] == total:
+            elif whole is not None and whole[0] == total and hypotheses <= 1:
                 logger.debug("final reuses the last partial decode")
                 final = whole[1]
             else:
-                hypothesis = await asyncio.to_thread(self._hypothesis, utterance.snapshot(), True, context, cancel)
+                hypothesis = await asyncio.to_thread(self._hypothesis, utterance.snapshot(), True, context, cancel, hypotheses)
                 self.last_final = hypothesis
                 final = hypothesis.text if hypothesis is not None else ""
-            yield Transcript(final, True, len(final), total / SAMPLE_RATE, final)
+                alternatives = hypothesis.alternatives if hypothesis is not None else ()
+            yield Transcript(final, True, len(final), total / SAMPLE_RATE, final, alternatives)
         finally:
             cancel.set()
             if reader.done() and not reader.cancelled():

@@ -117,7 +117,7 @@ class TypedWords:
         self.language = language
         self.words = ""
 
-    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "") -> AsyncIterator[Transcript]:
+    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "", *, hypotheses: int = 1) -> AsyncIterator[Transcript]:
         seconds = 0.0
         async for chunk in audio:
             seconds += chunk.duration

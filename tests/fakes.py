@@ -69,7 +69,7 @@ class ScriptedRecognizer:
         self.audio_seen: list[float] = []
         self.contexts: list[str] = []
 
-    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "") -> AsyncIterator[Transcript]:
+    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "", *, hypotheses: int = 1) -> AsyncIterator[Transcript]:
         self.contexts.append(context)
         seconds = 0.0
         next_partial = self.partial_every_s

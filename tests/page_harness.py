@@ -73,7 +73,7 @@ class TimedRecognizer:
         self.utterance = utterance
         self.language = language
 
-    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "") -> AsyncIterator[Transcript]:
+    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "", *, hypotheses: int = 1) -> AsyncIterator[Transcript]:
         began = time.monotonic()
         pending = list(self.utterance.partials)
         async for _chunk in audio:

@@ -138,7 +138,7 @@ class Recognizers(ScriptedRecognizer):
         super().__init__(texts[0])
         self.texts = list(texts)
 
-    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "") -> AsyncIterator[Transcript]:
+    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "", *, hypotheses: int = 1) -> AsyncIterator[Transcript]:
         self.text = self.texts.pop(0) if len(self.texts) > 1 else self.texts[0]
         async for transcript in super().transcribe(audio, context):
             yield transcript

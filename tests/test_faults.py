@@ -52,7 +52,7 @@ class BrokenRecognizer(ScriptedRecognizer):
         super().__init__(text)
         self.failures = failures
 
-    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "") -> AsyncIterator[Transcript]:
+    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "", *, hypotheses: int = 1) -> AsyncIterator[Transcript]:
         if self.failures:
             self.failures -= 1
             async for _chunk in audio:

@@ -240,7 +240,7 @@ class TimedRecognizer:
         self.partials = partials
         self.final = final
 
-    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "") -> AsyncIterator[Transcript]:
+    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "", *, hypotheses: int = 1) -> AsyncIterator[Transcript]:
         began = time.monotonic()
         pending = list(self.partials)
         async for _chunk in audio:

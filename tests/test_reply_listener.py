@@ -199,6 +199,61 @@ async def test_a_stop_word_stops_and_asks_for_no_new_turn():
         assert not listener.deciding and listener.is_open
 
 
+class NBestRecognizer:
+    """Its final is ``alternatives[0]``, with the n best given; notes the n best it was asked for."""
+
+    sample_rate = 16000
+
+    def __init__(self, alternatives: list[tuple[str, float]], language: str = "ko") -> None:
+        self.alternatives = tuple(alternatives)
+        self.language = language
+        self.asked: list[int] = []
+
+    async def transcribe(self, audio, context="", *, hypotheses=1):
+        async for _chunk in audio:
+            pass
+        self.asked.append(hypotheses)
+        text = self.alternatives[0][0]
+        yield Transcript(text, True, len(text), 0.4, text, self.alternatives if hypotheses > 1 else ())
+
+
+async def say_short(listener: ReplyListener, heard: Heard) -> None:
+    listener.open()
+    rng = np.random.default_rng(4)
+    feed(listener, residual(20, rng))
+    feed(listener, voice(12) + residual(12, rng))
+    feed(listener, residual(20, rng))
+    await decided(heard)
+
+
+async def test_a_stop_word_just_behind_the_recognizers_best_is_a_stop():
+    """"잠깐" heard as "참가.", with "잠깐." a little behind it in the beam: a stop, no turn."""
+    recognizer = NBestRecognizer([("참가.", -0.84), ("잠깐.", -1.44), ("참고.", -1.6)])
+    listener, heard = make_listener(recognizer=recognizer)
+    await say_short(listener, heard)
+    assert recognizer.asked == [ReplySettings().hypotheses] and ReplySettings().hypotheses > 1
+    assert heard.calls == [("speech",), ("stop", "잠깐.")]
+
+
+async def test_a_stop_word_far_behind_the_best_or_not_asked_for_leaves_a_request():
+    far = NBestRecognizer([("도마.", -0.42), ("고마.", -1.1), ("그만.", -1.9)])
+    listener, heard = make_listener(recognizer=far, stop_margin=0.75)
+    await say_short(listener, heard)
+    assert heard.kinds() == ["speech", "request"] and heard.calls[-1][2] == "도마."
+    # With the n best not asked for, only the best is read.
+    near = NBestRecognizer([("참가.", -0.84), ("잠깐.", -1.0)])
+    listener, heard = make_listener(recognizer=near, hypotheses=1)
+    await say_short(listener, heard)
+    assert near.asked == [1] and heard.kinds() == ["speech", "request"]
+
+
+async def test_a_request_with_a_stop_word_in_it_stays_a_request_whatever_the_beam_holds():
+    recognizer = NBestRecognizer([("Stop the timer.", -0.3), ("Stop the timer!", -0.35), ("Stop, timer.", -0.9)], "en")
+    listener, heard = make_listener(recognizer=recognizer)
+    await say_short(listener, heard)
+    assert heard.kinds() == ["speech", "request"] and heard.calls[-1][2] == "Stop the timer."
+
+
 async def test_a_breath_above_the_echo_is_neither_a_stop_nor_a_request():
     """Whisper told to expect "stop" writes "Stop." for almost anything: two windows above the
     guard (the least an onset needs) are too little of the user's voice to stop on."""
@@ -276,7 +331,7 @@ class BlockingRecognizer:
         self.started = asyncio.Event()
         self.cancelled = False
 
-    async def transcribe(self, audio, context=""):
+    async def transcribe(self, audio, context="", *, hypotheses=1):
         async for _chunk in audio:
             pass
         self.started.set()
@@ -331,7 +386,7 @@ class FailingRecognizer:
     language = "en"
     sample_rate = 16000
 
-    async def transcribe(self, audio, context=""):
+    async def transcribe(self, audio, context="", *, hypotheses=1):
         async for _chunk in audio:
             pass
         raise RuntimeError("the model fell over")
@@ -502,7 +557,7 @@ async def test_an_echo_level_that_cannot_be_read_is_logged_once_and_hears_no_ons
 class RecordingRecognizer(ScriptedRecognizer):
     """Keeps the audio it was given."""
 
-    async def transcribe(self, audio, context=""):
+    async def transcribe(self, audio, context="", *, hypotheses=1):
         self.heard = []
 
         async def keep():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.listening.stop_words import AROUND, STOP_PHRASES, is_stop, normalise
+from agent.listening.stop_words import AROUND, STOP_PHRASES, is_stop, normalise, stop_among
 
 
 @pytest.mark.parametrize("text", [
@@ -68,3 +68,17 @@ def test_no_small_word_is_a_stop_on_its_own_and_every_list_is_normalised():
     for lang, phrases in {**STOP_PHRASES, **AROUND}.items():
         for phrase in phrases:
             assert normalise(phrase) == phrase, (lang, phrase)
+
+
+def test_stop_among_takes_a_stop_within_the_margin_of_the_best():
+    assert stop_among([("참가.", -0.84), ("잠깐.", -1.44), ("참고.", -1.6)], 0.75) == "잠깐."
+    assert stop_among([("Stop.", -0.2), ("Stop!", -0.3)], 0.75) == "Stop."  # the best itself
+    # The best-scored stop wins, in whatever order the n best come.
+    assert stop_among([("멈춰.", -1.2), ("놈쇼.", -0.9), ("그만.", -1.0)], 0.75) == "그만."
+
+
+def test_stop_among_leaves_a_stop_beyond_the_margin_and_requests_alone():
+    assert stop_among([("도마.", -0.42), ("그만.", -1.9)], 0.75) is None
+    assert stop_among([("Stop the timer.", -0.3), ("Stop. The timer.", -0.5)], 0.75) is None
+    assert stop_among([], 0.75) is None
+    assert stop_among([("그만.", -0.5)], 0.75, languages=("en",)) is None

@@ -239,7 +239,7 @@ class CoveringRecognizer(ScriptedRecognizer):
         self.shown = shown or text
         self.whole = whole
 
-    async def transcribe(self, audio, context=""):
+    async def transcribe(self, audio, context="", *, hypotheses=1):
         from audio.protocols import Transcript
 
         seconds = 0.0

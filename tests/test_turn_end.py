@@ -27,7 +27,7 @@ def tones(*parts: tuple[str, float]) -> AudioChunk:
 class WordsRecognizer(ScriptedRecognizer):
     """Its partial after every chunk is ``text``: the words before any pause are known at once."""
 
-    async def transcribe(self, audio, context=""):
+    async def transcribe(self, audio, context="", *, hypotheses=1):
         from audio.protocols import Transcript
 
         seconds = 0.0

@@ -426,6 +426,51 @@ async def test_the_context_reaches_the_decoder_as_its_prompt() -> None:
     assert prompts == ["Grams, cups."]
 
 
+async def test_a_final_asked_for_its_n_best_is_a_beam_search_and_carries_them() -> None:
+    asked: list[int] = []
+    beam = (("참가.", -0.84), ("잠깐.", -1.44), ("참고.", -1.6))
+
+    def decoder(samples: np.ndarray, window_s: float, prompt: str, hypotheses: int = 1) -> Decode:
+        asked.append(hypotheses)
+        return Decode(beam[0][0], avg_logprob=beam[0][1], alternatives=beam if hypotheses > 1 else ())
+
+    # Without a context, and with the settings' own width at 1: asked for, the final still searches.
+    recognizer = fake_recognizer(decoder, interval=60.0, hypotheses=1)
+    transcripts = await collect(recognizer.transcribe(chunks_of(sound(0.6), 0.1), hypotheses=5))
+    assert asked == [5]
+    assert transcripts[-1].is_final and transcripts[-1].text == "참가."
+    assert transcripts[-1].alternatives == beam
+    # Not asked for: greedy, and none.
+    asked.clear()
+    transcripts = await collect(recognizer.transcribe(chunks_of(sound(0.6), 0.1)))
+    assert asked == [1] and transcripts[-1].alternatives == ()
+
+
+async def test_a_final_asked_for_its_n_best_is_not_a_greedy_partial_reused() -> None:
+    asked: list[int] = []
+
+    def decoder(samples: np.ndarray, window_s: float, prompt: str, hypotheses: int = 1) -> Decode:
+        asked.append(hypotheses)
+        return Decode("stop", window_s=window_s, alternatives=(("stop", -0.1), ("stop it", -0.5)) if hypotheses > 1 else ())
+
+    recognizer = fake_recognizer(decoder, partial_window="full")
+    audio = sound(1.0)
+    covered = asyncio.Event()
+
+    async def source() -> AsyncIterator[AudioChunk]:
+        async for chunk in chunks_of(audio, 0.1):
+            yield chunk
+        await covered.wait()
+
+    transcripts: list[Transcript] = []
+    async for t in recognizer.transcribe(source(), hypotheses=3):
+        transcripts.append(t)
+        if not t.is_final and t.audio_s == pytest.approx(1.0):
+            covered.set()
+    assert asked[-1] == 3 and set(asked[:-1]) == {1}
+    assert transcripts[-1].alternatives == (("stop", -0.1), ("stop it", -0.5))
+
+
 # -- real models ---------------------------------------------------------------------------------
 
 
@@ -520,6 +565,23 @@ async def test_base_transcribes_korean_as_hangul(base_ko: WhisperRecognizer, spe
     hangul = re.findall(r"[\uac00-\ud7a3]", final)
     letters = re.findall(r"\w", final)
     assert hangul and len(hangul) >= 0.8 * len(letters), final
+
+
+@pytest.mark.integration
+async def test_base_gives_a_korean_finals_n_best_best_first(base_ko: WhisperRecognizer, speech_dir: Path) -> None:
+    """The reply listener's n best on the real model: checked texts with their scores, the best
+    first; a request the model hears clearly has no stop phrase near its best."""
+    from agent.listening.barge_in import ReplySettings
+    from agent.listening.stop_words import PROMPTS, stop_among
+
+    audio = np.concatenate([silence(0.3), espeak("타이머를 십 분으로 맞춰 주세요", "ko", speech_dir), silence(0.3)])
+    transcripts = await collect(base_ko.transcribe(chunks_of(audio, 0.5), PROMPTS["ko"], hypotheses=5))
+    final = transcripts[-1]
+    assert final.is_final and 2 <= len(final.alternatives) <= 5, final
+    assert final.alternatives[0][0] == final.text
+    scores = [score for _, score in final.alternatives]
+    assert scores == sorted(scores, reverse=True) and all(-5.0 < score < 0.0 for score in scores), scores
+    assert stop_among(final.alternatives, ReplySettings().stop_margin) is None, final.alternatives
 
 
 @pytest.mark.integration

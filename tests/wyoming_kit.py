@@ -44,7 +44,7 @@ class GrowingRecognizer:
         self.closed = 0
         self.finished = 0
 
-    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "") -> AsyncIterator[Transcript]:
+    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "", *, hypotheses: int = 1) -> AsyncIterator[Transcript]:
         self.started += 1
         self.active += 1
         self.most_active = max(self.most_active, self.active)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agent.listening.stop_words import PROMPTS, is_stop
+from agent.listening.stop_words import PROMPTS, is_stop, stop_among
 from audio.protocols import AudioChunk, Recognizer, VoiceActivityDetector
 from audio.wav import resample
 
@@ -130,6 +130,12 @@ class ReplySettings:
     context: str | None = None
     """Given to the recognizer with each utterance; None: the stop phrases of its language
     (:data:`~agent.listening.stop_words.PROMPTS`)."""
+    hypotheses: int = 5
+    """The recognizer's n best asked for each utterance (a beam search this wide): a stop word
+    misheard as its neighbour is usually just behind in the beam.  1: only its best is read."""
+    stop_margin: float = 0.75
+    """An utterance is a stop when one of its n best is, scoring within this much (mean token
+    log-probability) of the best (:func:`~agent.listening.stop_words.stop_among`)."""
 
 
 class ReplyListener:
@@ -146,8 +152,9 @@ class ReplyListener:
     2. The utterance is collected until it ends (``end_quiet_s`` without the detector's speech,
        or under the guard) or ``max_utterance_s`` after the onset, then recognized in the
        background (``recognizer.transcribe`` over the collected audio, cancellable).
-    3. A stop phrase (:func:`~agent.listening.stop_words.is_stop`) calls ``on_stop(text)``: the
-       caller ends the reply and starts nothing (:meth:`Assistant.stop_speaking`).  Anything else
+    3. A stop phrase (:func:`~agent.listening.stop_words.is_stop`), or one close behind the
+       recognizer's best in its n best (``hypotheses``, ``stop_margin``), calls ``on_stop(text)``:
+       the caller ends the reply and starts nothing (:meth:`Assistant.stop_speaking`).  Anything else
        calls ``on_request(chunks, text)``: ``chunks`` is all the audio from ``preroll_s`` before the
        onset up to this moment (accepted chunks as given, in order), so a caller that starts a turn
        from it *in the same callback*, with the live microphone after it, loses nothing between the
@@ -350,13 +357,14 @@ class ReplyListener:
                 yield AudioChunk(samples[i : i + step], rate)
 
         text: str | None = ""
+        alternatives: tuple[tuple[str, float], ...] = ()
         try:
             context = self.settings.context
             if context is None:
                 context = PROMPTS.get(self.recognizer.language, "")
-            async for transcript in self.recognizer.transcribe(audio(), context):
+            async for transcript in self.recognizer.transcribe(audio(), context, hypotheses=self.settings.hypotheses):
                 if transcript.is_final:
-                    text = transcript.text
+                    text, alternatives = transcript.text, transcript.alternatives
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - a failed decode must not stop the listening
@@ -374,6 +382,9 @@ class ReplyListener:
         elif text is not None and is_stop(text):
             log.info("stop word heard over hearth: %r", text)
             self._call(self.on_stop, text)
+        elif text is not None and (near := stop_among(alternatives, self.settings.stop_margin)) is not None:
+            log.info("stop word heard over hearth: %r (the recognizer's best was %r)", near, text)
+            self._call(self.on_stop, near)
         else:
             log.info("heard over hearth, not a stop word: %r", text)
             self._call(self.on_request, utterance, text or "")

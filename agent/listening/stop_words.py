@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import cache
 
 STOP_PHRASES: dict[str, tuple[str, ...]] = {
@@ -61,6 +62,25 @@ PROMPTS: dict[str, str] = {
 """What the recognizer is told to expect of a short utterance over a reply.  Whisper hears a short
 word badly on its own (Whisper base heard espeak-ng's "그만" as "굿마" without it, as "그만."
 with it); a request is still heard as said."""
+
+def stop_among(
+    alternatives: Sequence[tuple[str, float]], margin: float, languages: tuple[str, ...] | None = None
+) -> str | None:
+    """The best-scored of a recognizer's n best (text, mean token log-probability; best first) that
+    is a stop, if it scores within ``margin`` of the best; else None.
+
+    A small recognizer hears a short word said over a reply as a near neighbour ("참가" for "잠깐",
+    "놈쇼" for "멈춰") while keeping the word itself just behind in its beam.  An utterance this
+    short that is close to a stop is better taken for one: the reply is already silent, and the
+    other reading would start a turn on a word nobody said.  A request the recognizer is sure of
+    leaves the stop phrases far behind, if they are in its beam at all.
+    """
+    if not alternatives:
+        return None
+    best = max(score for _, score in alternatives)
+    near = [(score, text) for text, score in alternatives if best - score <= margin and is_stop(text, languages)]
+    return max(near)[1] if near else None
+
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 
