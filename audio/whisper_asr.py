@@ -236,9 +236,9 @@ class WhisperRecognizer:
         for window in {self.settings.partial_window, self.settings.final_window}:
             self._run(silence, window, "")
 
-    def decode(self, samples: np.ndarray, context: str = "", hypotheses: int = 1) -> str:
+    def decode(self, samples: np.ndarray, context: str = "") -> str:
         """Blocking final decode of one utterance (16 kHz float32) to text."""
-        hypothesis = self._hypothesis(samples, True, context, None, hypotheses)
+        hypothesis = self._hypothesis(samples, True, context, None)
         return hypothesis.text if hypothesis is not None else ""
 
     def _window_s(self, window: Window, audio_samples: int) -> float:

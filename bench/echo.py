@@ -411,23 +411,27 @@ async def spoken_over(rig: Rig, clip_path: Path, clip: np.ndarray, kind: str, la
     return row
 
 
-async def heard_clean(rig: Rig, clip: np.ndarray) -> str:
-    """What hearth's recognizer makes of ``clip`` with nothing playing and no room (as the reply
-    listener decodes a short utterance, with the stop-phrase prompt): the baseline for the same
-    words said over a reply."""
-    from agent.listening.stop_words import PROMPTS
+async def heard_clean(rig: Rig, clip: np.ndarray) -> dict[str, Any]:
+    """What hearth's reply listener makes of ``clip`` with nothing playing and no room (its decode of
+    a short utterance: the stop-phrase prompt, its n best, :func:`stop_among`): the baseline for the
+    same words said over a reply."""
+    from agent.listening.barge_in import ReplySettings
+    from agent.listening.stop_words import PROMPTS, stop_among
 
+    settings = ReplySettings()
     recognizer = rig.assistant.deps.recognizer
 
     async def audio() -> AsyncIterator[AudioChunk]:
         for i in range(0, len(clip), RATE // 10):
             yield AudioChunk(clip[i : i + RATE // 10], RATE)
 
-    text = ""
-    async for transcript in recognizer.transcribe(audio(), PROMPTS.get(rig.language, "")):
+    final = None
+    async for transcript in recognizer.transcribe(audio(), PROMPTS.get(rig.language, ""), hypotheses=settings.hypotheses):
         if transcript.is_final:
-            text = transcript.text
-    return text
+            final = transcript
+    text = final.text if final is not None else ""
+    near = stop_among(final.alternatives, settings.stop_margin, (rig.language,)) if final is not None else None
+    return {"text": text, "stop": is_stop(text, (rig.language,)) or near is not None, "near": near}
 
 
 # --------------------------------------------------------------------------- clips
@@ -539,7 +543,7 @@ async def run_language(language: str, args: argparse.Namespace) -> dict[str, Any
         wall = time.monotonic() - t0
         return {
             "rows": rows,
-            "heard_clean": {w: {"text": text, "stop": is_stop(text, (language,))} for w, text in clean.items()},
+            "heard_clean": clean,
             "wall_s": round(wall, 1),
             "delay_ms": round(1000 * rig.echo.reference.delay_at(time.monotonic()), 1),
             "drift_ppm": round(rig.echo.reference.drift_ppm, 1),

@@ -24,6 +24,7 @@ Exit status 0 with the JSON written; 2 when a model or espeak-ng is missing.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import hashlib
 import json
 import logging
@@ -32,12 +33,14 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agent.listening.stop_words import PROMPTS, is_stop, stop_among
+from audio.protocols import AudioChunk, Recognizer, Transcript
 from audio.wav import read_wav
 
 log = logging.getLogger(__name__)
@@ -94,15 +97,25 @@ def say(text: str, voice: str, speed: int) -> np.ndarray:
     return read_wav(path, RATE).samples
 
 
-def decide(recognizer: Any, samples: np.ndarray, language: str, hypotheses: int, margin: float) -> dict[str, Any]:
+async def _final(recognizer: Recognizer, samples: np.ndarray, language: str, hypotheses: int) -> Transcript:
+    async def audio() -> AsyncIterator[AudioChunk]:
+        for i in range(0, len(samples), RATE // 10):
+            yield AudioChunk(samples[i : i + RATE // 10], RATE)
+
+    final = Transcript("", True)
+    async for transcript in recognizer.transcribe(audio(), PROMPTS[language], hypotheses=hypotheses):
+        if transcript.is_final:
+            final = transcript
+    return final
+
+
+def decide(recognizer: Recognizer, samples: np.ndarray, language: str, hypotheses: int, margin: float) -> dict[str, Any]:
     """What the reply listener would make of ``samples``: its decode, and whether it is a stop."""
     started = time.perf_counter()
-    hypothesis = recognizer._hypothesis(samples, True, PROMPTS[language], None, hypotheses)
+    final = asyncio.run(_final(recognizer, samples, language, hypotheses))
     seconds = time.perf_counter() - started
-    text = hypothesis.text if hypothesis is not None else ""
-    alternatives = hypothesis.alternatives if hypothesis is not None else ()
-    stop = is_stop(text) or (hypotheses > 1 and stop_among(alternatives, margin) is not None)
-    return {"text": text, "stop": stop, "s": seconds, "alternatives": [[t, round(s, 3)] for t, s in alternatives]}
+    stop = is_stop(final.text) or (hypotheses > 1 and stop_among(final.alternatives, margin) is not None)
+    return {"text": final.text, "stop": stop, "s": seconds, "alternatives": [[t, round(v, 3)] for t, v in final.alternatives]}
 
 
 def run_language(language: str, hypotheses: int, margin: float) -> dict[str, Any]:
