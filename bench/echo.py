@@ -58,7 +58,6 @@ from agent.events import State
 from agent.turn import Press, TurnDeps
 from audio.echo import EchoFilter, EchoSettings, FarEndReference, make_canceller
 from audio.protocols import AudioChunk
-from agent.listening.stop_words import is_stop
 from audio.wav import WavFileMicrophone, read_wav, resample, write_wav
 from bench.echo_room import KitchenRoom, RoomSettings
 
@@ -413,25 +412,16 @@ async def spoken_over(rig: Rig, clip_path: Path, clip: np.ndarray, kind: str, la
 
 async def heard_clean(rig: Rig, clip: np.ndarray) -> dict[str, Any]:
     """What hearth's reply listener makes of ``clip`` with nothing playing and no room (its decode of
-    a short utterance: the stop-phrase prompt, its n best, :func:`stop_among`): the baseline for the
-    same words said over a reply."""
+    a short utterance, its n best read as it reads them): the baseline for the same words said
+    over a reply."""
     from agent.listening.barge_in import ReplySettings
-    from agent.listening.stop_words import PROMPTS, stop_among
+    from bench.stop_words import as_the_listener_hears
 
     settings = ReplySettings()
-    recognizer = rig.assistant.deps.recognizer
-
-    async def audio() -> AsyncIterator[AudioChunk]:
-        for i in range(0, len(clip), RATE // 10):
-            yield AudioChunk(clip[i : i + RATE // 10], RATE)
-
-    final = None
-    async for transcript in recognizer.transcribe(audio(), PROMPTS.get(rig.language, ""), hypotheses=settings.hypotheses):
-        if transcript.is_final:
-            final = transcript
-    text = final.text if final is not None else ""
-    near = stop_among(final.alternatives, settings.stop_margin, (rig.language,)) if final is not None else None
-    return {"text": text, "stop": is_stop(text, (rig.language,)) or near is not None, "near": near}
+    final, stop = await as_the_listener_hears(
+        rig.assistant.deps.recognizer, clip, rig.language, settings.hypotheses, settings.stop_margin
+    )
+    return {"text": final.text, "stop": stop}
 
 
 # --------------------------------------------------------------------------- clips

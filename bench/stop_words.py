@@ -97,24 +97,29 @@ def say(text: str, voice: str, speed: int) -> np.ndarray:
     return read_wav(path, RATE).samples
 
 
-async def _final(recognizer: Recognizer, samples: np.ndarray, language: str, hypotheses: int) -> Transcript:
+async def as_the_listener_hears(
+    recognizer: Recognizer, samples: np.ndarray, language: str, hypotheses: int, margin: float
+) -> tuple[Transcript, bool]:
+    """The final the reply listener's decode of ``samples`` (16 kHz) gives (the stop-phrase prompt,
+    ``hypotheses`` best), and whether the listener would take it for a stop."""
+
     async def audio() -> AsyncIterator[AudioChunk]:
         for i in range(0, len(samples), RATE // 10):
             yield AudioChunk(samples[i : i + RATE // 10], RATE)
 
     final = Transcript("", True)
-    async for transcript in recognizer.transcribe(audio(), PROMPTS[language], hypotheses=hypotheses):
+    async for transcript in recognizer.transcribe(audio(), PROMPTS.get(language, ""), hypotheses=hypotheses):
         if transcript.is_final:
             final = transcript
-    return final
+    near = stop_among(final.alternatives, margin, (language,)) if hypotheses > 1 else None
+    return final, is_stop(final.text, (language,)) or near is not None
 
 
 def decide(recognizer: Recognizer, samples: np.ndarray, language: str, hypotheses: int, margin: float) -> dict[str, Any]:
     """What the reply listener would make of ``samples``: its decode, and whether it is a stop."""
     started = time.perf_counter()
-    final = asyncio.run(_final(recognizer, samples, language, hypotheses))
+    final, stop = asyncio.run(as_the_listener_hears(recognizer, samples, language, hypotheses, margin))
     seconds = time.perf_counter() - started
-    stop = is_stop(final.text) or (hypotheses > 1 and stop_among(final.alternatives, margin) is not None)
     return {"text": final.text, "stop": stop, "s": seconds, "alternatives": [[t, round(v, 3)] for t, v in final.alternatives]}
 
 

@@ -104,6 +104,14 @@ def sound(seconds: float) -> np.ndarray:
     return np.random.default_rng(7).normal(0.0, 0.01, int(seconds * RATE)).astype(np.float32)
 
 
+async def held_until(covered: asyncio.Event, audio: np.ndarray) -> AsyncIterator[AudioChunk]:
+    """``audio`` in 0.1 s chunks, then the utterance held open (the speaker keeps the button held)
+    until ``covered`` is set: a partial covering all of it has come."""
+    async for chunk in chunks_of(audio, 0.1):
+        yield chunk
+    await covered.wait()
+
+
 def fake_recognizer(decoder: Callable[[np.ndarray, float, str], Decode], interval: float = 0.05, **settings: object) -> WhisperRecognizer:
     options = WhisperSettings(
         model_dir=Path("unused"), partial_interval_s=interval, min_partial_audio_s=0.1, lead_silence_s=0.0, **settings  # type: ignore[arg-type]
@@ -223,14 +231,8 @@ async def test_final_reuses_a_whole_partial_that_covered_all_audio() -> None:
     recognizer = fake_recognizer(decoder, partial_window="full")
     audio = sound(1.0)
     covered = asyncio.Event()
-
-    async def source() -> AsyncIterator[AudioChunk]:
-        async for chunk in chunks_of(audio, 0.1):
-            yield chunk
-        await covered.wait()  # the speaker keeps the button held until the partial is in
-
     transcripts: list[Transcript] = []
-    async for t in recognizer.transcribe(source()):
+    async for t in recognizer.transcribe(held_until(covered, audio)):
         transcripts.append(t)
         if t.audio_s == pytest.approx(1.0):
             covered.set()
@@ -454,16 +456,9 @@ async def test_a_final_asked_for_its_n_best_is_not_a_greedy_partial_reused() -> 
         return Decode("stop", window_s=window_s, alternatives=(("stop", -0.1), ("stop it", -0.5)) if hypotheses > 1 else ())
 
     recognizer = fake_recognizer(decoder, partial_window="full")
-    audio = sound(1.0)
     covered = asyncio.Event()
-
-    async def source() -> AsyncIterator[AudioChunk]:
-        async for chunk in chunks_of(audio, 0.1):
-            yield chunk
-        await covered.wait()
-
     transcripts: list[Transcript] = []
-    async for t in recognizer.transcribe(source(), hypotheses=3):
+    async for t in recognizer.transcribe(held_until(covered, sound(1.0)), hypotheses=3):
         transcripts.append(t)
         if not t.is_final and t.audio_s == pytest.approx(1.0):
             covered.set()
