@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from agent.listening.stop_words import PROMPTS, is_stop, stop_among
+from agent.listening.stop_words import PROMPTS, heard_stop
 from audio.protocols import AudioChunk, Recognizer, Transcript
 from audio.wav import read_wav
 
@@ -111,8 +111,7 @@ async def as_the_listener_hears(
     async for transcript in recognizer.transcribe(audio(), PROMPTS.get(language, ""), hypotheses=hypotheses):
         if transcript.is_final:
             final = transcript
-    near = stop_among(final.alternatives, margin, (language,)) if hypotheses > 1 else None
-    return final, is_stop(final.text, (language,)) or near is not None
+    return final, heard_stop(final.text, final.alternatives if hypotheses > 1 else (), margin) is not None
 
 
 def decide(recognizer: Recognizer, samples: np.ndarray, language: str, hypotheses: int, margin: float) -> dict[str, Any]:

@@ -204,9 +204,11 @@ class NBestRecognizer:
 
     sample_rate = 16000
 
-    def __init__(self, alternatives: list[tuple[str, float]], language: str = "ko") -> None:
+    def __init__(self, alternatives: list[tuple[str, float]], language: str = "ko", always: bool = False) -> None:
         self.alternatives = tuple(alternatives)
         self.language = language
+        self.always = always
+        """Gives the n best even when not asked (as Whisper does where its own settings search wider)."""
         self.asked: list[int] = []
 
     async def transcribe(self, audio, context="", *, hypotheses=1):
@@ -214,7 +216,7 @@ class NBestRecognizer:
             pass
         self.asked.append(hypotheses)
         text = self.alternatives[0][0]
-        yield Transcript(text, True, len(text), 0.4, text, self.alternatives if hypotheses > 1 else ())
+        yield Transcript(text, True, len(text), 0.4, text, self.alternatives if hypotheses > 1 or self.always else ())
 
 
 async def say_short(listener: ReplyListener, heard: Heard) -> None:
@@ -245,6 +247,11 @@ async def test_a_stop_word_far_behind_the_best_or_not_asked_for_leaves_a_request
     listener, heard = make_listener(recognizer=near, hypotheses=1)
     await say_short(listener, heard)
     assert near.asked == [1] and heard.kinds() == ["speech", "request"]
+    # …even from a recognizer that searched wider on its own.
+    anyway = NBestRecognizer([("참가.", -0.84), ("잠깐.", -1.0)], always=True)
+    listener, heard = make_listener(recognizer=anyway, hypotheses=1)
+    await say_short(listener, heard)
+    assert heard.kinds() == ["speech", "request"]
 
 
 async def test_a_request_with_a_stop_word_in_it_stays_a_request_whatever_the_beam_holds():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.listening.stop_words import AROUND, STOP_PHRASES, is_stop, normalise, stop_among
+from agent.listening.stop_words import AROUND, STOP_PHRASES, heard_stop, is_stop, normalise, stop_among
 
 
 @pytest.mark.parametrize("text", [
@@ -82,3 +82,10 @@ def test_stop_among_leaves_a_stop_beyond_the_margin_and_requests_alone():
     assert stop_among([("Stop the timer.", -0.3), ("Stop. The timer.", -0.5)], 0.75) is None
     assert stop_among([], 0.75) is None
     assert stop_among([("그만.", -0.5)], 0.75, languages=("en",)) is None
+
+
+def test_heard_stop_is_the_text_when_it_is_a_stop_else_the_n_bests():
+    assert heard_stop("Stop.", [("Stop.", -0.2)], 0.75) == "Stop."
+    assert heard_stop("참가.", [("참가.", -0.84), ("잠깐.", -1.44)], 0.75) == "잠깐."
+    assert heard_stop("참가.", (), 0.75) is None
+    assert heard_stop("도마.", [("도마.", -0.42), ("그만.", -1.9)], 0.75) is None

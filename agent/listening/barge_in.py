@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agent.listening.stop_words import PROMPTS, is_stop, stop_among
+from agent.listening.stop_words import PROMPTS, heard_stop
 from audio.protocols import AudioChunk, Recognizer, VoiceActivityDetector
 from audio.wav import resample
 
@@ -364,7 +364,9 @@ class ReplyListener:
                 context = PROMPTS.get(self.recognizer.language, "")
             async for transcript in self.recognizer.transcribe(audio(), context, hypotheses=self.settings.hypotheses):
                 if transcript.is_final:
-                    text, alternatives = transcript.text, transcript.alternatives
+                    text = transcript.text
+                    # Read only when asked for: a recognizer may search wider on its own.
+                    alternatives = transcript.alternatives if self.settings.hypotheses > 1 else ()
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - a failed decode must not stop the listening
@@ -379,12 +381,12 @@ class ReplyListener:
         if voiced_s < self.settings.min_voiced_s:
             log.info("only %.2f s above hearth's echo (decoded %r): not the user; nothing is asked", voiced_s, text)
             self._call(self.on_noise)
-        elif text is not None and is_stop(text):
-            log.info("stop word heard over hearth: %r", text)
-            self._call(self.on_stop, text)
-        elif text is not None and (near := stop_among(alternatives, self.settings.stop_margin)) is not None:
-            log.info("stop word heard over hearth: %r (the recognizer's best was %r)", near, text)
-            self._call(self.on_stop, near)
+        elif text is not None and (stop := heard_stop(text, alternatives, self.settings.stop_margin)) is not None:
+            if stop == text:
+                log.info("stop word heard over hearth: %r", text)
+            else:
+                log.info("stop word heard over hearth: %r (the recognizer's best was %r)", stop, text)
+            self._call(self.on_stop, stop)
         else:
             log.info("heard over hearth, not a stop word: %r", text)
             self._call(self.on_request, utterance, text or "")

@@ -82,6 +82,17 @@ def stop_among(
     return max(near)[1] if near else None
 
 
+def heard_stop(
+    text: str, alternatives: Sequence[tuple[str, float]], margin: float, languages: tuple[str, ...] | None = None
+) -> str | None:
+    """What the reply listener takes a short decode for: the stop said (``text`` itself when it is
+    a stop, else the n best's by :func:`stop_among`), or None for a request.  ``alternatives``
+    empty: only ``text`` is read."""
+    if is_stop(text, languages):
+        return text
+    return stop_among(alternatives, margin, languages)
+
+
 _HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 
 
