@@ -63,13 +63,22 @@ def wait_for(check: Callable[[], Any], timeout_s: float = 10.0, every_s: float =
     """Poll ``check`` (run in the test's thread) until it returns something truthy; that value.
 
     Raises AssertionError naming ``what`` and the last value seen when ``timeout_s`` passes.
+    An element that went stale while ``check`` read it counts as "not yet": the page
+    re-renders a list whenever the server pushes its state, so a row found a moment ago
+    may already have been replaced by an identical one.
     """
     deadline = time.monotonic() + timeout_s
     last: Any = None
     while True:
-        last = check()
-        if last:
-            return last
+        try:
+            last = check()
+        except Exception as exc:
+            if type(exc).__name__ != "StaleElementReferenceException":
+                raise
+            last = exc
+        else:
+            if last:
+                return last
         if time.monotonic() > deadline:
             raise AssertionError(f"waited {timeout_s} s for {what or check}; last saw {last!r}")
         time.sleep(every_s)

@@ -140,19 +140,37 @@ def test_the_partial_transcript_and_then_each_unit_appear_in_order_while_the_tur
     assert len(stamps) == len(unit_at) and unit_at[0] < stamps[-1] + 0.001  # the first unit showed before the last was said
 
 
+def _timer_row(driver: Any, name: str) -> Any:
+    """The timer row named ``name``, found afresh (a row kept across a re-render is stale), or None."""
+    for li in driver.find_elements("css selector", "#timers li.timer"):
+        if li.find_element("css selector", ".name").text == name:
+            return li
+    return None
+
+
+def _timer_remaining(driver: Any, name: str) -> str:
+    row = _timer_row(driver, name)
+    return "" if row is None else str(row.find_element("css selector", ".remaining").text)
+
+
+def _cancel_timer(driver: Any, name: str) -> bool:
+    row = _timer_row(driver, name)
+    if row is not None:
+        row.find_element("css selector", "button.cancel").click()
+    return row is not None
+
+
 def test_a_timer_started_by_voice_counts_down_and_cancel_on_the_page_stops_it_in_the_store(tmp_path: Path) -> None:
     with page(tmp_path) as (rig, driver):
         result = rig.say(growing("set a timer for five minutes for the pasta")).result(30)
         assert result.spoken == ["Pasta timer set for 5 minutes."]
-        row = wait_for(lambda: [li for li in driver.find_elements("css selector", "#timers li.timer")
-                                if li.find_element("css selector", ".name").text == "pasta"], what="the pasta timer on the page")[0]
-        first = clock_s(row.find_element("css selector", ".remaining").text)
+        first = clock_s(wait_for(lambda: _timer_remaining(driver, "pasta"), what="the pasta timer on the page"))
         time.sleep(1.3)
-        second = clock_s(row.find_element("css selector", ".remaining").text)
+        second = clock_s(wait_for(lambda: _timer_remaining(driver, "pasta"), what="the pasta timer"))
         assert 290 <= second < first <= 300, (first, second)  # counting down, from five minutes
         assert [t.label for t in rig.on_loop(lambda home: home.timers.active())] == ["pasta"]
 
-        row.find_element("css selector", "button.cancel").click()
+        wait_for(lambda: _cancel_timer(driver, "pasta"), what="the pasta timer's cancel button")
         wait_for(lambda: rig.on_loop(lambda home: home.timers.active()) == [], what="the timer gone from the store")
         wait_for(lambda: not driver.find_elements("css selector", "#timers li.timer"), what="the timer gone from the page")
         said = driver.find_element("id", "said")
