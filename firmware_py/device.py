@@ -166,7 +166,7 @@ class DeviceLoop:
         vad = self.onset_vad if self.onset_vad is not None else deps.vad
         return ReplyListener(
             vad, deps.recognizer, self._on_voice_onset, self._on_spoken_stop, self._on_spoken_request, echo_level,
-            on_noise=self._on_noise_over_voice,
+            on_noise=self._on_noise_over_voice, near_end=echo,
         )
 
     def _hear(self, chunk: AudioChunk) -> None:

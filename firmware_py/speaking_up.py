@@ -62,6 +62,12 @@ class Canceller(Protocol):
 
     def working(self) -> bool: ...
 
+    def near_end_began(self, lookback_s: float) -> None:
+        """The listener heard the user over hearth for about ``lookback_s`` (not echo to measure)."""
+        ...
+
+    def near_end_ended(self) -> None: ...
+
 
 class SpeakingUp:
     """Feeds the microphone to the listener in use and opens it while hearth speaks.

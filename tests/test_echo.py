@@ -346,3 +346,46 @@ def test_speexdsp_cancels_from_each_library_it_is_found_in(library: str) -> None
     canceller = SpeexCanceller(library=library)
     out = np.concatenate([canceller.process(mic[i : i + 160], far[i : i + 160]) for i in range(0, len(mic), 160)])
     assert erle(mic[3 * FS :], out[3 * FS :], 0.0) > 15.0
+
+
+class Leaving:
+    """A canceller that leaves ``share`` of the microphone in each frame: the test sets the ERLE
+    frame by frame (0.01: 40 dB; 0.5: 6 dB, as a frame carrying the user's voice reads)."""
+
+    sample_rate = FS
+    frame = 160
+
+    def __init__(self) -> None:
+        self.share = 0.01
+
+    def process(self, near: np.ndarray, far: np.ndarray) -> np.ndarray:
+        return near * self.share
+
+    def reset(self) -> None:
+        pass
+
+
+def test_frames_the_listener_says_carry_the_users_voice_leave_the_figures() -> None:
+    """A user no louder than hearth's echo passes the filter's own near-end test; each of those
+    frames reads as echo left behind.  Told by the listener (late: after its onset), the filter
+    drops them, the ones already counted included, and counts again once told the speech ended."""
+    rng = np.random.default_rng(5)
+    far = (0.2 * rng.standard_normal(int(8.0 * FS))).astype(np.float32)  # never silent: always cancelling
+    mic = echo_of(far, 0.060)
+    figures = {}
+    for told in (False, True):
+        ref, canceller = FarEndReference(), Leaving()
+        flt = EchoFilter(canceller, ref)
+        for i in range(0, len(mic), 320):
+            t = i / FS
+            canceller.share = 0.5 if 5.0 <= t < 5.6 else 0.01  # the user speaks over hearth for 0.6 s
+            ref.played(far[i : i + 320], FS, T0 + t)
+            flt.clean(AudioChunk(mic[i : i + 320], FS), T0 + t)
+            if told and t == 5.3:  # the onset, 0.3 s into the speech
+                flt.near_end_began(0.5)
+            if told and t == 5.8:
+                flt.near_end_ended()
+        figures[told] = (flt.erle_db, flt.erle_worst_db)
+    assert figures[False][1] is not None and figures[False][1] < 10.0, "untold, the user's frames drag the worse frames down"
+    assert figures[True][1] == pytest.approx(40.0, abs=0.5), "told, only the canceller's own frames count"
+    assert figures[True][0] == pytest.approx(40.0, abs=0.5)

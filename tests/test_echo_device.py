@@ -107,10 +107,18 @@ class ScriptedEcho:
         self.far_rms = 0.0
         self.echo_gain = ECHO_GAIN
         self._heard_echo = False
+        self.near_end: list[float | None] = []
+        """What the listener told of the user's voice: each onset's lookback, None when it ended."""
 
     @property
     def erle_db(self) -> float | None:
         return self.scripted_erle if self._heard_echo else None
+
+    def near_end_began(self, lookback_s: float) -> None:
+        self.near_end.append(lookback_s)
+
+    def near_end_ended(self) -> None:
+        self.near_end.append(None)
 
     @property
     def erle_worst_db(self) -> float | None:
@@ -241,6 +249,9 @@ async def test_a_stop_word_over_the_reply_ends_it_and_starts_no_turn(caplog) -> 
     assert k.assistant.turns_started == 1 and len(k.assistant.results) == 1, "a stop word is no request"
     assert k.assistant.stops_heard == 1
     assert k.device.ears.over_voice is not None and k.device.ears.over_voice.onsets == 1, "hearth's own echo made no onset"
+    echo = k.device.echo
+    assert isinstance(echo, ScriptedEcho)
+    assert echo.near_end == [k.device.ears.over_voice.settings.preroll_s, None], "the canceller was told of the user's voice, then of its end"
     lines = [r.getMessage() for r in caplog.records]
     assert any("echo cancellation on: listening in hearth's pauses until it is measured" in line for line in lines)
     assert any("listening over hearth's voice: echo cancellation measured 30.0 dB" in line for line in lines)

@@ -596,3 +596,42 @@ async def test_the_recognizer_gets_the_users_words_with_the_residual_around_them
     assert words_at - reach <= start <= words_at  # the preroll's residual is silenced up to the words' edge
     assert np.array_equal(audio[words_at : words_at + len(words)], words)
     assert not audio[words_at + len(words) + reach :].any()  # and the residual after them
+
+
+class Told:
+    """The canceller's side of :class:`~agent.listening.barge_in.NearEnd`: what it was told, in order."""
+
+    def __init__(self) -> None:
+        self.said: list[float | None] = []
+
+    def near_end_began(self, lookback_s: float) -> None:
+        self.said.append(lookback_s)
+
+    def near_end_ended(self) -> None:
+        self.said.append(None)
+
+
+async def test_the_canceller_is_told_of_the_users_voice_from_before_its_onset_until_it_ended():
+    rng = np.random.default_rng(21)
+    listener, heard = make_listener()
+    told = Told()
+    listener.near_end = told
+    listener.open()
+    feed(listener, residual(20, rng))
+    assert told.said == [], "hearth's residual is not the user"
+    feed(listener, voice(12) + residual(12, rng))
+    assert told.said == [listener.settings.preroll_s], "from the onset, reaching back over the preroll"
+    feed(listener, residual(5, rng))
+    assert told.said == [listener.settings.preroll_s], "a short gap inside the utterance is still the user"
+    feed(listener, residual(20, rng))
+    assert told.said == [listener.settings.preroll_s, None]
+    await decided(heard)
+    assert heard.calls == [("speech",), ("stop", "stop")]
+    # Closed in the middle of the next utterance (a press): the canceller hears the end of it too.
+    feed(listener, residual(20, rng))
+    feed(listener, voice(12) + residual(12, rng))
+    assert told.said[-1] == listener.settings.preroll_s
+    listener.close()
+    assert told.said == [listener.settings.preroll_s, None, listener.settings.preroll_s, None]
+    listener.close()
+    assert len(told.said) == 4, "told once"

@@ -19,6 +19,7 @@ import math
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -72,6 +73,19 @@ waits 0.25 s (a knock is not a request); over hearth's voice every 0.1 s counts 
 to silence, and the residual-echo guard (two windows in a row above it) already rules out a knock.
 Measured on hearth's PulseAudio path: the onset came 0.17-0.24 s after the start of "stop",
 against 0.29-0.40 s at 0.25 s, and no more onsets in quiet replies."""
+
+
+class NearEnd(Protocol):
+    """Told when the user's voice was heard over hearth's (the echo canceller: its figures must not
+    take the user for echo it failed to remove)."""
+
+    def near_end_began(self, lookback_s: float) -> None:
+        """The user has been speaking for about ``lookback_s`` up to the audio just heard."""
+        ...
+
+    def near_end_ended(self) -> None:
+        """The user's speech has ended."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -163,6 +177,10 @@ class ReplyListener:
        with less than ``min_voiced_s`` above the guard calls ``on_noise()`` instead, whatever it
        was decoded as.
 
+    From each onset until that speech has ended (or the listener closes), ``near_end`` is told so,
+    from ``preroll_s`` before the onset: the canceller's ERLE, on which the guard rests, leaves
+    those frames out.
+
     Then it listens for the next onset once that speech has ended.  The callbacks run on the
     event loop; one that raises is logged.  :attr:`deciding` is true from the onset until the
     callback.  When hearth stops talking because of ``on_speech`` (the state goes IDLE), call
@@ -182,6 +200,7 @@ class ReplyListener:
         echo_level: Callable[[], EchoLevel] | None = None,
         settings: ReplySettings = ReplySettings(),
         on_noise: Callable[[], None] = lambda: None,
+        near_end: NearEnd | None = None,
     ) -> None:
         self.vad = vad
         self.recognizer = recognizer
@@ -194,6 +213,7 @@ class ReplyListener:
         self.echo_level = echo_level
         """The reference's level and the canceller's ERLE now; None: no echo expected (tests, a
         speaker that is silent)."""
+        self.near_end = near_end
         self.settings = settings
         self.onsets = 0
         """Onsets reported so far (the bench counts false barge-ins with it)."""
@@ -215,6 +235,8 @@ class ReplyListener:
         self._closing = False
         """Close once the utterance under way is decided (:meth:`close_when_decided`)."""
         self._echo_failed = False
+        self._user_voice = False
+        """``near_end`` was told the user's voice began, and not yet that it ended."""
 
     @property
     def is_open(self) -> bool:
@@ -251,6 +273,7 @@ class ReplyListener:
         self._open = False
         self._closing = False
         self._drop_utterance()
+        self._voice_ended()
         self._recent.clear()
         self._windows.clear()
 
@@ -308,6 +331,7 @@ class ReplyListener:
         ended = max(self._quiet_run, self._unvoiced_run) * len(window) >= self.settings.end_quiet_s * self.vad.sample_rate
         if ended:
             self._await_quiet = False
+            self._voice_ended()
         if self._utterance is None:
             if self._in_speech and not self._await_quiet and not self._closing and self._loud_run >= self.settings.onset_windows:
                 self._onset(echo)
@@ -322,6 +346,9 @@ class ReplyListener:
         self._utterance = list(self._recent)
         self._heard_windows = list(self._windows)
         self._heard_samples = 0
+        if self.near_end is not None and not self._user_voice:
+            self._user_voice = True
+            self._call(self.near_end.near_end_began, self.settings.preroll_s)
         if echo is not None and echo.far_rms > 0:
             log.info("the user spoke up over hearth (residual echo %.4f, ERLE %.1f dB)", echo.residual_rms, echo.erle_db)
         else:
@@ -397,6 +424,11 @@ class ReplyListener:
             task.cancel()
         self._utterance = None
         self._heard_windows = None
+
+    def _voice_ended(self) -> None:
+        if self._user_voice and self.near_end is not None:
+            self._user_voice = False
+            self._call(self.near_end.near_end_ended)
 
     def _keep_recent(self, chunk: AudioChunk) -> None:
         self._recent.append(chunk)
