@@ -57,11 +57,12 @@ AROUND: dict[str, tuple[str, ...]] = {
 
 PROMPTS: dict[str, str] = {
     "en": "Stop. Stop it. Cancel. Never mind. Wait.",
-    "ko": "그만. 그만해. 잠깐만. 멈춰. 취소.",
+    "ko": "그만. 그만해. 잠깐. 잠깐만. 멈춰. 취소.",
 }
 """What the recognizer is told to expect of a short utterance over a reply.  Whisper hears a short
 word badly on its own (Whisper base heard espeak-ng's "그만" as "굿마" without it, as "그만."
-with it); a request is still heard as said."""
+with it), and a word not in the prompt is heard as its neighbour ("잠깐" as "참가." while only
+"잠깐만." was in it); a request is still heard as said."""
 
 def stop_among(
     alternatives: Sequence[tuple[str, float]], margin: float, languages: tuple[str, ...] | None = None
