@@ -14,12 +14,15 @@ lock guards the ring and the tracker.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
 import soxr
+
+log = logging.getLogger(__name__)
 
 RATE = 16000
 
@@ -77,12 +80,15 @@ class CountedClock:
     def reset(self) -> None:
         self._next: float | None = None  # the next block's time by the count
         self._drift = 0.0  # how far the stamps have crept from the count (smoothed)
+        self.last_error: float | None = None
+        """The last block's stamp less where the count put it (None: the first block)."""
 
     def continues(self, at: float, seconds: float, same_stream: bool = True) -> bool:
         """Whether the block stamped ``at`` continues the stream (``same_stream`` False: a new
         rate, say, breaks it whatever the stamp); either way the count then moves on by its
         ``seconds``, from ``at`` after a break."""
         error = None if self._next is None else at - self._next
+        self.last_error = error
         went_on = same_stream and error is not None and abs(error - self._drift) <= self.tolerance_s
         if went_on:
             assert error is not None
@@ -149,6 +155,7 @@ class DelayTrack:
             self._outliers.append((t, delay))
             recent = self._outliers[-3:]
             if len(recent) == 3 and max(d for _, d in recent) - min(d for _, d in recent) <= s.outlier_s:
+                log.info("the echo path moved: %.1f ms -> %.1f ms", self.delay_at(t) * 1e3, float(np.median([d for _, d in recent])) * 1e3)
                 self._points = deque(recent)  # the path changed (a device restarted): start again
                 self._outliers.clear()
                 self._refit()
@@ -213,6 +220,8 @@ class FarEndReference:
             if self._t0 is None:
                 self._t0 = at
             if not self._run.continues(at, len(samples) / rate, rate == self._resampler_rate):
+                if self._run.last_error is not None and rate == self._resampler_rate:
+                    log.info("the speaker's blocks broke off (stamped %+.1f ms from their count): a new run", self._run.last_error * 1e3)
                 if self._resampler is not None:  # what the old run's resampler still holds
                     self._write(
                         self._write_at, np.asarray(self._resampler.resample_chunk(np.zeros(0, np.float32), last=True), np.float32)

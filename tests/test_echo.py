@@ -357,12 +357,13 @@ class Leaving:
 
     def __init__(self) -> None:
         self.share = 0.01
+        self.resets = 0
 
     def process(self, near: np.ndarray, far: np.ndarray) -> np.ndarray:
         return near * self.share
 
     def reset(self) -> None:
-        pass
+        self.resets += 1
 
 
 def test_frames_the_listener_says_carry_the_users_voice_leave_the_figures() -> None:
@@ -389,3 +390,28 @@ def test_frames_the_listener_says_carry_the_users_voice_leave_the_figures() -> N
     assert figures[False][1] is not None and figures[False][1] < 10.0, "untold, the user's frames drag the worse frames down"
     assert figures[True][1] == pytest.approx(40.0, abs=0.5), "told, only the canceller's own frames count"
     assert figures[True][0] == pytest.approx(40.0, abs=0.5)
+
+
+def test_a_canceller_started_again_on_a_moved_path_has_no_figures_until_measured_anew() -> None:
+    """The echo path moves (a sound card's latency stepped by 30 ms): the filter restarts its
+    canceller, and the ERLE of the filter it had adapted says nothing of the new one.  Until the
+    new one is measured the figures are None, so the guard expects all of hearth's echo rather
+    than the old filter's 40 dB."""
+    rng = np.random.default_rng(8)
+    far = (0.2 * rng.standard_normal(int(8.0 * FS))).astype(np.float32)
+    mic = np.concatenate([echo_of(far, 0.060)[: 4 * FS], echo_of(far, 0.090)[4 * FS :]])
+    ref, canceller = FarEndReference(), Leaving()
+    flt = EchoFilter(canceller, ref)
+    seen: list[tuple[float, int, float | None]] = []
+    for i in range(0, len(mic), 320):
+        ref.played(far[i : i + 320], FS, T0 + i / FS)
+        flt.clean(AudioChunk(mic[i : i + 320], FS), T0 + i / FS)
+        seen.append((i / FS, canceller.resets, flt.erle_worst_db))
+    restarts = [k for k in range(1, len(seen)) if seen[k][1] > seen[k - 1][1]]
+    assert len(restarts) == 2, "one restart when the delay is first measured, one when the path moved"
+    moved = restarts[1]
+    assert seen[moved][0] > 4.0, "the restart follows the move"
+    assert seen[moved - 1][2] == pytest.approx(40.0, abs=0.5)
+    assert seen[moved][2] is None, "the old filter's figures are gone with it"
+    assert seen[-1][2] == pytest.approx(40.0, abs=0.5), "measured again on the new filter"
+    assert abs(ref.delay_at(T0 + 7.9) - 0.090) < 0.002
