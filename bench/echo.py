@@ -1,7 +1,8 @@
 """Listening over hearth's own voice, measured on a real audio path.
 
     python -m bench.echo [--language en --language ko] [--quiet 50] [--stop-reps 5] [--human 8]
-                         [--canceller speex|apm] [--out bench/results/echo-<machine>.json]
+                         [--canceller speex|apm] [--path-steps 0 --step-ms 20]
+                         [--out bench/results/echo-<machine>.json]
 
 hearth's PortAudio speaker and microphone run through a PulseAudio kitchen of the bench's own
 (:mod:`bench.echo_room`: the speaker's sink feeds the microphone's through loopbacks with latency
@@ -26,6 +27,10 @@ a synthesized question given to the turn directly.  A person is a WAV played int
   cross-correlation with the clip they said, its first word by :func:`speech_onset`) to the end of
   the last sound hearth's speaker played (its DAC time), over the stop and human trials; median
   (target ≤ 0.3 s) and p90, and the same for the human trials alone.
+- ``path_steps``: with ``--path-steps N``, the room's echo paths step by ``--step-ms`` (and back,
+  every other time) before N trials spread over each language's run, as a sound card's latency
+  does after an underrun; the false barge-ins and stop words of the three trials after each step
+  are counted apart.
 - ``cpu_per_audio_s``: thread CPU seconds the echo filter took per second of microphone audio
   while it cancelled (hearth speaking), and over all audio.
 
@@ -516,7 +521,14 @@ async def run_language(language: str, args: argparse.Namespace) -> dict[str, Any
         if language == "en":
             trials += [("human", clip) for clip in _human_clips(args.human)]
         random.Random(16).shuffle(trials)
+        steps = step_before(len(trials), args.path_steps)
+        since_step: int | None = None
         for i, (kind, what) in enumerate(trials):
+            if i in steps:
+                by = args.step_ms if steps.index(i) % 2 == 0 else 0
+                await asyncio.to_thread(rig.room.move, by)
+                log.info("%s: the room's echo path stepped to %+d ms", language, by)
+                since_step = 0
             if kind == "quiet":
                 row = await quiet_reply(rig, what)
             elif kind == "stop":
@@ -528,6 +540,8 @@ async def run_language(language: str, args: argparse.Namespace) -> dict[str, Any
                 row = await spoken_over(rig, path, samples, "human", clip_id)
                 row["decoded"] = heard.lines[-3:]
             heard.lines.clear()
+            row["after_step"] = since_step
+            since_step = None if since_step is None else since_step + 1
             rows[kind].append(row)
             log.info("%s %d/%d %s: %s", language, i + 1, len(trials), kind, {k: v for k, v in row.items() if k != "decoded"})
         wall = time.monotonic() - t0
@@ -545,6 +559,18 @@ async def run_language(language: str, args: argparse.Namespace) -> dict[str, Any
     finally:
         logging.getLogger("agent.listening.barge_in").removeHandler(heard)
         await rig.close()
+
+
+def step_before(trials: int, steps: int) -> list[int]:
+    """The trials before which the room's path steps: ``steps`` of them spread evenly, none before
+    the first (the canceller has converged by then) and each with trials after it to be heard in."""
+    if steps <= 0 or trials < 2:
+        return []
+    return sorted({1 + (trials - 1) * k // (steps + 1) for k in range(1, steps + 1)})
+
+
+AFTER_STEP = 3
+"""Trials after a path step counted as "just after" it in the summary."""
 
 
 def _median(values: list[float]) -> float | None:
@@ -601,6 +627,22 @@ def summarize(per_language: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "cpu_per_audio_s_all": round(sum(c["filter_s"] for c in cpu) / max(1e-9, sum(c["audio_s"] for c in cpu)), 4),
         "voice_to_echo_db": round(20 * np.log10(USER_RMS / statistics.median(echo_rms)), 1) if echo_rms else None,
         "listening_over_voice": all(r["over_voice"] for r in quiet + spoken),
+        "path_steps": _after_steps(quiet, spoken),
+    }
+
+
+def _after_steps(quiet: list[dict[str, Any]], spoken: list[dict[str, Any]]) -> dict[str, Any]:
+    """False barge-ins and stop words in the trials just after the room's path stepped, and elsewhere."""
+    def near(r: dict[str, Any]) -> bool:
+        return r.get("after_step") is not None and r["after_step"] < AFTER_STEP
+
+    stops = [r for r in spoken if r["kind"] == "stop"]
+    return {
+        "after": AFTER_STEP,
+        "replies_after": sum(1 for r in quiet if near(r)),
+        "false_barge_ins_after": sum(r["onsets"] for r in quiet if near(r)),
+        "stops_after": sum(1 for r in stops if near(r)),
+        "stops_heard_after": sum(1 for r in stops if near(r) and r["stop_word"] and not r["new_turn"]),
     }
 
 
@@ -615,6 +657,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--canceller", default="speex", choices=["apm", "speex"], help="default: the configuration's")
     parser.add_argument("--min-erle-db", type=float, default=20.0)
     parser.add_argument("--voice-rms", type=float, default=USER_RMS, help="the person's level at the microphone (RMS)")
+    parser.add_argument("--path-steps", type=int, default=0, help="times the room's echo path steps in each language")
+    parser.add_argument("--step-ms", type=int, default=20, help="how far it steps (and back, every other time)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")

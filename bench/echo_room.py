@@ -100,6 +100,17 @@ class KitchenRoom:
                 return
         raise PulseError(f"the loopback (module {module}) has no sink input to set its gain on")
 
+    def move(self, by_ms: int) -> None:
+        """The echo paths' latency steps by ``by_ms`` (from the settings' on every call, not
+        adding up), as a sound card's does after an underrun: the loopbacks are loaded again."""
+        s = self.settings
+        for module in reversed(self._modules):
+            pactl(self.server.address, "unload-module", module, check=False)
+        self._modules.clear()
+        self._loopback(s.delay_ms + by_ms, s.gain_db)
+        if s.reflection_db > -90:
+            self._loopback(s.reflection_ms + by_ms, s.reflection_db)
+
     async def say(self, path: Path, db: float | None = None) -> None:
         """The person says the WAV at ``path`` into the room (returns when it has been played)."""
         level = self.settings.voice_db if db is None else db
