@@ -16,6 +16,14 @@ microphone as hearth's echo) is only known to the listener that heard it: it tel
 (:meth:`EchoFilter.near_end_began`, :meth:`EchoFilter.near_end_ended`), and those frames are
 taken out of the figures, the ones already counted included.
 :meth:`EchoFilter.working` says whether that figure reaches the configured minimum.
+
+The echo path can move while hearth talks (a sound card's latency steps after an underrun).  The
+reference's second-long measurements find that after three of them; meanwhile the canceller,
+aligned to the old delay, leaves far more echo than its figures say.  So every 25 ms of far-end
+audio a quick check correlates the last 0.2 s of microphone with the reference near the tracked
+delay: two in a row agreeing on another delay, where the echo no longer comes at the tracked one,
+and the figures are set aside (:attr:`EchoFilter.path_suspect`: the guard expects all of the
+echo); four, and the track moves there and the canceller starts again.
 """
 
 from __future__ import annotations
@@ -114,6 +122,19 @@ class EchoSettings:
     """Microphone audio correlated with the reference per delay measurement."""
     measure_every_s: float = 0.5
     """How often a delay measurement is tried while the far end sounds."""
+    check_window_s: float = 0.2
+    """Microphone audio per quick check of the delay, searched only near the tracked one: a
+    measurement takes a second of audio and three to move the track, and on the bench's room the
+    canceller's residual after a 20 ms step took the reply's first syllable as the user's voice."""
+    check_every_s: float = 0.025
+    """How often a quick check is tried while the far end sounds."""
+    check_reach_s: float = 0.06
+    """How far from the tracked delay a quick check searches."""
+    suspect_checks: int = 2
+    """This many quick checks in a row agreeing on a delay more than ``restart_s`` from the
+    tracked one, and the figures are set aside: the guard expects all of the echo."""
+    confirm_checks: int = 4
+    """This many, and the track moves there (the canceller starts again)."""
     clock_tolerance_s: float = 0.05
     """A chunk stamped within this of where the stream's own sample count puts it (after the
     stamps' slow drift, below) continues it; further off (samples were lost), the stream starts
@@ -156,6 +177,12 @@ class EchoFilter:
         self._measure_buf = np.zeros(0, np.float32)
         self._measure_t = 0.0
         self._since_measure = 0
+        self._since_check = 0
+        self._moved: list[tuple[float, float]] = []  # quick checks in a row off the track: (time, delay)
+        self.path_suspect = False
+        """Quick checks say the echo path moved and the canceller is not yet on it: no figures."""
+        self.path_suspicions = 0
+        """How often that was said."""
         self._bypass_tail = np.zeros(self.latency, np.float32)
         self._chunk_far_e = 0.0
         self.frames_cancelled = 0
@@ -213,6 +240,37 @@ class EchoFilter:
             delay = self.reference.measure(buf, self._measure_t)
             if delay is not None:
                 log.debug("echo delay measured: %.1f ms (drift %.0f ppm)", delay * 1e3, self.reference.drift_ppm)
+        self._since_check += len(samples)
+        n = round(self.settings.check_window_s * RATE)
+        if self._since_check >= round(self.settings.check_every_s * RATE) and len(buf) >= n:
+            self._since_check = 0
+            self._check(buf[-n:], self._measure_t + (len(buf) - n) / RATE)
+
+    def _check(self, mic: np.ndarray, start: float) -> None:
+        """A quick look whether the echo still comes when the track says (see ``check_window_s``)."""
+        s = self.settings
+        delay = self.reference.check_near(mic, start, s.check_reach_s, s.restart_s)
+        if delay is None:
+            return
+        t = start + len(mic) / (2 * RATE)
+        tracked = self.reference.delay_at(t)
+        if abs(delay - tracked) <= s.restart_s:
+            if self.path_suspect:
+                log.info("the echo path is where it was tracked (%.1f ms) after all", tracked * 1e3)
+            self._moved.clear()
+            self.path_suspect = False
+            return
+        if self._moved and (abs(delay - self._moved[-1][1]) > self.reference.settings.outlier_s or t - self._moved[-1][0] > 0.5):
+            self._moved.clear()
+        self._moved.append((t, delay))
+        if len(self._moved) >= s.suspect_checks and not self.path_suspect:
+            log.info("the echo seems to come at %.1f ms, not %.1f ms: the guard expects all of it", delay * 1e3, tracked * 1e3)
+            self.path_suspect = True
+            self.path_suspicions += 1
+            self._frames.clear()
+        if len(self._moved) >= s.confirm_checks:
+            self.reference.moved_to(self._moved)  # _frame restarts the canceller on the new delay
+            self._moved = []
 
     def _frame(self, near: np.ndarray, t: float) -> np.ndarray:
         s = self.settings
@@ -225,6 +283,7 @@ class EchoFilter:
                 # expects all of the echo (after a 12 ms step on the bench's room the old 20-40 dB
                 # stood for seconds while the fresh filter left 8-15, and its residual took onsets).
                 self._frames.clear()
+                self.path_suspect = False  # the new filter's frames are measured afresh
             self._applied = target
         far = self.reference.played_at(t - self._applied, FRAME)
         far_rms = float(np.sqrt(np.mean(far**2)))
@@ -252,7 +311,7 @@ class EchoFilter:
         s = self.settings
         # the echo lasts the room's tail: the far end's level decays slowly rather than with each frame
         self._far_level = max(far_rms**2, self._far_level * 0.85)
-        if far_rms < s.far_floor_rms or self._near_end:
+        if far_rms < s.far_floor_rms or self._near_end or self.path_suspect:
             return
         mic_e = float(np.mean(near.astype(np.float64) ** 2))
         if mic_e < s.echo_floor_rms**2:

@@ -60,6 +60,12 @@ class ReferenceSettings:
     """The fitted drift is clamped to this (clocks of sound cards stay well inside)."""
     outlier_s: float = 0.004
     """A measurement this far from the track is an outlier; three agreeing outliers start a new track."""
+    check_peak_ratio: float = 8.0
+    """A quick check's correlation peak (:meth:`FarEndReference.check_near`) counts only this many
+    times above the RMS of its lags: its window is short, and a stray peak would move the path."""
+    check_old_share: float = 0.3
+    """…and, away from the tracked delay, only where the correlation there fell below this share
+    of the peak (see :meth:`FarEndReference.check_near`)."""
 
 
 class CountedClock:
@@ -100,30 +106,41 @@ class CountedClock:
         return went_on
 
 
-def gcc_phat_delay(mic: np.ndarray, ref: np.ndarray, max_lag: int, min_peak_ratio: float) -> float | None:
-    """Lag in samples (fractional) at which ``ref`` best matches ``mic``: mic[k] ~ ref[k + lag].
-
-    ``ref`` must be ``len(mic) + max_lag`` long; lags ``0..max_lag`` are searched.  None when the
-    peak does not stand out (no echo, or only noise).
-    """
+def gcc_phat(mic: np.ndarray, ref: np.ndarray, max_lag: int) -> np.ndarray:
+    """The PHAT-weighted cross-correlation of ``mic`` with ``ref`` at lags ``0..max_lag``:
+    element k is how well mic[i] matches ref[i + k].  ``ref`` must be ``len(mic) + max_lag`` long."""
     n = 1 << int(np.ceil(np.log2(len(mic) + len(ref))))
     x = np.fft.rfft(mic.astype(np.float64), n)
     y = np.fft.rfft(ref.astype(np.float64), n)
     cross = np.conj(x) * y
     mag = np.abs(cross)
     cross /= mag + 1e-3 * mag.max() + 1e-20  # PHAT, regularised against empty bins
-    c = np.fft.irfft(cross, n)[: max_lag + 1]
+    return np.fft.irfft(cross, n)[: max_lag + 1]
+
+
+def peak_lag(c: np.ndarray, min_peak_ratio: float) -> float | None:
+    """The lag (fractional) of the correlation's peak; None when it does not stand
+    ``min_peak_ratio`` times above the RMS of all the lags (no echo, or only noise)."""
     peak = int(np.argmax(c))
     spread = float(np.sqrt(np.mean(c**2)))
     if spread <= 0.0 or c[peak] < min_peak_ratio * spread:
         return None
     frac = 0.0
-    if 0 < peak < max_lag:  # parabolic interpolation between the neighbours
+    if 0 < peak < len(c) - 1:  # parabolic interpolation between the neighbours
         a, b, d = c[peak - 1], c[peak], c[peak + 1]
         den = a - 2 * b + d
         if den < 0:
             frac = float(np.clip(0.5 * (a - d) / den, -0.5, 0.5))
     return peak + frac
+
+
+def gcc_phat_delay(mic: np.ndarray, ref: np.ndarray, max_lag: int, min_peak_ratio: float) -> float | None:
+    """Lag in samples (fractional) at which ``ref`` best matches ``mic``: mic[k] ~ ref[k + lag].
+
+    ``ref`` must be ``len(mic) + max_lag`` long; lags ``0..max_lag`` are searched.  None when the
+    peak does not stand out (no echo, or only noise).
+    """
+    return peak_lag(gcc_phat(mic, ref, max_lag), min_peak_ratio)
 
 
 class DelayTrack:
@@ -155,15 +172,19 @@ class DelayTrack:
             self._outliers.append((t, delay))
             recent = self._outliers[-3:]
             if len(recent) == 3 and max(d for _, d in recent) - min(d for _, d in recent) <= s.outlier_s:
-                log.info("the echo path moved: %.1f ms -> %.1f ms", self.delay_at(t) * 1e3, float(np.median([d for _, d in recent])) * 1e3)
-                self._points = deque(recent)  # the path changed (a device restarted): start again
-                self._outliers.clear()
-                self._refit()
+                self.restart(recent)  # the path changed (a device restarted)
             return
         self._outliers.clear()
         self._points.append((t, delay))
         while self._points and self._points[0][0] < t - s.drift_window_s:
             self._points.popleft()
+        self._refit()
+
+    def restart(self, points: list[tuple[float, float]]) -> None:
+        """The path moved: the track starts again from these (time, delay) measurements."""
+        log.info("the echo path moved: %.1f ms -> %.1f ms", self.delay_at(points[-1][0]) * 1e3, float(np.median([d for _, d in points])) * 1e3)
+        self._points = deque(points)
+        self._outliers.clear()
         self._refit()
 
     def _refit(self) -> None:
@@ -313,19 +334,61 @@ class FarEndReference:
         None (and nothing tracked) when the reference is too quiet there or no peak stands out.
         """
         s = self.settings
-        lo = round(s.min_delay_s * RATE)
-        hi = round(s.max_delay_s * RATE)
-        ref = self.played_at(start - s.max_delay_s, len(mic) + hi - lo)
-        if float(np.sqrt(np.mean(ref**2))) < s.min_reference_rms or not np.any(mic):
+        delay = self._search(mic, start, s.min_delay_s, s.max_delay_s, s.min_peak_ratio)
+        if delay is None:
             return None
-        lag = gcc_phat_delay(mic, ref, hi - lo, s.min_peak_ratio)
-        if lag is None:
-            return None
-        delay = s.max_delay_s - lag / RATE
         with self._lock:
             self._track.add(start + len(mic) / (2 * RATE), delay)
             self.measurements += 1
         return delay
+
+    def check_near(self, mic: np.ndarray, start: float, reach_s: float, step_s: float) -> float | None:
+        """The delay in a short stretch of microphone audio, searched only within ``reach_s`` of
+        the tracked one, and not tracked: what :meth:`moved_to` may act on.
+
+        A peak more than ``step_s`` from the tracked delay counts only where the correlation at
+        the tracked delay has fallen to ``check_old_share`` of it: a periodic voice, or a wall's
+        reflection, puts peaks beside the echo's own, and they do not mean it moved.  None before
+        a delay was measured, where the reference is too quiet, where no peak stands out or one
+        lies at the edge of the search (the true one is further off, or there is none), and where
+        the echo still comes at the tracked delay as well."""
+        if not self.delay_measured:
+            return None
+        s = self.settings
+        around = self.delay_at(start + len(mic) / (2 * RATE))
+        hi = round((around + reach_s) * RATE)
+        span = 2 * round(reach_s * RATE)
+        ref = self.played_at(start - hi / RATE, len(mic) + span)
+        # What the tracked echo would carry must sound: a room's late reflections of words that
+        # ended correlate, truncated, somewhere in the search.
+        aligned = ref[hi - round(around * RATE) :][: len(mic)]
+        if float(np.sqrt(np.mean(aligned**2))) < s.min_reference_rms or not np.any(mic):
+            return None
+        c = gcc_phat(mic, ref, span)
+        lag = peak_lag(c, s.check_peak_ratio)
+        if lag is None or min(lag, span - lag) < 0.001 * RATE:
+            return None
+        delay = hi / RATE - lag / RATE
+        if abs(delay - around) > step_s:
+            near = round(hi - around * RATE)
+            width = round(0.002 * RATE)
+            if float(c[max(0, near - width) : near + width + 1].max()) > s.check_old_share * float(c.max()):
+                return None
+        return delay
+
+    def moved_to(self, points: list[tuple[float, float]]) -> None:
+        """Quick checks agree the path has moved: the track starts again from their (time, delay)."""
+        with self._lock:
+            self._track.restart(points)
+
+    def _search(self, mic: np.ndarray, start: float, lo_s: float, hi_s: float, peak_ratio: float) -> float | None:
+        lo = round(lo_s * RATE)
+        hi = round(hi_s * RATE)
+        ref = self.played_at(start - hi_s, len(mic) + hi - lo)
+        if float(np.sqrt(np.mean(ref**2))) < self.settings.min_reference_rms or not np.any(mic):
+            return None
+        lag = gcc_phat_delay(mic, ref, hi - lo, peak_ratio)
+        return None if lag is None else hi_s - lag / RATE
 
     def reset(self) -> None:
         """Forget what was played and the measured delay."""

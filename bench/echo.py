@@ -31,6 +31,8 @@ a synthesized question given to the turn directly.  A person is a WAV played int
   every other time) before N trials spread over each language's run, as a sound card's latency
   does after an underrun; the false barge-ins and stop words of the three trials after each step
   are counted apart.
+- ``path_suspicions``: per language, how often the echo filter's quick checks said the echo path
+  had moved (see :class:`audio.echo.EchoFilter`).
 - ``cpu_per_audio_s``: thread CPU seconds the echo filter took per second of microphone audio
   while it cancelled (hearth speaking), and over all audio.
 
@@ -551,6 +553,7 @@ async def run_language(language: str, args: argparse.Namespace) -> dict[str, Any
             "wall_s": round(wall, 1),
             "delay_ms": round(1000 * rig.echo.reference.delay_at(time.monotonic()), 1),
             "drift_ppm": round(rig.echo.reference.drift_ppm, 1),
+            "path_suspicions": rig.echo.path_suspicions,
             "cpu": {
                 "filter_s": rig.echo.cpu_s, "audio_s": rig.echo.audio_s,
                 "cancelling_cpu_s": rig.echo.cpu_cancelling_s, "cancelling_audio_s": rig.echo.audio_cancelling_s,
@@ -628,6 +631,7 @@ def summarize(per_language: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "voice_to_echo_db": round(20 * np.log10(USER_RMS / statistics.median(echo_rms)), 1) if echo_rms else None,
         "listening_over_voice": all(r["over_voice"] for r in quiet + spoken),
         "path_steps": _after_steps(quiet, spoken),
+        "path_suspicions": {language: data["path_suspicions"] for language, data in per_language.items()},
     }
 
 

@@ -10,6 +10,7 @@ import threading
 import numpy as np
 import pytest
 
+from audio.chime import chime
 from audio.echo import EchoFilter, EchoSettings, FarEndReference, ReferenceSettings, SpeexCanceller, make_canceller
 from audio.echo_reference import DelayTrack, gcc_phat_delay
 from audio.protocols import AudioChunk
@@ -392,26 +393,102 @@ def test_frames_the_listener_says_carry_the_users_voice_leave_the_figures() -> N
     assert figures[True][0] == pytest.approx(40.0, abs=0.5)
 
 
-def test_a_canceller_started_again_on_a_moved_path_has_no_figures_until_measured_anew() -> None:
-    """The echo path moves (a sound card's latency stepped by 30 ms): the filter restarts its
-    canceller, and the ERLE of the filter it had adapted says nothing of the new one.  Until the
-    new one is measured the figures are None, so the guard expects all of hearth's echo rather
-    than the old filter's 40 dB."""
+def test_a_moved_echo_path_is_found_within_a_third_of_a_second_and_its_old_figures_set_aside() -> None:
+    """The echo path moves (a sound card's latency stepped by 30 ms).  Quick checks of the delay
+    near the tracked one see it within a few of them: first the figures are set aside (the guard
+    expects all of hearth's echo rather than the old filter's 40 dB), then the track moves and
+    the canceller starts again, and its figures are measured anew."""
     rng = np.random.default_rng(8)
     far = (0.2 * rng.standard_normal(int(8.0 * FS))).astype(np.float32)
     mic = np.concatenate([echo_of(far, 0.060)[: 4 * FS], echo_of(far, 0.090)[4 * FS :]])
     ref, canceller = FarEndReference(), Leaving()
     flt = EchoFilter(canceller, ref)
-    seen: list[tuple[float, int, float | None]] = []
+    seen: list[tuple[float, int, float | None, bool]] = []
     for i in range(0, len(mic), 320):
         ref.played(far[i : i + 320], FS, T0 + i / FS)
         flt.clean(AudioChunk(mic[i : i + 320], FS), T0 + i / FS)
-        seen.append((i / FS, canceller.resets, flt.erle_worst_db))
+        seen.append((i / FS, canceller.resets, flt.erle_worst_db, flt.path_suspect))
     restarts = [k for k in range(1, len(seen)) if seen[k][1] > seen[k - 1][1]]
     assert len(restarts) == 2, "one restart when the delay is first measured, one when the path moved"
     moved = restarts[1]
-    assert seen[moved][0] > 4.0, "the restart follows the move"
-    assert seen[moved - 1][2] == pytest.approx(40.0, abs=0.5)
-    assert seen[moved][2] is None, "the old filter's figures are gone with it"
+    suspected = next(k for k, row in enumerate(seen) if row[3])
+    assert 4.0 < seen[suspected][0] <= seen[moved][0] < 4.3, "the move is found within a few quick checks"
+    assert seen[suspected - 1][2] == pytest.approx(40.0, abs=0.5)
+    assert all(row[2] is None for row in seen[suspected : moved + 1]), "the old filter's figures are gone"
+    assert not seen[moved][3], "the new filter is measured afresh"
     assert seen[-1][2] == pytest.approx(40.0, abs=0.5), "measured again on the new filter"
+    assert flt.path_suspicions == 1
     assert abs(ref.delay_at(T0 + 7.9) - 0.090) < 0.002
+
+
+def test_quick_checks_leave_an_unmoved_path_alone_while_the_user_talks_over_hearth() -> None:
+    """Voice-like replies with pauses, the user as loud as the echo over part of them, and a room
+    with a strong late reflection: in 40 s the quick checks never say the path moved."""
+    far = np.concatenate([np.concatenate([voice_like(2.5, seed=30 + k), np.zeros(FS // 2, np.float32)]) for k in range(14)])
+    h = room()
+    h = np.concatenate([h, np.zeros(int(0.15 * FS))])
+    h[int(0.13 * FS)] += 0.2  # a wall 20 m further away
+    user = np.zeros(len(far), np.float32)
+    for k in range(1, 14, 3):
+        a = k * 3 * FS + FS
+        user[a : a + FS] = voice_like(1.0, seed=90 + k, pitch=210.0) * 0.5
+    mic = echo_of(far, 0.080, h) + user
+    ref = FarEndReference()
+    flt = EchoFilter(SpeexCanceller(), ref)
+    run(flt, mic, ref=ref, far=far)
+    assert ref.delay_measured and abs(ref.delay_at(T0 + 40) - 0.080) < 0.002
+    assert flt.path_suspicions == 0
+
+
+def test_a_step_past_the_quick_checks_reach_is_left_to_the_measurements() -> None:
+    """A step of 150 ms lies beyond where the quick checks look: they say nothing, and the
+    second-long measurements move the track as before."""
+    rng = np.random.default_rng(9)
+    far = (0.2 * rng.standard_normal(int(8.0 * FS))).astype(np.float32)
+    mic = np.concatenate([echo_of(far, 0.060)[: 4 * FS], echo_of(far, 0.210)[4 * FS :]])
+    ref = FarEndReference()
+    flt = EchoFilter(Leaving(), ref)
+    run(flt, mic, ref=ref, far=far)
+    assert flt.path_suspicions == 0
+    assert abs(ref.delay_at(T0 + 7.9) - 0.210) < 0.002
+
+
+def test_a_ringing_timers_chime_moves_neither_the_track_nor_the_figures() -> None:
+    """The timer's chime is two pure notes: its correlation with the microphone peaks at every
+    period of them, beside the echo's own.  The quick checks take none of those peaks for a
+    moved path (the echo still comes at the tracked delay), and the track stays where it was."""
+    rng = np.random.default_rng(12)
+    note = chime(FS).samples
+    rings = np.concatenate([np.concatenate([note, np.zeros(int(0.6 * FS), np.float32)]) for _ in range(10)])
+    far = np.concatenate([(0.2 * rng.standard_normal(3 * FS)).astype(np.float32), rings])
+    ref = FarEndReference()
+    flt = EchoFilter(SpeexCanceller(), ref)
+    run(flt, echo_of(far, 0.080), ref=ref, far=far)
+    assert abs(ref.delay_at(T0 + len(far) / FS) - 0.080) < 0.002
+    assert flt.path_suspicions == 0
+
+
+@pytest.mark.parametrize("old_share, moved", [(0.3, False), (2.0, True)])
+def test_a_reflection_louder_than_the_direct_echo_is_no_move_while_the_direct_echo_sounds(old_share: float, moved: bool) -> None:
+    """The track follows the direct echo at 80 ms; then a reflection twice as loud comes 25 ms
+    later (a cupboard door opened beside the speaker).  The canceller's filter is long enough
+    for both, and the direct echo still comes when the track says: a quick check leaves the
+    path where it is.  Without the rule (a share above 1) it would take the reflection for a move."""
+    rng = np.random.default_rng(14)
+    far = (0.2 * rng.standard_normal(6 * FS)).astype(np.float32)
+    ref = FarEndReference(ReferenceSettings(check_old_share=old_share))
+    play(ref, far[: 4 * FS + FS // 2])
+    direct = echo_of(far, 0.080)
+    for s in range(FS, 4 * FS, FS // 2):
+        ref.measure(direct[s : s + FS], T0 + s / FS)
+    assert abs(ref.delay_at(T0 + 4.0) - 0.080) < 0.001
+    both = 0.5 * direct + echo_of(far, 0.105)
+    a, n = 4 * FS, int(0.2 * FS)
+    found = ref.check_near(both[a : a + n], T0 + a / FS, reach_s=0.06, step_s=0.01)
+    if moved:
+        assert found is not None and abs(found - 0.105) < 0.001
+    else:
+        assert found is None
+        # the reflection alone is a move, and a check says so
+        alone = ref.check_near(echo_of(far, 0.105)[a : a + n], T0 + a / FS, reach_s=0.06, step_s=0.01)
+        assert alone is not None and abs(alone - 0.105) < 0.001
