@@ -179,6 +179,7 @@ class EchoFilter:
         self._since_measure = 0
         self._since_check = 0
         self._moved: list[tuple[float, float]] = []  # quick checks in a row off the track: (time, delay)
+        self._held: list[tuple[float, float]] = []  # the figures set aside while the path is suspect
         self.path_suspect = False
         """Quick checks say the echo path moved and the canceller is not yet on it: no figures."""
         self.path_suspicions = 0
@@ -257,6 +258,8 @@ class EchoFilter:
         if abs(delay - tracked) <= s.restart_s:
             if self.path_suspect:
                 log.info("the echo path is where it was tracked (%.1f ms) after all", tracked * 1e3)
+                self._frames.extend(self._held)  # the same filter's: they stand again (none counted meanwhile)
+                self._held = []
             self._moved.clear()
             self.path_suspect = False
             return
@@ -267,6 +270,7 @@ class EchoFilter:
             log.info("the echo seems to come at %.1f ms, not %.1f ms: the guard expects all of it", delay * 1e3, tracked * 1e3)
             self.path_suspect = True
             self.path_suspicions += 1
+            self._held = list(self._frames)
             self._frames.clear()
         if len(self._moved) >= s.confirm_checks:
             self.reference.moved_to(self._moved)  # _frame restarts the canceller on the new delay
@@ -283,6 +287,7 @@ class EchoFilter:
                 # expects all of the echo (after a 12 ms step on the bench's room the old 20-40 dB
                 # stood for seconds while the fresh filter left 8-15, and its residual took onsets).
                 self._frames.clear()
+                self._held = []
                 self.path_suspect = False  # the new filter's frames are measured afresh
             self._applied = target
         far = self.reference.played_at(t - self._applied, FRAME)

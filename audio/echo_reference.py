@@ -109,7 +109,9 @@ class CountedClock:
 def gcc_phat(mic: np.ndarray, ref: np.ndarray, max_lag: int) -> np.ndarray:
     """The PHAT-weighted cross-correlation of ``mic`` with ``ref`` at lags ``0..max_lag``:
     element k is how well mic[i] matches ref[i + k].  ``ref`` must be ``len(mic) + max_lag`` long."""
-    n = 1 << int(np.ceil(np.log2(len(mic) + len(ref))))
+    # Circular correlation: lags past len(ref) never occur, and negative ones (down to
+    # -len(mic)) must not wrap into 0..max_lag.
+    n = 1 << int(np.ceil(np.log2(max(len(ref), len(mic) + max_lag + 1))))
     x = np.fft.rfft(mic.astype(np.float64), n)
     y = np.fft.rfft(ref.astype(np.float64), n)
     cross = np.conj(x) * y

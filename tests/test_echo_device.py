@@ -584,3 +584,40 @@ def test_the_listeners_guard_expects_the_residual_of_the_cancellers_worse_frames
     assert device.ears.over_voice is not None
     level = device.ears.over_voice.echo_level()
     assert level.erle_db == 15.0 and level.far_rms == 0.1
+
+
+def test_figures_set_aside_because_the_echo_path_moved_send_the_ear_to_the_pauses_until_measured_again(caplog) -> None:
+    """The filter sets its figures aside when the echo path moves (its ERLE is None again): the
+    guard's figures no longer describe the echo, so the user is heard in hearth's pauses until the
+    canceller is measured on the new path, and then over the voice again, with the full minimum.
+    An utterance still being recognized is not cut off by the switch."""
+    from firmware_py.speaking_up import SpeakingUp
+
+    caplog.set_level(logging.INFO)
+    pauses, voice, measure = Ear(), Ear(), Measure()
+    ears = SpeakingUp(pauses, voice, measure, min_erle_db=10.0, hysteresis_db=3.0)
+    chunk = AudioChunk(np.zeros(512, np.float32), RATE)
+    ears.follow(State.SPEAKING)
+    measure.erle_db = 30.0
+    ears.accept(chunk)
+    assert ears.hears_over_voice and voice.is_open
+    voice.deciding = True
+    measure.erle_db = None
+    ears.accept(chunk)
+    assert ears.hears_over_voice and voice.is_open, "what is being recognized is heard out"
+    voice.deciding = False
+    ears.accept(chunk)
+    assert ears.ear is pauses and not voice.is_open
+    ears.follow(State.PAUSING)
+    assert pauses.is_open, "the pauses are listened to"
+    measure.erle_db = 8.0  # the new filter is still converging: above the hysteresis, below the minimum
+    ears.accept(chunk)
+    assert ears.ear is pauses
+    measure.erle_db = 12.0
+    ears.accept(chunk)
+    assert ears.hears_over_voice and voice.is_open
+    changes = [r.getMessage() for r in caplog.records if "listening" in r.getMessage()]
+    assert changes[1:] == [
+        "listening in hearth's pauses only: the echo path moved, until the echo cancellation is measured on it",
+        "listening over hearth's voice: echo cancellation measured 12.0 dB (at least 10.0 dB needed)",
+    ]
