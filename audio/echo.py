@@ -23,7 +23,9 @@ aligned to the old delay, leaves far more echo than its figures say.  So every 2
 audio a quick check correlates the last 0.2 s of microphone with the reference near the tracked
 delay: two in a row agreeing on another delay, where the echo no longer comes at the tracked one,
 and the figures are set aside (:attr:`EchoFilter.path_suspect`: the guard expects all of the
-echo); four, and the track moves there and the canceller starts again.
+echo); four, and the track moves there and the canceller starts again.  The speaker's blocks
+breaking off (an underrun, with which a latency often steps) sets the figures aside the same way,
+until a check or a measurement finds the echo where it was tracked.
 """
 
 from __future__ import annotations
@@ -179,11 +181,12 @@ class EchoFilter:
         self._since_measure = 0
         self._since_check = 0
         self._moved: list[tuple[float, float]] = []  # quick checks in a row off the track: (time, delay)
+        self._runs_broken = self.reference.runs_broken
         self._held: list[tuple[float, float]] = []  # the figures set aside while the path is suspect
         self.path_suspect = False
         """Quick checks say the echo path moved and the canceller is not yet on it: no figures."""
         self.path_suspicions = 0
-        """How often that was said."""
+        """How often that was said (by the quick checks, or because the speaker's blocks broke off)."""
         self._bypass_tail = np.zeros(self.latency, np.float32)
         self._chunk_far_e = 0.0
         self.frames_cancelled = 0
@@ -241,6 +244,14 @@ class EchoFilter:
             delay = self.reference.measure(buf, self._measure_t)
             if delay is not None:
                 log.debug("echo delay measured: %.1f ms (drift %.0f ppm)", delay * 1e3, self.reference.drift_ppm)
+                if self.path_suspect and abs(delay - self.reference.delay_at(self._measure_t + len(buf) / (2 * RATE))) <= self.settings.restart_s:
+                    self._path_holds(delay)
+        if self.reference.runs_broken != self._runs_broken:
+            # An underrun: the reference's new run is placed by its stamp, and a sound card's
+            # latency often steps with it (bursts of them came with two of the bench room's steps).
+            self._runs_broken = self.reference.runs_broken
+            if self.reference.delay_measured and not self.path_suspect:
+                self._suspect("the speaker's blocks broke off: the guard expects all of the echo until it is found again")
         self._since_check += len(samples)
         n = round(self.settings.check_window_s * RATE)
         if self._since_check >= round(self.settings.check_every_s * RATE) and len(buf) >= n:
@@ -256,25 +267,31 @@ class EchoFilter:
         t = start + len(mic) / (2 * RATE)
         tracked = self.reference.delay_at(t)
         if abs(delay - tracked) <= s.restart_s:
-            if self.path_suspect:
-                log.info("the echo path is where it was tracked (%.1f ms) after all", tracked * 1e3)
-                self._frames.extend(self._held)  # the same filter's: they stand again (none counted meanwhile)
-                self._held = []
             self._moved.clear()
-            self.path_suspect = False
+            if self.path_suspect:
+                self._path_holds(tracked)
             return
         if self._moved and (abs(delay - self._moved[-1][1]) > self.reference.settings.outlier_s or t - self._moved[-1][0] > 0.5):
             self._moved.clear()
         self._moved.append((t, delay))
         if len(self._moved) >= s.suspect_checks and not self.path_suspect:
-            log.info("the echo seems to come at %.1f ms, not %.1f ms: the guard expects all of it", delay * 1e3, tracked * 1e3)
-            self.path_suspect = True
-            self.path_suspicions += 1
-            self._held = list(self._frames)
-            self._frames.clear()
+            self._suspect(f"the echo seems to come at {delay * 1e3:.1f} ms, not {tracked * 1e3:.1f} ms: the guard expects all of it")
         if len(self._moved) >= s.confirm_checks:
             self.reference.moved_to(self._moved)  # _frame restarts the canceller on the new delay
             self._moved = []
+
+    def _suspect(self, why: str) -> None:
+        log.info("%s", why)
+        self.path_suspect = True
+        self.path_suspicions += 1
+        self._held = list(self._frames)
+        self._frames.clear()
+
+    def _path_holds(self, delay: float) -> None:
+        log.info("the echo path is where it was tracked (%.1f ms) after all", delay * 1e3)
+        self._frames.extend(self._held)  # the same filter's: they stand again (none counted meanwhile)
+        self._held = []
+        self.path_suspect = False
 
     def _frame(self, near: np.ndarray, t: float) -> np.ndarray:
         s = self.settings

@@ -231,6 +231,9 @@ class FarEndReference:
         self._track = DelayTrack(self.settings)
         self.measurements = 0
         """Delay measurements accepted so far."""
+        self.runs_broken = 0
+        """How often the speaker's blocks broke off mid-stream (an underrun, most often: where a
+        sound card's latency steps)."""
 
     # ---- the speaker's side
 
@@ -245,6 +248,7 @@ class FarEndReference:
             if not self._run.continues(at, len(samples) / rate, rate == self._resampler_rate):
                 if self._run.last_error is not None and rate == self._resampler_rate:
                     log.info("the speaker's blocks broke off (stamped %+.1f ms from their count): a new run", self._run.last_error * 1e3)
+                    self.runs_broken += 1
                 if self._resampler is not None:  # what the old run's resampler still holds
                     self._write(
                         self._write_at, np.asarray(self._resampler.resample_chunk(np.zeros(0, np.float32), last=True), np.float32)

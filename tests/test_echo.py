@@ -492,3 +492,37 @@ def test_a_reflection_louder_than_the_direct_echo_is_no_move_while_the_direct_ec
         # the reflection alone is a move, and a check says so
         alone = ref.check_near(echo_of(far, 0.105)[a : a + n], T0 + a / FS, reach_s=0.06, step_s=0.01)
         assert alone is not None and abs(alone - 0.105) < 0.001
+
+
+def test_an_underrun_sets_the_figures_aside_until_the_checks_find_the_echo_where_it_was() -> None:
+    """The speaker underruns: 30 ms of silence reach the DAC, and its next block is stamped 30 ms
+    past its count (a new run).  A sound card's latency often steps with that, so the figures are
+    set aside at once; here the path held, the first quick checks find the echo where it was
+    tracked, and the same filter's figures stand again, the canceller not restarted."""
+    rng = np.random.default_rng(15)
+    far = (0.2 * rng.standard_normal(8 * FS)).astype(np.float32)
+    gap_at, gap = 5 * FS, int(0.030 * FS)
+    dac = np.concatenate([far[:gap_at], np.zeros(gap, np.float32), far[gap_at:]])  # what the DAC played
+    mic = echo_of(dac, 0.070)
+    ref, canceller = FarEndReference(), Leaving()
+    flt = EchoFilter(canceller, ref)
+    seen: list[tuple[float, bool, float | None]] = []
+    for i in range(0, len(mic), 320):
+        if i < gap_at:
+            ref.played(far[i : min(i + 320, gap_at)], FS, T0 + i / FS)
+        elif i - gap_at < len(far) - gap_at:
+            k = i - gap_at  # the blocks after the underrun, each stamped past its count by the gap
+            ref.played(far[gap_at + k : gap_at + k + 320], FS, T0 + (i + gap) / FS)
+        flt.clean(AudioChunk(mic[i : i + 320], FS), T0 + i / FS)
+        seen.append((i / FS, flt.path_suspect, flt.erle_worst_db))
+        if i == gap_at - 320:
+            resets = canceller.resets
+    assert ref.runs_broken == 1
+    suspect = [t for t, s, _ in seen if s]
+    assert suspect and 5.0 <= suspect[0] < 5.05, "set aside as soon as the blocks broke off"
+    assert suspect[-1] < 5.35, "and found again within a few quick checks"
+    assert all(e is None for t, s, e in seen if s)
+    after = next(e for t, s, e in seen if t > suspect[-1])
+    assert after == pytest.approx(40.0, abs=0.5), "the same filter's figures stand again"
+    assert canceller.resets == resets, "the canceller is not restarted for the underrun"
+    assert flt.path_suspicions == 1
