@@ -14,6 +14,7 @@ from agent.listening.stop_words import AROUND, STOP_PHRASES, heard_stop, is_stop
     "Hold on.", "Stop. Thank you.", "  stop  ", "Stop…", "«Stop»", "ＳＴＯＰ",
     # "hearth, stop" as Whisper tiny hears it said quickly over a reply
     "Hard. Stop.", "Hi. Stop.", "Heart, stop.", "Hurts, stop.", "Hot. Stop.", "Hot, stop it.", "Harp! Cancel.",
+    "Hold it.", "Hold up!", "One second.", "Just a moment.", "Pause.", "Wait, wait, one sec.",
 ])
 def test_english_stop_phrases_in_whispers_spellings_stop(text):
     assert is_stop(text)
@@ -22,7 +23,7 @@ def test_english_stop_phrases_in_whispers_spellings_stop(text):
 @pytest.mark.parametrize("text", [
     "그만", "그만.", "그만!", "그만해", "그만 해", "그만해 줘", "그만 해 줘", "그만해줘요", "그만하세요", "잠깐", "잠깐만",
     "잠깐만요.", "잠시만요", "멈춰", "멈춰 주세요", "취소", "취소해 줘", "아니 그만해", "좀 그만해", "이제 그만", "제발 그만!",
-    "그만 그만", "스톱", "됐어요.",
+    "그만 그만", "스톱", "됐어요.", "기다려", "잠깐 기다려", "잠깐만 기다려 줘", "그만 말해", "쉿!", "조용", "말하지 마",
 ])
 def test_korean_stop_phrases_stop_whatever_the_spacing(text):
     assert is_stop(text)
@@ -35,6 +36,8 @@ def test_korean_stop_phrases_stop_whatever_the_spacing(text):
     "타이머 취소", "파스타 타이머 취소해 줘", "그만 먹어", "잠깐 다음 단계 뭐야", "아니", "좀", "네",
     "Stop. What's the time?", "그만. 몇 시야?", "hard", "hi", "hard boiled, stop", "don't stop",
     "Hot. Stop the timer.", "Hot. What's next?", "Hot.", "Salt and pepper. Stop.", "Hot stop",
+    "pause the timer", "one second on the microwave", "hold it at a simmer", "기다려 타이머 몇 분?", "조용한 음악 틀어 줘",
+    "말하지 마 그리고 타이머 꺼",
 ])
 def test_anything_more_than_a_stop_phrase_is_a_request(text):
     assert not is_stop(text)
