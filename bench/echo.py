@@ -64,7 +64,7 @@ from agent.assistant import Assistant
 from agent.events import State
 from agent.turn import Press, TurnDeps
 from audio.echo import EchoFilter, EchoSettings, FarEndReference, make_canceller
-from audio.protocols import AudioChunk
+from audio.protocols import AudioChunk, Transcript
 from audio.wav import WavFileMicrophone, read_wav, resample, write_wav
 from bench.echo_room import KitchenRoom, RoomSettings
 
@@ -224,6 +224,44 @@ def find_clip(mic: np.ndarray, mic_start: float, clip: np.ndarray) -> tuple[floa
 # --------------------------------------------------------------------------- the rig
 
 
+class _KeepingWhatItHears:
+    """The recognizer, keeping each utterance decoded for its n best (the reply listener's) as a
+    WAV (and the exact float samples) with its transcript beside it, for replaying a miss offline."""
+
+    def __init__(self, recognizer: Any, directory: Path) -> None:
+        self._recognizer = recognizer
+        self._directory = directory
+        self._count = 0
+        self.language = recognizer.language
+        self.sample_rate = recognizer.sample_rate
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._recognizer, name)
+
+    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "", *, hypotheses: int = 1) -> AsyncIterator[Transcript]:
+        if hypotheses <= 1:
+            async for transcript in self._recognizer.transcribe(audio, context, hypotheses=hypotheses):
+                yield transcript
+            return
+        chunks: list[np.ndarray] = []
+
+        async def kept() -> AsyncIterator[AudioChunk]:
+            async for chunk in audio:
+                chunks.append(chunk.samples)
+                yield chunk
+
+        async for transcript in self._recognizer.transcribe(kept(), context, hypotheses=hypotheses):
+            if transcript.is_final:
+                self._count += 1
+                stem = self._directory / f"{self.language}-{self._count:03d}"
+                samples = np.concatenate(chunks or [np.zeros(0, np.float32)]).astype(np.float32)
+                write_wav(stem.with_suffix(".wav"), AudioChunk(samples, self.sample_rate))
+                np.save(stem.with_suffix(".npy"), samples)  # exactly what was decoded, for a replay that matches
+                stem.with_suffix(".json").write_text(json.dumps(
+                    {"text": transcript.text, "alternatives": transcript.alternatives, "context": context}, ensure_ascii=False) + "\n")
+            yield transcript
+
+
 class _Replies:
     """The scripted talker: each turn gets the next reply text."""
 
@@ -267,6 +305,8 @@ class Rig:
     canceller: str = "speex"
     room_settings: RoomSettings = field(default_factory=RoomSettings)
     min_erle_db: float = 20.0
+    keep_heard: Path | None = None
+    """Where to keep what the reply listener had recognized (WAV and transcript); None: nowhere."""
 
     async def open(self) -> None:
         from audio.portaudio import MicrophoneSettings, SoundDeviceMicrophone, SoundDeviceSpeaker, SpeakerSettings
@@ -282,6 +322,9 @@ class Rig:
         await asyncio.gather(asyncio.to_thread(vad.load), asyncio.to_thread(recognizer.load), synthesizer.load())
         await asyncio.to_thread(recognizer.warm)
         await synthesizer.warm()
+        if self.keep_heard is not None:
+            self.keep_heard.mkdir(parents=True, exist_ok=True)
+            recognizer = _KeepingWhatItHears(recognizer, self.keep_heard)
         self.room = KitchenRoom(self.room_settings)
         self.room.open()
         self.echo = MeasuredFilter(make_canceller(self.canceller), FarEndReference(), EchoSettings(min_erle_db=self.min_erle_db))
@@ -505,7 +548,7 @@ class _Heard(logging.Handler):
 
 
 async def run_language(language: str, args: argparse.Namespace) -> dict[str, Any]:
-    rig = Rig(language, args.canceller, RoomSettings(), args.min_erle_db)
+    rig = Rig(language, args.canceller, RoomSettings(), args.min_erle_db, args.keep_heard)
     await rig.open()
     heard = _Heard()
     logging.getLogger("agent.listening.barge_in").addHandler(heard)
@@ -664,6 +707,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--path-steps", type=int, default=0, help="times the room's echo path steps in each language")
     parser.add_argument("--step-ms", type=int, default=20, help="how far it steps (and back, every other time)")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--keep-heard", type=Path, default=None, help="a folder for what was said over the replies, as heard (WAV + transcript)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     languages = args.language or ["en", "ko"]

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 
-from bench.echo import _after_steps, speech_onset, step_before
+from audio.protocols import AudioChunk
+from bench.echo import _after_steps, _KeepingWhatItHears, speech_onset, step_before
+from tests.fakes import ScriptedRecognizer
 
 RATE = 16000
 
@@ -53,3 +58,22 @@ def test_the_trials_just_after_a_step_are_counted_apart() -> None:
     assert _after_steps(quiet, spoken) == {
         "after": 3, "replies_after": 2, "false_barge_ins_after": 2, "stops_after": 2, "stops_heard_after": 1,
     }
+
+
+async def test_what_the_reply_listener_decodes_is_kept_exactly_and_a_turns_audio_is_not(tmp_path: Path) -> None:
+    kept = _KeepingWhatItHears(ScriptedRecognizer("그만해."), tmp_path)
+    said = word(0.4, 0.1)
+
+    async def audio():
+        for i in range(0, len(said), 1600):
+            yield AudioChunk(said[i : i + 1600], RATE)
+
+    finals = [t.text async for t in kept.transcribe(audio(), "그만.", hypotheses=5) if t.is_final]
+    assert finals == ["그만해."]
+    assert np.array_equal(np.load(tmp_path / "en-001.npy"), said)
+    assert json.loads((tmp_path / "en-001.json").read_text())["text"] == "그만해."
+    assert (tmp_path / "en-001.wav").stat().st_size > 2 * len(said)
+
+    finals = [t.text async for t in kept.transcribe(audio(), "") if t.is_final]
+    assert finals == ["그만해."]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["en-001.json", "en-001.npy", "en-001.wav"]
