@@ -27,6 +27,13 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+PORTAUDIO_STREAM_CALLS = threading.RLock()
+"""Held around every call that opens, starts, stops or closes a PortAudio stream.  PortAudio is
+one library per process and not thread-safe: the microphone opening in its thread while the
+speaker opens in another aborted the process inside the host API (``Fatal Python error:
+Aborted`` in ``sounddevice``'s stream constructor).  A call stuck in a hung server keeps it,
+so the others wait in their own threads and time out as the stuck one did."""
+
 
 @dataclass(frozen=True)
 class LossSettings:
@@ -222,10 +229,11 @@ def _hand_late(future: asyncio.Future[T], late: Callable[[T], None]) -> None:
 
 def stop_and_close(stream: Any) -> None:
     """Stop and close a stream (blocking; waits for the callback to return)."""
-    try:
-        stream.stop()
-    finally:
-        stream.close()
+    with PORTAUDIO_STREAM_CALLS:
+        try:
+            stream.stop()
+        finally:
+            stream.close()
 
 
 async def close_stream(stream: Any, timeout_s: float, name: str) -> bool:
