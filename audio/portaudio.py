@@ -36,15 +36,7 @@ import numpy as np
 import soxr
 
 from audio.protocols import AudioChunk, AudioDeviceError, CapturedChunk, HeardCallback, PlaybackListener
-from audio.stream_guard import (
-    PORTAUDIO_STREAM_CALLS,
-    LossSettings,
-    StreamWatch,
-    bounded_call,
-    close_stream,
-    leave_portaudio_at_exit,
-    stop_and_close,
-)
+from audio.stream_guard import LossSettings, StreamWatch, bounded_call, close_stream, leave_portaudio_at_exit, stop_and_close
 
 log = logging.getLogger(__name__)
 
@@ -137,23 +129,22 @@ class SoundDeviceMicrophone:
         generation = self._watch.next_generation()
 
         def open_stream() -> Any:
-            with PORTAUDIO_STREAM_CALLS:
-                stream = sd.InputStream(
-                    device=s.device,
-                    samplerate=s.sample_rate,
-                    channels=1,
-                    dtype="float32",
-                    blocksize=blocksize,
-                    latency=s.latency,
-                    callback=functools.partial(self._callback, generation),
-                    finished_callback=functools.partial(self._watch.finished, generation),
-                )
-                try:
-                    stream.start()
-                except BaseException:
-                    stream.close()
-                    raise
-                return stream
+            stream = sd.InputStream(
+                device=s.device,
+                samplerate=s.sample_rate,
+                channels=1,
+                dtype="float32",
+                blocksize=blocksize,
+                latency=s.latency,
+                callback=functools.partial(self._callback, generation),
+                finished_callback=functools.partial(self._watch.finished, generation),
+            )
+            try:
+                stream.start()
+            except BaseException:
+                stream.close()
+                raise
+            return stream
 
         try:
             stream = await bounded_call(open_stream, s.loss.open_timeout_s, late=stop_and_close)
@@ -338,21 +329,16 @@ class SoundDeviceSpeaker:
         generation = self._watch.next_generation()
 
         def open_stream() -> Any:
-            with PORTAUDIO_STREAM_CALLS:
-                return sd.OutputStream(
-                    device=s.device,
-                    samplerate=s.sample_rate,
-                    channels=1,
-                    dtype="float32",
-                    blocksize=s.blocksize,
-                    latency=s.latency,
-                    callback=functools.partial(self._callback, generation),
-                    finished_callback=functools.partial(self._watch.finished, generation),
-                )
-
-        def start_stream() -> None:
-            with PORTAUDIO_STREAM_CALLS:
-                stream.start()
+            return sd.OutputStream(
+                device=s.device,
+                samplerate=s.sample_rate,
+                channels=1,
+                dtype="float32",
+                blocksize=s.blocksize,
+                latency=s.latency,
+                callback=functools.partial(self._callback, generation),
+                finished_callback=functools.partial(self._watch.finished, generation),
+            )
 
         try:
             stream = await bounded_call(open_stream, s.loss.open_timeout_s, late=stop_and_close)
@@ -363,7 +349,7 @@ class SoundDeviceSpeaker:
         self._stream = stream
         self._sync_clock()
         try:
-            await bounded_call(start_stream, s.loss.open_timeout_s)
+            await bounded_call(stream.start, s.loss.open_timeout_s)
         except (sd.PortAudioError, TimeoutError) as exc:
             self._stream = None
             await close_stream(stream, s.loss.close_timeout_s, self._watch.name)

@@ -28,7 +28,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 PORTAUDIO_STREAM_CALLS = threading.RLock()
-"""Held around every call that opens, starts, stops or closes a PortAudio stream.  PortAudio is
+"""Held around every call :func:`bounded_call` makes and every :func:`stop_and_close` (the calls
+that open, start, stop or close a PortAudio stream).  PortAudio is
 one library per process and not thread-safe: the microphone opening in its thread while the
 speaker opens in another aborted the process inside the host API (``Fatal Python error:
 Aborted`` in ``sounddevice``'s stream constructor).  A call stuck in a hung server keeps it,
@@ -195,7 +196,8 @@ async def bounded_call(call: Callable[[], T], timeout_s: float, late: Callable[[
         result: T | None = None
         error: BaseException | None = None
         try:
-            result = call()
+            with PORTAUDIO_STREAM_CALLS:
+                result = call()
         except BaseException as exc:  # noqa: BLE001 - handed to the waiter
             error = exc
         with lock:

@@ -232,8 +232,6 @@ class _KeepingWhatItHears:
         self._recognizer = recognizer
         self._directory = directory
         self._count = 0
-        self.language = recognizer.language
-        self.sample_rate = recognizer.sample_rate
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._recognizer, name)
@@ -306,7 +304,7 @@ class Rig:
     room_settings: RoomSettings = field(default_factory=RoomSettings)
     min_erle_db: float = 20.0
     keep_heard: Path | None = None
-    """Where to keep what the reply listener had recognized (WAV and transcript); None: nowhere."""
+    """Where to keep what the reply listener had recognized (samples, WAV, transcript); None: nowhere."""
 
     async def open(self) -> None:
         from audio.portaudio import MicrophoneSettings, SoundDeviceMicrophone, SoundDeviceSpeaker, SpeakerSettings
@@ -707,7 +705,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--path-steps", type=int, default=0, help="times the room's echo path steps in each language")
     parser.add_argument("--step-ms", type=int, default=20, help="how far it steps (and back, every other time)")
     parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--keep-heard", type=Path, default=None, help="a folder for what was said over the replies, as heard (WAV + transcript)")
+    parser.add_argument("--keep-heard", type=Path, default=None, help="a folder for what was said over the replies, as heard (samples, WAV, transcript and n best)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     languages = args.language or ["en", "ko"]
