@@ -16,8 +16,10 @@ from agent.record import ConversationRecord, RecordEntry
 from agent.timeline import Timeline
 from agent.deciding.confirm import PendingAct
 from agent.deciding.undo import Act
-from agent.text_turns import TextTurns
-from agent.turn import Outcome, Press, Turn, TurnDeps, TurnResult
+from agent.deps import TurnDeps
+from agent.listening.listen import Press
+from agent.results import Outcome, TurnResult
+from agent.turn import Turn
 from audio.protocols import AudioChunk
 
 log = logging.getLogger(__name__)
@@ -79,7 +81,6 @@ class Assistant:
         self._announce_lock = asyncio.Lock()
         self._record_failing = False
         """The last write to the record failed (a full disk): the next failures are not logged again."""
-        self._text_turns = TextTurns(self)
         self._cut_by_voice: int | None = None
         """The turn the user's voice cut off last (:meth:`user_spoke`), until the next turn starts:
         a stop word recognized after it is recorded with that turn."""
@@ -250,17 +251,10 @@ class Assistant:
         self._launch(turn, number)
         return turn
 
-    def answer_text(self, text: str) -> AsyncIterator[str]:
-        """Answer ``text`` as if it had been heard, and yield each unit of the answer as it is cut.
-
-        Nothing is played on the speaker.  The turn waits for the one under way and for earlier
-        text turns; a press interrupts it like any turn, and closing the iterator cancels it.
-        Empty text yields nothing.  See :mod:`agent.text_turns`."""
-        return self._text_turns.answer(text)
-
-    def start_text_turn(self, text: str, emit: Callable[[Event], None]) -> Turn:
-        """Start answering ``text`` now, with a text-only output; ``emit`` gets the turn's events
-        once they are recorded.  Only for when no turn is under way (:meth:`answer_text` waits for that)."""
+    def start_text_turn(self, text: str, emit: Callable[[Event], None], deps: TurnDeps) -> Turn:
+        """Start answering ``text`` now with ``deps`` (the assistant's own, with a text-only output);
+        ``emit`` gets the turn's events once they are recorded.  Only for when no turn is under way
+        (:class:`agent.text_turns.TextTurns` waits for that)."""
         self._stop_prewarm()
         pending, self.pending = self.pending, None
         number = self._begin_turn()
@@ -272,7 +266,7 @@ class Assistant:
             emit(event)
 
         turn = Turn(
-            self._text_turns.deps(),
+            deps,
             _no_audio(),
             Press(),
             history=self.history,
@@ -288,8 +282,8 @@ class Assistant:
     async def until_idle(self) -> None:
         """Wait until no turn is under way and the last one has been recorded."""
         while (turn := self.current) is not None:
-            if turn._task is not None:
-                await asyncio.wait([turn._task])
+            if turn.task is not None:
+                await asyncio.wait([turn.task])
             await asyncio.sleep(0)  # let the finished turn's callback clear ``current``
 
     def _launch(self, turn: Turn, number: int) -> None:
@@ -301,8 +295,8 @@ class Assistant:
     async def handle(self, audio: AsyncIterator[AudioChunk], press: Press, timeline: Timeline | None = None) -> TurnResult:
         """Run one turn to its end and return what happened."""
         turn = self.start_turn(audio, press, timeline)
-        assert turn._task is not None
-        return await turn._task
+        assert turn.task is not None
+        return await turn.task
 
     async def announce(self, text: str, sound: AudioChunk | None = None) -> bool:
         """Say ``text`` (after ``sound``) once no turn is in progress; False if a press cut it short.

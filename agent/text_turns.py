@@ -17,20 +17,21 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
+from agent.assistant import Assistant
+from agent.deps import TurnDeps
 from agent.events import Event, UnitSpoken
 from agent.speaking.text_out import SilentSynthesizer, TextSpeaker
-from agent.turn import TurnDeps
-
-if TYPE_CHECKING:
-    from agent.assistant import Assistant
 
 log = logging.getLogger(__name__)
 
 
 class TextTurns:
-    """The assistant's text turns, one at a time, each streamed unit by unit to its asker."""
+    """The assistant's text turns, one at a time, each streamed unit by unit to its asker.
+
+    Built by whoever serves text turns (the Wyoming server's wiring), around the one assistant
+    that also answers the button, so both kinds of turn share its line, history and record.
+    """
 
     def __init__(self, assistant: Assistant) -> None:
         self.assistant = assistant
@@ -42,7 +43,7 @@ class TextTurns:
         deps = self.assistant.deps
         return replace(deps, synthesizer=SilentSynthesizer(deps.language), speaker=TextSpeaker())
 
-    async def answer(self, text: str) -> AsyncIterator[str]:
+    async def answer_text(self, text: str) -> AsyncIterator[str]:
         """Yield each unit of the answer to ``text`` as it is cut, in order; nothing for empty text.
 
         The iteration ends with the turn, however it ends (answered, interrupted by a press).
@@ -61,8 +62,8 @@ class TextTurns:
                 if isinstance(event, UnitSpoken):
                     told.put_nowait(event.text)
 
-            turn = assistant.start_text_turn(text, hear)
-            task = turn._task
+            turn = assistant.start_text_turn(text, hear, self.deps())
+            task = turn.task
             assert task is not None
             try:
                 while not (task.done() and told.empty()):

@@ -13,41 +13,29 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TypeVar
 
-
-from agent.speaking.cadence import Cadence, CadenceRules, PaceSettings
 from agent.deciding.confirm import PendingAct
 from agent.deciding.intents import is_backchannel
+from agent.deciding.reasoner import EarlyReading
 from agent.deciding.responder import Responder
 from agent.deciding.speculation import SpeculativeRecord
-from agent.deciding.reasoner import EarlyReading, Reasoner
 from agent.deciding.thinker import Thinker
 from agent.deciding.undo import Act
-from agent.events import (
-    Event,
-    ReplyTextAppended,
-    State,
-    TranscriptPartial,
-    StateChanged,
-    TranscriptFinal,
-    TurnFailed,
-    TurnInterrupted,
-    UtteranceEnded,
-)
-from agent.features import Features
-from agent.speaking.filters import FilterChain, default_chain
-from agent.listening.listen import ListenSettings, Press, UtteranceListener
-from agent.model.llm import ChatMessage, ChatModel
+from agent.deps import TurnDeps
+from agent.events import Event, State, StateChanged, TranscriptFinal, TranscriptPartial, TurnFailed, TurnInterrupted, UtteranceEnded
+from agent.listening.listen import Press, UtteranceListener
+from agent.model.llm import ChatMessage
+from agent.results import Outcome, TurnResult
+from agent.speaking.cadence import Cadence
 from agent.speaking.phrases import Phrase, phrase
-from agent.speaking.speech_out import SpokenUnit, UnitSpeaker
+from agent.speaking.reply import ReplyPath
+from agent.speaking.speech_out import UnitSpeaker
 from agent.timeline import Timeline
-from agent.deciding.tool_use import ToolUse
-from agent.results import Outcome, ToolCallRecord, TurnResult
-from audio.protocols import AudioChunk, AudioDeviceError, Recognizer, Speaker, Synthesizer, TurnEndModel, VoiceActivityDetector
+from audio.protocols import AudioChunk, AudioDeviceError
 
-__all__ = ["ListenSettings", "Outcome", "Press", "SpokenUnit", "ToolCallRecord", "Turn", "TurnDeps", "TurnResult"]
+__all__ = ["StageFailed", "Turn", "device_lost"]
 
 log = logging.getLogger(__name__)
 
@@ -95,37 +83,6 @@ def _first_of(exc: BaseException, kind: type[E]) -> E | None:
         return found
     return None
 
-
-
-@dataclass
-class TurnDeps:
-    """The components a turn uses; all behind protocols so fakes can stand in."""
-
-    vad: VoiceActivityDetector
-    recognizer: Recognizer
-    chat: ChatModel
-    synthesizer: Synthesizer
-    speaker: Speaker
-    language: str
-    system_prompt: str
-    listen: ListenSettings = field(default_factory=ListenSettings)
-    max_reply_tokens: int | None = None
-    features: Features = field(default_factory=Features)
-    tools: ToolUse | None = None
-    """Tool calling; None answers with free text only."""
-    filters: Callable[[], FilterChain] = default_chain
-    """Builds the stream filters for one reply."""
-    cadence: CadenceRules = field(default_factory=CadenceRules)
-    """How a reply is cut into spoken units."""
-    pace: PaceSettings = field(default_factory=PaceSettings)
-    """The pauses between a reply's units."""
-    turn_model: TurnEndModel | None = None
-    """Hears whether a pause is the end of the user's turn; None leaves it to a fixed silence."""
-    reasoner: Reasoner | None = None
-    """The larger model for what the talker cannot answer; None: the talker answers everything."""
-    speech_context: Callable[[], str] | None = None
-    """Words likely to be said (the household's units, items, labels, titles, places), read at the
-    start of each turn and given to the recognizer."""
 
 
 class Turn:
@@ -178,6 +135,11 @@ class Turn:
     # -- control ---------------------------------------------------------------------------
     def start(self) -> asyncio.Task[TurnResult]:
         self._task = asyncio.create_task(self.run(), name="turn")
+        return self._task
+
+    @property
+    def task(self) -> asyncio.Task[TurnResult] | None:
+        """The turn's task once started: its end is the turn's end."""
         return self._task
 
     async def wait(self) -> TurnResult:
@@ -353,9 +315,9 @@ class Turn:
             self.result.outcome = Outcome.BACKCHANNEL  # folded into the conversation: no reply, no exchange
             return
         units: asyncio.Queue[int | None] = asyncio.Queue()
-        reply = _ReplyText(self, units)
+        reply = self._reply_path(units)
         self.result.outcome = Outcome.ANSWERED
-        think: Callable[[str, _ReplyText], Awaitable[None]] = self._think
+        think: Callable[[str, ReplyPath], Awaitable[None]] = self._think
         if self.deps.tools is not None:
             responder = Responder(
                 self.deps, self.timeline, self.result, self._committed, self.history,
@@ -369,13 +331,21 @@ class Turn:
         finally:
             # Also on cancellation: what the model wrote but nobody heard is part of the record.
             reply.close()
+            self.result.reply = reply.text.strip()
+        if reply.gave_nothing:
+            self.result.outcome = Outcome.NO_ANSWER
         self._finish_units()
+
+    def _reply_path(self, units: asyncio.Queue[int | None]) -> ReplyPath:
+        d = self.deps
+        rules = d.cadence if d.features.cadence else replace(d.cadence, enabled=False)
+        return ReplyPath(self.out, d.filters(), Cadence(rules, d.pace), units, d.language, self.emit)
 
     async def _speak_when_sure(self, units: asyncio.Queue[int | None]) -> None:
         await self._committed.wait()
         await self.out.speak(units)
 
-    async def _think(self, text: str, reply: _ReplyText) -> None:
+    async def _think(self, text: str, reply: ReplyPath) -> None:
         d, tl = self.deps, self.timeline
         messages = [ChatMessage("system", d.system_prompt), *self.history, ChatMessage("user", text)]
         tl.mark("llm_start")
@@ -414,74 +384,3 @@ def device_lost(exc: BaseException) -> AudioDeviceError | None:
     if isinstance(exc, BaseExceptionGroup) and exc.split(AudioDeviceError)[1] is not None:
         return None  # something else went wrong as well: that is the turn's failure
     return _first_of(exc, AudioDeviceError)
-
-
-class _ReplyText:
-    """The reply's text path: filters, then Cadence, then the turn's units queue.
-
-    ``kind`` labels the units cut while it is set ("pretool" for the line before a tool).
-    ``flush()`` is the boundary: filters in order, then Cadence, so that every unit written
-    so far is complete.  ``written()`` waits until those units' audio is with the speaker.
-    """
-
-    def __init__(self, turn: Turn, units: asyncio.Queue[int | None]) -> None:
-        d = turn.deps
-        self.turn = turn
-        self.units = units
-        self.filters = d.filters()
-        rules = d.cadence if d.features.cadence else replace(d.cadence, enabled=False)
-        self.cadence = Cadence(rules, d.pace)
-        turn.out.cadence = self.cadence
-        self.parts: list[str] = []
-        self.kind = "answer"
-        self.queued: list[int] = []
-        self._after_boundary = False
-
-    def feed(self, piece: str) -> None:
-        self._pass_on(self.filters.feed(piece))
-
-    def flush(self) -> None:
-        self._pass_on(self.filters.flush())
-        for unit in self.cadence.flush():
-            self._queue(unit)
-        self._after_boundary = True
-
-    def _pass_on(self, text: str) -> None:
-        if text:
-            if self._after_boundary and self.parts and not self.parts[-1][-1:].isspace() and not text[:1].isspace():
-                text = " " + text  # the line before a tool was flushed: what follows is a new sentence
-            self._after_boundary = False
-            self.parts.append(text)
-            self.turn.emit(ReplyTextAppended(text))
-            for unit in self.cadence.feed(text):
-                self._queue(unit)
-
-    def _queue(self, unit: str) -> None:
-        index = self.turn.out.add(unit, self.kind, place=len(self.cadence.units) - 1)
-        self.queued.append(index)
-        self.units.put_nowait(index)
-
-    async def written(self) -> None:
-        for index in self.queued:
-            await self.turn.out.written(index).wait()
-
-    def end(self) -> None:
-        """No more text: a reply with nothing to say gets the fallback line; the speaker may stop."""
-        turn = self.turn
-        self.cadence.end()
-        if not any(ch.isalpha() for ch in self.text):
-            log.warning("the model gave no usable reply: %r", self.text[:200])
-            turn.result.outcome = Outcome.NO_ANSWER
-            index = turn.out.add(phrase(turn.deps.language, Phrase.NO_ANSWER), "phrase")
-            self.queued.append(index)
-            self.units.put_nowait(index)
-        self.units.put_nowait(None)
-
-    def close(self) -> None:
-        for unit in self.cadence.flush():
-            self.turn.out.add(unit, self.kind)
-        self.turn.result.reply = self.text.strip()
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)

@@ -62,7 +62,8 @@ import numpy as np
 
 from agent.assistant import Assistant
 from agent.events import State
-from agent.turn import Press, TurnDeps
+from agent.deps import TurnDeps
+from agent.listening.listen import Press
 from audio.echo import EchoFilter, EchoSettings, FarEndReference, make_canceller
 from audio.protocols import AudioChunk, Transcript
 from audio.wav import WavFileMicrophone, read_wav, resample, write_wav

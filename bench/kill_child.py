@@ -35,7 +35,7 @@ from agent.assistant import Assistant
 from agent.events import Event, StateChanged, ToolCalled, ToolStarted, TranscriptFinal, UnitSpoken
 from agent.record import ConversationRecord
 from agent.speaking.phrases import system_prompt
-from agent.turn import TurnDeps
+from agent.deps import TurnDeps
 from audio.espeak_tts import EspeakSettings, EspeakSynthesizer
 from audio.protocols import AudioChunk, Transcript
 from audio.volume import VolumeSpeaker

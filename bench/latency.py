@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.assistant import Assistant
-from agent.turn import TurnResult
+from agent.results import TurnResult
 from audio.wav import WavFileSpeaker, read_wav
 from bench.metrics import aggregate, asr_rtf, turn_figures
 from bench.runner import git_commit

@@ -16,7 +16,8 @@ from pathlib import Path
 from agent.assistant import Assistant
 from agent.events import Event, State, StateChanged, TurnFailed
 from agent.record import ConversationRecord
-from agent.turn import Press, TurnResult
+from agent.listening.listen import Press
+from agent.results import TurnResult
 from audio.protocols import AudioChunk
 from audio.wav import WavFileMicrophone, WavFileSpeaker
 from firmware_py.config import HearthConfig

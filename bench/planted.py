@@ -33,7 +33,7 @@ from agent.model.llm import ChatMessage
 from agent.results import Outcome, TurnResult
 from agent.speaking.phrases import system_prompt
 from agent.timeline import Timeline
-from agent.turn import TurnDeps
+from agent.deps import TurnDeps
 from bench.scenarios import Kitchen
 from firmware_py.config import HearthConfig, ToolsConfig
 from firmware_py.home_tools import HomeTools, open_home_tools

@@ -26,7 +26,7 @@ from typing import Any
 
 from agent.assistant import Assistant
 from agent.features import Features
-from agent.turn import TurnResult
+from agent.results import TurnResult
 from audio.wav import WavFileSpeaker, read_wav
 from bench.hearing import HeardReference, ReferenceDecoder, hearing_figures
 from bench.answers import answer_right

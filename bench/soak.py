@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.results import Outcome
-from agent.turn import TurnResult
+from agent.results import TurnResult
 from audio.wav import read_wav
 from bench.live_loop import LiveLoop, LogTap
 from bench.runner import git_commit

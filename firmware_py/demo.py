@@ -15,7 +15,8 @@ from importlib import resources
 from pathlib import Path
 
 from agent.assistant import Assistant
-from agent.turn import Press, TurnResult
+from agent.listening.listen import Press
+from agent.results import TurnResult
 from audio.protocols import AudioChunk
 from audio.wav import AudioFileError, WavFileMicrophone, WavFileSpeaker, read_wav
 from firmware_py.config import HearthConfig

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from agent.assistant import Assistant
 from agent.listening.barge_in import EchoLevel, PauseListener, ReplyListener
 from agent.events import Event, SpeechStarted, State, StateChanged, TranscriptFinal, TurnFailed
-from agent.turn import Press
+from agent.listening.listen import Press
 from audio.protocols import AudioChunk, AudioDeviceError, Microphone, VoiceActivityDetector, captured_at
 from firmware_py.gpio import PushToTalk, StatusLight
 from firmware_py.recovery import BackoffSettings, DeviceReopener, FaultLight, Reopenable, WatchedSpeaker

@@ -20,6 +20,7 @@ from typing import Any
 from agent.assistant import Assistant
 from agent.events import Event
 from agent.live_view import LiveView
+from agent.text_turns import TextTurns
 from audio.silent import SilentSpeaker
 from firmware_py.config import HearthConfig, ReasonerConfig, web_address, wyoming_address
 from firmware_py.service import ServiceNotifier
@@ -221,7 +222,7 @@ async def start_wyoming(config: HearthConfig, uri: str, assistant: Assistant, ot
         recognizers=recognizers,
         synthesizers=synthesizers,
         cadence={language: cadence_settings(config, language)[0] for language in synthesizers},
-        answers=assistant if "handle" in programs else None,
+        answers=TextTurns(assistant) if "handle" in programs else None,
         answer_languages=(config.language,),
         speech_context={config.language: deps.speech_context} if deps.speech_context is not None else {},
         programs=programs,

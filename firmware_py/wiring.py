@@ -27,7 +27,8 @@ from agent.deciding.tool_calls import JsonChatModel
 from agent.deciding.tool_use import ToolUse
 from tools.executor import ToolExecutor
 from agent.listening.turn_end import TurnEndSettings
-from agent.turn import ListenSettings, TurnDeps
+from agent.deps import TurnDeps
+from agent.listening.listen import ListenSettings
 from audio.chime import chime
 from audio.echo import EchoFilter
 from audio.protocols import Recognizer, Speaker, Synthesizer

@@ -30,7 +30,8 @@ from agent.features import Features
 from agent.listening.listen import Press
 from agent.live_view import LiveView
 from agent.record import ConversationRecord
-from agent.turn import TurnDeps, TurnResult
+from agent.deps import TurnDeps
+from agent.results import TurnResult
 from audio.protocols import AudioChunk, Transcript
 from audio.wav import WavFileMicrophone, WavFileSpeaker
 from firmware_py.config import HearthConfig, ToolsConfig

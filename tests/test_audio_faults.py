@@ -21,7 +21,7 @@ from gpiozero import Device
 
 from agent.assistant import Assistant
 from agent.events import State
-from agent.turn import Outcome
+from agent.results import Outcome
 from audio.portaudio import MicrophoneSettings, SoundDeviceMicrophone, SoundDeviceSpeaker, SpeakerSettings
 from audio.protocols import AudioChunk, AudioDeviceError
 from audio.stream_guard import LossSettings

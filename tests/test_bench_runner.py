@@ -11,7 +11,7 @@ from bench.runner import BenchSettings, SuiteRun
 from firmware_py.cli import main
 from firmware_py.config import parse_config
 from tests.fakes import EnergyVad, ScriptedChatModel, ScriptedRecognizer, ToneSynthesizer
-from agent.turn import TurnDeps
+from agent.deps import TurnDeps
 
 TINY = """
 suite: tiny

@@ -10,7 +10,8 @@ import pytest
 from agent.assistant import Assistant
 from agent.listening.barge_in import PauseListener
 from agent.speaking.cadence import split_units
-from agent.turn import ListenSettings, Press, TurnDeps
+from agent.deps import TurnDeps
+from agent.listening.listen import ListenSettings, Press
 from audio.levels import QUIET
 from audio.piper_tts import PiperSettings, PiperSynthesizer
 from audio.protocols import AudioChunk

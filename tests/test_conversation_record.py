@@ -8,7 +8,8 @@ from pathlib import Path
 
 from agent.assistant import Assistant
 from agent.record import ConversationRecord
-from agent.turn import Outcome, Press
+from agent.listening.listen import Press
+from agent.results import Outcome
 from audio.wav import WavFileMicrophone
 from firmware_py.cli import main
 from tests.fakes import speech_like

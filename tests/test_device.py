@@ -15,7 +15,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from agent.assistant import Assistant
 from agent.events import State
 from agent.model.llm import stream_from_thread
-from agent.turn import Outcome
+from agent.results import Outcome
 from audio.protocols import AudioChunk
 from firmware_py.device import DeviceLoop
 from firmware_py.gpio import STATE_COLOURS, GpioButton, KeyboardButton, RgbStatusLight

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from agent.assistant import Assistant
 from agent.events import State
-from agent.turn import Outcome, device_lost
+from agent.results import Outcome
+from agent.turn import device_lost
 from audio.portaudio import MicrophoneSettings, SoundDeviceMicrophone, SoundDeviceSpeaker, SpeakerSettings
 from audio.protocols import AudioChunk, AudioDeviceError
 from audio.stream_guard import LossSettings, StreamWatch

@@ -20,7 +20,7 @@ import pytest
 
 from agent.assistant import Assistant
 from agent.events import State
-from agent.turn import Outcome
+from agent.results import Outcome
 from audio.protocols import AudioChunk, CapturedChunk, Transcript
 from audio.wav import WavFileSpeaker
 from firmware_py.device import DeviceLoop

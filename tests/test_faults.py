@@ -19,7 +19,8 @@ from agent.assistant import Assistant
 from agent.events import Event, ToolCalled, TurnFailed
 from agent.record import ConversationRecord, RecordEntry
 from agent.speaking.phrases import Phrase, phrase
-from agent.turn import Outcome, TurnDeps
+from agent.deps import TurnDeps
+from agent.results import Outcome
 from audio.protocols import AudioChunk, Transcript
 from audio.wav import WavFileSpeaker
 from tests.fakes import EnergyVad, ScriptedChatModel, ScriptedRecognizer, ToneSynthesizer, say, speech_like

@@ -13,7 +13,7 @@ import pytest
 
 from agent.assistant import Assistant
 from agent.record import ConversationRecord
-from agent.turn import Outcome
+from agent.results import Outcome
 from audio.wav import WavFileSpeaker, read_wav
 from bench.audio import scenario_audio
 from firmware_py.config import parse_config

@@ -34,7 +34,7 @@ from agent.events import Event, ToolCalled
 from agent.model.llm import ChatMessage
 from agent.record import ConversationRecord, RecordEntry
 from agent.speaking.phrases import system_prompt
-from agent.turn import TurnDeps
+from agent.deps import TurnDeps
 from bench.planted import household_state, open_kitchen
 from bench.scenarios import Kitchen, PlantedPlace, PlantedTimer
 from firmware_py.home_tools import HomeTools

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from agent.assistant import Assistant
-from agent.turn import Outcome, Press
+from agent.listening.listen import Press
+from agent.results import Outcome
 from audio.protocols import AudioChunk
 from audio.wav import WavFileMicrophone, WavFileSpeaker, read_wav, write_wav
 from firmware_py.cli import main

@@ -15,7 +15,8 @@ from agent.assistant import Assistant
 from agent.deciding.tool_calls import ToolCallPlanner
 from agent.deciding.tool_use import ToolUse
 from agent.record import ConversationRecord
-from agent.turn import Outcome, TurnDeps
+from agent.deps import TurnDeps
+from agent.results import Outcome
 from audio.wav import WavFileMicrophone
 from tests.fakes import EnergyVad, ScriptedRecognizer, speech_like
 from tests.test_turn_tools import CharSink, CharSynthesizer, TimedJson, decision

@@ -16,7 +16,8 @@ import pytest
 from agent.assistant import Assistant
 from agent.listening.barge_in import EchoLevel, ReplyListener, ReplySettings
 from agent.record import ConversationRecord
-from agent.turn import Outcome, Press
+from agent.listening.listen import Press
+from agent.results import Outcome
 from audio.chime import chime
 from audio.protocols import AudioChunk, Transcript, VadEvent
 from audio.wav import WavFileMicrophone

@@ -15,6 +15,7 @@ from agent.deciding.tool_use import ToolUse
 from agent.events import Event, StateChanged, ToolCalled, TranscriptFinal, UnitSpoken
 from agent.listening.listen import Press
 from agent.model.llm import ChatMessage
+from agent.text_turns import TextTurns
 from audio.wav import WavFileMicrophone, WavFileSpeaker
 from firmware_py.config import HearthConfig, ToolsConfig
 from firmware_py.home_tools import HomeTools, open_home_tools
@@ -66,7 +67,8 @@ async def test_units_come_out_as_cadence_cuts_them_before_the_reply_is_finished(
     speaker = WavFileSpeaker(16000)
     events: list[Event] = []
     assistant = _assistant(chat, events, speaker)
-    stream = assistant.answer_text("what time is it")
+    texts = TextTurns(assistant)
+    stream = texts.answer_text("what time is it")
     first = await anext(stream)
     assert first == "It is noon."
     assert chat.waiting.is_set() and not chat.gate.is_set()  # the model is still writing the rest
@@ -92,8 +94,9 @@ async def test_units_come_out_as_cadence_cuts_them_before_the_reply_is_finished(
 async def test_empty_text_yields_nothing_and_starts_no_turn():
     chat = GatedChat(["Hello."], [])
     assistant = _assistant(chat)
-    assert await _all(assistant.answer_text("")) == []
-    assert await _all(assistant.answer_text("  \n ")) == []
+    texts = TextTurns(assistant)
+    assert await _all(texts.answer_text("")) == []
+    assert await _all(texts.answer_text("  \n ")) == []
     assert chat.calls == [] and assistant.record.entries() == []
 
 
@@ -101,8 +104,9 @@ async def test_the_next_text_turn_has_the_last_one_in_its_history():
     chat = GatedChat(["It is noon."], [])
     chat.gate.set()
     assistant = _assistant(chat)
-    assert await _all(assistant.answer_text("what time is it")) == ["It is noon."]
-    assert await _all(assistant.answer_text("and now")) == ["It is noon."]
+    texts = TextTurns(assistant)
+    assert await _all(texts.answer_text("what time is it")) == ["It is noon."]
+    assert await _all(texts.answer_text("and now")) == ["It is noon."]
     history = [(m.role, m.content) for m in chat.calls[1][1:-1]]
     assert history == [("user", "what time is it"), ("assistant", "It is noon.")]
 
@@ -110,7 +114,8 @@ async def test_the_next_text_turn_has_the_last_one_in_its_history():
 async def test_closing_the_stream_early_cancels_the_turn_and_records_it_interrupted():
     chat = GatedChat(["It is noon. ", "Enjoy "], ["your lunch."])
     assistant = _assistant(chat)
-    stream = assistant.answer_text("what time is it")
+    texts = TextTurns(assistant)
+    stream = texts.answer_text("what time is it")
     assert await anext(stream) == "It is noon."
     await chat.waiting.wait()
     await stream.aclose()
@@ -124,16 +129,17 @@ async def test_closing_the_stream_early_cancels_the_turn_and_records_it_interrup
     chat2 = GatedChat(["Yes."], [])
     chat2.gate.set()
     assistant.deps.chat = chat2
-    assert await _all(assistant.answer_text("are you there")) == ["Yes."]
+    assert await _all(texts.answer_text("are you there")) == ["Yes."]
 
 
 async def test_a_consumer_cancelled_while_waiting_cancels_the_turn():
     chat = GatedChat(["It is noon. ", "Enjoy "], ["your lunch."])
     assistant = _assistant(chat)
+    texts = TextTurns(assistant)
     got: list[str] = []
 
     async def consume() -> None:
-        async with contextlib.aclosing(assistant.answer_text("what time is it")) as stream:
+        async with contextlib.aclosing(texts.answer_text("what time is it")) as stream:
             async for unit in stream:
                 got.append(unit)
 
@@ -152,13 +158,14 @@ async def test_a_text_turn_waits_for_the_spoken_turn_under_way_and_for_earlier_t
     chat = GatedChat(["Spoken answer."], [])
     events: list[Event] = []
     assistant = _assistant(chat, events)
+    texts = TextTurns(assistant)
     assistant.deps.recognizer = ScriptedRecognizer("what time is it")
     press = Press()
     asyncio.get_running_loop().call_later(0.0, press.release)
     voice = assistant.start_turn(WavFileMicrophone(speech_like(0.4, silence_before_s=0.1, silence_after_s=0.0)).chunks(), press)
     await chat.waiting.wait()  # the spoken turn is answering
-    first = asyncio.create_task(_all(assistant.answer_text("first question")))
-    second = asyncio.create_task(_all(assistant.answer_text("second question")))
+    first = asyncio.create_task(_all(texts.answer_text("first question")))
+    second = asyncio.create_task(_all(texts.answer_text("second question")))
     for _ in range(20):
         await asyncio.sleep(0)
     assert not first.done() and not second.done() and len(chat.calls) == 1  # both wait their turn
@@ -173,7 +180,8 @@ async def test_a_text_turn_waits_for_the_spoken_turn_under_way_and_for_earlier_t
 async def test_a_press_interrupts_a_text_turn_and_its_stream_ends():
     chat = GatedChat(["It is noon. ", "Enjoy "], ["your lunch."])
     assistant = _assistant(chat)
-    stream = assistant.answer_text("what time is it")
+    texts = TextTurns(assistant)
+    stream = texts.answer_text("what time is it")
     assert await anext(stream) == "It is noon."
     await chat.waiting.wait()
     assistant.deps.recognizer = ScriptedRecognizer("stop")
@@ -210,7 +218,8 @@ def _tool_assistant(home: HomeTools, rules: list[tuple[str, ToolPlan]], events: 
 async def test_a_timer_asked_by_text_is_set_through_the_executor_and_recorded(home: HomeTools):
     events: list[Event] = []
     assistant = _tool_assistant(home, [("timer for ten minutes", ToolPlan("", "timer_start", {"duration_s": 600}))], events)
-    units = await _all(assistant.answer_text("set a timer for ten minutes"))
+    texts = TextTurns(assistant)
+    units = await _all(texts.answer_text("set a timer for ten minutes"))
     assert [t.duration_s for t in home.timers.active()] == [600]
     assert units and "10 minute" in " ".join(units)
     called = [e for e in events if isinstance(e, ToolCalled)]
@@ -227,9 +236,10 @@ async def test_an_item_added_by_voice_is_read_back_by_text(home: HomeTools):
         ("on my shopping list", ToolPlan("", "shopping_list", {})),
     ]
     assistant = _tool_assistant(home, rules, events)
+    texts = TextTurns(assistant)
     spoken = await say(assistant, "add milk to my shopping list")
     assert [c.name for c in spoken.tool_calls if c.acted] == ["shopping_add"]
-    units = await _all(assistant.answer_text("what's on my shopping list"))
+    units = await _all(texts.answer_text("what's on my shopping list"))
     assert "milk" in " ".join(units).lower()
     assert [e.item for e in home.lists.items()] == ["milk"]
 
@@ -238,7 +248,8 @@ async def test_the_line_before_a_slow_tool_comes_first(home: HomeTools):
     events: list[Event] = []
     plan = ToolPlan("Let me look that up.", "recipe_search", {"query": "banana bread"})
     assistant = _tool_assistant(home, [("banana bread", plan)], events)
-    units = await _all(assistant.answer_text("find me a banana bread recipe"))
+    texts = TextTurns(assistant)
+    units = await _all(texts.answer_text("find me a banana bread recipe"))
     spoken = [(e.text, e.kind) for e in events if isinstance(e, UnitSpoken)]
     assert spoken[0] == ("Let me look that up.", "pretool") and units[0] == "Let me look that up."
     assert len(units) > 1 and units == [text for text, _ in spoken]
@@ -251,10 +262,11 @@ async def test_the_live_view_starts_afresh_for_a_text_turn_after_a_spoken_one():
     chat.gate.set()
     view = LiveView()
     assistant = _assistant(chat, speaker=None)
+    texts = TextTurns(assistant)
     assistant.on_event = view
     await say(assistant, "what time is it")
     assert view.snapshot()["heard"] == "what time is it" and len(view.snapshot()["units"]) == 1
-    assert await _all(assistant.answer_text("and the date")) == ["It is noon."]
+    assert await _all(texts.answer_text("and the date")) == ["It is noon."]
     snap = view.snapshot()
     assert snap["heard"] == "and the date" and snap["final"]
     assert [u["text"] for u in snap["units"]] == ["It is noon."]
@@ -263,9 +275,10 @@ async def test_the_live_view_starts_afresh_for_a_text_turn_after_a_spoken_one():
 async def test_undo_by_text_takes_back_an_act_made_by_voice(home: HomeTools):
     events: list[Event] = []
     assistant = _tool_assistant(home, [("add milk", ToolPlan("", "shopping_add", {"item": "milk"}))], events)
+    texts = TextTurns(assistant)
     await say(assistant, "add milk to my shopping list")
     assert [e.item for e in home.lists.items()] == ["milk"]
-    units = await _all(assistant.answer_text("undo that"))
+    units = await _all(texts.answer_text("undo that"))
     assert units and home.lists.items() == []
     assert [(c.name, c.origin) for c in events if isinstance(c, ToolCalled)][-1] == ("shopping_complete", "user")
 
@@ -273,12 +286,13 @@ async def test_undo_by_text_takes_back_an_act_made_by_voice(home: HomeTools):
 async def test_a_text_turn_given_up_while_it_waits_starts_nothing():
     chat = GatedChat(["Spoken answer."], [])
     assistant = _assistant(chat)
+    texts = TextTurns(assistant)
     assistant.deps.recognizer = ScriptedRecognizer("what time is it")
     press = Press()
     press.release()
     voice = assistant.start_turn(WavFileMicrophone(speech_like(0.4, silence_before_s=0.1, silence_after_s=0.0)).chunks(), press)
     await chat.waiting.wait()
-    waiting = asyncio.create_task(_all(assistant.answer_text("never mind")))
+    waiting = asyncio.create_task(_all(texts.answer_text("never mind")))
     for _ in range(20):
         await asyncio.sleep(0)
     waiting.cancel()
@@ -286,5 +300,5 @@ async def test_a_text_turn_given_up_while_it_waits_starts_nothing():
         await waiting
     chat.gate.set()
     await voice.wait()
-    assert await _all(assistant.answer_text("what now")) == ["Spoken answer."]
+    assert await _all(texts.answer_text("what now")) == ["Spoken answer."]
     assert [e.text for e in assistant.record.entries() if e.role == "user"] == ["what time is it", "what now"]

@@ -12,7 +12,9 @@ from agent.assistant import Assistant
 from agent.speaking.cadence import speech_pauses
 from agent.events import State, StateChanged, TurnInterrupted
 from agent.timeline import KEY_MARKS
-from agent.turn import ListenSettings, Outcome, Press, TurnDeps
+from agent.deps import TurnDeps
+from agent.listening.listen import ListenSettings, Press
+from agent.results import Outcome
 from audio.wav import WavFileMicrophone, WavFileSpeaker
 from tests.fakes import EnergyVad, ScriptedChatModel, ScriptedRecognizer, ToneSynthesizer, speech_like
 

@@ -13,7 +13,9 @@ from agent.speaking.cadence import speech_pauses, split_units
 from agent.events import State, StateChanged
 from agent.features import Features
 from agent.record import ConversationRecord
-from agent.turn import ListenSettings, Outcome, Press, TurnDeps
+from agent.deps import TurnDeps
+from agent.listening.listen import ListenSettings, Press
+from agent.results import Outcome
 from audio.protocols import AudioChunk
 from audio.wav import WavFileMicrophone, WavFileSpeaker
 from tests.fakes import EnergyVad, ScriptedChatModel, ScriptedRecognizer, ToneSynthesizer, speech_like

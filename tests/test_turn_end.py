@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from agent.features import Features
-from agent.turn import ListenSettings, Outcome
+from agent.listening.listen import ListenSettings
+from agent.results import Outcome
 from agent.listening.turn_end import TurnEndSettings, quiet_since, sounds_unfinished
 from audio.protocols import AudioChunk, TurnEndModel
 from tests.fakes import EnergyVad, ScriptedRecognizer, ScriptedTurnModel, speech_like

@@ -23,7 +23,8 @@ from agent.listening.listen import Press
 from agent.speaking.filters import FilterChain, RoleMarkerFilter, ThinkingFilter
 from agent.deciding.tool_calls import ToolCallPlanner
 from agent.deciding.tool_use import ToolUse, pretool_line, usable_line
-from agent.turn import Outcome, TurnDeps
+from agent.deps import TurnDeps
+from agent.results import Outcome
 from audio.protocols import AudioChunk
 from audio.wav import WavFileMicrophone
 from tests.fakes import EnergyVad, ScriptedRecognizer, say, speech_like

@@ -10,6 +10,7 @@ from wyoming.error import Error
 from wyoming.handle import Handled, HandledChunk, HandledStart, NotHandled
 from wyoming.info import Describe
 
+from agent.text_turns import TextTurns
 from firmware_py.wyoming import offer_from
 from tests.wyoming_kit import ScriptedAnswers, client, read_until, serving
 
@@ -86,6 +87,7 @@ async def test_a_failed_write_after_a_unit_closes_the_turn_at_once() -> None:
 
     chat = GatedChat(["It is noon. ", "Enjoy "], ["your lunch."])
     assistant = _assistant(chat)
+    texts = TextTurns(assistant)
     written: list[str] = []
 
     async def write(event) -> None:
@@ -94,7 +96,7 @@ async def test_a_failed_write_after_a_unit_closes_the_turn_at_once() -> None:
             raise ConnectionResetError("the client is gone")
 
     with pytest.raises(ConnectionResetError):
-        await answer(assistant, "what time is it", None, write)
+        await answer(texts, "what time is it", None, write)
     assert written == ["handled-start", "handled-chunk"]
     # No garbage collection in between: the turn ended when the write failed.
     assert assistant.current is None
@@ -102,7 +104,7 @@ async def test_a_failed_write_after_a_unit_closes_the_turn_at_once() -> None:
     chat2.gate.set()
     assistant.deps.chat = chat2
     units = []
-    async with contextlib.aclosing(assistant.answer_text("are you there")) as stream:
+    async with contextlib.aclosing(texts.answer_text("are you there")) as stream:
         async for unit in stream:
             units.append(unit)
     assert units == ["Yes."]
@@ -114,7 +116,8 @@ async def test_a_client_gone_after_the_first_chunk_frees_the_assistant_for_the_n
 
     chat = GatedChat(["It is noon. ", "Enjoy "], ["your lunch."])
     assistant = _assistant(chat)
-    async with serving(offer_from(answers=assistant, answer_languages=["en"])) as (_, host, port):
+    texts = TextTurns(assistant)
+    async with serving(offer_from(answers=texts, answer_languages=["en"])) as (_, host, port):
         async with client(host, port) as c:
             await c.write_event(Transcript("what time is it", language="en").event())
             got = await read_until(c, "handled-chunk")

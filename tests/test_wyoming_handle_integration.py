@@ -10,6 +10,7 @@ from wyoming.asr import Transcript
 from wyoming.handle import Handled, HandledChunk
 
 from agent.assistant import Assistant
+from agent.text_turns import TextTurns
 from audio.wav import WavFileSpeaker
 from firmware_py.config import load_config
 from firmware_py.home_tools import HomeTools
@@ -42,7 +43,7 @@ async def test_a_timer_set_and_the_list_read_over_wyoming_act_on_the_household(m
     home = deps.tools.home
     try:
         await assistant.warm()
-        offer = offer_from(answers=assistant, answer_languages=("en",), programs=("handle",))
+        offer = offer_from(answers=TextTurns(assistant), answer_languages=("en",), programs=("handle",))
         async with serving(offer) as (_server, host, port):
             chunks, handled = await _ask(host, port, "Set a timer for ten minutes.")
             assert [t.duration_s for t in home.timers.active()] == [600], handled

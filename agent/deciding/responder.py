@@ -24,7 +24,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
@@ -36,20 +36,19 @@ from agent.deciding.thinker import example_key, words_of
 from agent.deciding.tool_calls import NO_TOOL, SayDelta, ToolChosen, ToolPlan
 from agent.deciding.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, usable_line
 from agent.deciding.undo import Act, asks_to_undo, cannot_undo, nothing_to_undo, opposite
+from agent.deps import TurnDeps
 from agent.events import Delegated, Event, ToolCalled, ToolStarted
 from agent.model.llm import ChatMessage
 from agent.results import ToolCallRecord, TurnResult
 from agent.timeline import Timeline
 from tools.executor import MAY_ACT, Origin
 
-if TYPE_CHECKING:
-    from agent.turn import TurnDeps
-
 log = logging.getLogger(__name__)
 
 
 class Reply(Protocol):
-    """Where the answer's text goes (the turn's filters, Cadence and speaker)."""
+    """Where the answer's text goes: the turn's :class:`~agent.speaking.reply.ReplyPath` (filters,
+    Cadence, then the speaker)."""
 
     kind: str
 

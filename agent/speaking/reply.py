@@ -1,0 +1,103 @@
+"""The reply path: the answer's text through the stream filters, then Cadence, into the turn's units.
+
+Whoever writes the answer (the plain model stream, or the Responder with its tools) feeds text
+into a :class:`ReplyPath`; the turn's speaker takes the units off its queue as they are cut.
+``flush()`` is the boundary before a tool and at the end of the reply: every filter in order,
+each one's held text fed through the next, then Cadence, so every unit queued so far is
+complete and the line before a tool is heard before the tool runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+from agent.events import Event, ReplyTextAppended
+from agent.speaking.cadence import Cadence
+from agent.speaking.filters import FilterChain
+from agent.speaking.phrases import Phrase, phrase
+from agent.speaking.speech_out import UnitSpeaker
+
+log = logging.getLogger(__name__)
+
+
+class ReplyPath:
+    """One reply's text on its way to the speaker: filters, Cadence, then ``units``.
+
+    ``kind`` labels the units cut while it is set ("pretool" for the line before a tool).
+    ``written()`` waits until the units queued so far are with the speaker.  ``end()`` says no
+    more text comes; a reply with nothing to say gets the fallback line, and ``gave_nothing``
+    tells the turn so.
+    """
+
+    def __init__(
+        self,
+        out: UnitSpeaker,
+        filters: FilterChain,
+        cadence: Cadence,
+        units: asyncio.Queue[int | None],
+        language: str,
+        emit: Callable[[Event], None] = lambda _e: None,
+    ) -> None:
+        self.out = out
+        self.filters = filters
+        self.cadence = cadence
+        out.cadence = cadence  # the speaker paces by the units this reply cuts
+        self.units = units
+        self.language = language
+        self.emit = emit
+        self.parts: list[str] = []
+        self.kind = "answer"
+        self.queued: list[int] = []
+        self.gave_nothing = False
+        """The reply ended with no usable text: the fallback line was said instead."""
+        self._after_boundary = False
+
+    def feed(self, piece: str) -> None:
+        self._pass_on(self.filters.feed(piece))
+
+    def flush(self) -> None:
+        self._pass_on(self.filters.flush())
+        for unit in self.cadence.flush():
+            self._queue(unit)
+        self._after_boundary = True
+
+    def _pass_on(self, text: str) -> None:
+        if text:
+            if self._after_boundary and self.parts and not self.parts[-1][-1:].isspace() and not text[:1].isspace():
+                text = " " + text  # the line before a tool was flushed: what follows is a new sentence
+            self._after_boundary = False
+            self.parts.append(text)
+            self.emit(ReplyTextAppended(text))
+            for unit in self.cadence.feed(text):
+                self._queue(unit)
+
+    def _queue(self, unit: str) -> None:
+        index = self.out.add(unit, self.kind, place=len(self.cadence.units) - 1)
+        self.queued.append(index)
+        self.units.put_nowait(index)
+
+    async def written(self) -> None:
+        for index in self.queued:
+            await self.out.written(index).wait()
+
+    def end(self) -> None:
+        """No more text: a reply with nothing to say gets the fallback line; the speaker may stop."""
+        self.cadence.end()
+        if not any(ch.isalpha() for ch in self.text):
+            log.warning("the model gave no usable reply: %r", self.text[:200])
+            self.gave_nothing = True
+            index = self.out.add(phrase(self.language, Phrase.NO_ANSWER), "phrase")
+            self.queued.append(index)
+            self.units.put_nowait(index)
+        self.units.put_nowait(None)
+
+    def close(self) -> None:
+        """The reply is over, however it ended: what Cadence still held is kept as a unit (unheard)."""
+        for unit in self.cadence.flush():
+            self.out.add(unit, self.kind)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
