@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from agent.assistant import Assistant
 from agent.deciding.reasoner import Reasoner, ReasonerSettings
 from agent.deciding.reference import KitchenReference
-from agent.deciding.example_bank import BANK
+from agent.deciding.banks import example_bank
 from agent.speaking.cadence import CadenceRules, PaceSettings
 from agent.record import ConversationRecord
 from agent.model.llm import LlamaChatModel, LlamaSettings
@@ -177,7 +177,7 @@ def make_recognizer(config: HearthConfig, store: ModelStore, profile: PlatformPr
 
 def kitchen_lexicon(language: str) -> Lexicon:
     """The words the recognizer's hypotheses are weighed by: the requests hearth serves and the units."""
-    return Lexicon.of([entry[0] for entry in BANK.get(language, [])] + [KITCHEN_WORDS.get(language, "")])
+    return Lexicon.of([entry[0] for entry in example_bank().get(language, [])] + [KITCHEN_WORDS.get(language, "")])
 
 
 def make_synthesizer(config: HearthConfig, store: ModelStore) -> Any:

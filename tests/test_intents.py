@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.deciding.example_bank import BANK, NONE
+from agent.deciding.banks import NONE, example_bank
 from agent.deciding.intents import asks_to_know, cued_tools, is_follow_up, offered
 from agent.deciding.tool_examples import ExamplePicker
 from tools.registry import NO_TOOL
@@ -16,7 +16,7 @@ ACTING = ("timer_start", "timer_cancel", "timer_adjust", "timer_pause", "timer_r
 def test_every_example_asks_for_its_tool_in_words(language: str) -> None:
     # The bank is how hearth is taught each tool; a phrasing it teaches must never be filtered out.
     missing = [
-        (tool, request) for request, _say, tool, _args in BANK[language]
+        (tool, request) for request, _say, tool, _args in example_bank()[language]
         if tool != NONE and tool not in cued_tools(request, language) and not is_follow_up(request, language)
     ]
     assert missing == []

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent.deciding.example_bank import BANK, NONE
+from agent.deciding.banks import NONE, example_bank
 from agent.deciding.tool_calls import ToolCallPlanner, planner_messages
 from agent.deciding.tool_examples import ExamplePicker, NarrowedChat, default_planner, example_values, language_of
 from bench.ha_intents import ha_intents_dir
@@ -24,7 +24,7 @@ def _normalised(text: str) -> str:
 
 
 def _bank_requests() -> dict[str, str]:
-    return {_normalised(request): request for entries in BANK.values() for request, *_ in entries}
+    return {_normalised(request): request for entries in example_bank().values() for request, *_ in entries}
 
 
 def _suite_requests() -> set[str]:
@@ -61,17 +61,17 @@ def test_no_example_is_a_home_assistant_sentence() -> None:
 
 @pytest.mark.parametrize("language", ["en", "ko"])
 def test_the_bank_covers_every_tool_and_no_tool_in_both_languages(language: str) -> None:
-    called = {tool for _, _, tool, _ in BANK[language]}
+    called = {tool for _, _, tool, _ in example_bank()[language]}
     assert called == {*MODEL_TOOLS, NONE}  # the command tools are never the model's to choose
-    assert sum(tool == NONE for _, _, tool, _ in BANK[language]) >= 15
-    hangul = [request for request, *_ in BANK[language] if re.search(r"[가-힣]", request)]
-    assert (len(hangul) == len(BANK[language])) if language == "ko" else not hangul
+    assert sum(tool == NONE for _, _, tool, _ in example_bank()[language]) >= 15
+    hangul = [request for request, *_ in example_bank()[language] if re.search(r"[가-힣]", request)]
+    assert (len(hangul) == len(example_bank()[language])) if language == "ko" else not hangul
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])
 def test_every_example_is_a_valid_call_of_the_real_tool(language: str, tmp_path: Path) -> None:
     registry, _ = build_registry(tmp_path, language)
-    for request, say, tool, args in BANK[language]:
+    for request, say, tool, args in example_bank()[language]:
         assert say and len(say) <= 60, request
         if tool == NONE:
             assert args == {}, request
@@ -124,7 +124,7 @@ def test_fixed_examples_are_the_nearest_tools_own_whatever_the_words() -> None:
     assert first.fixed == second.fixed == 4 and len(first) >= 6
     assert first[:4] == second[:4]  # the same head, so a model keeps its state once
     assert [decision["tool"] for _, decision in first[:4]] == ["timer_start"] * 4
-    bank_own = [request for request, _, tool, _ in BANK["en"] if tool == "timer_start"][:4]
+    bank_own = [request for request, _, tool, _ in example_bank()["en"] if tool == "timer_start"][:4]
     assert [request for request, _ in first[:4]] == bank_own
     nearest = picker.ranked("could you start a nineteen minute timer for the dumplings")[0].entry[0]
     assert first[-1][0] == nearest  # the nearest to the words still comes last, head or not
@@ -134,7 +134,7 @@ def test_fixed_examples_are_the_nearest_tools_own_whatever_the_words() -> None:
 def test_every_tool_has_a_head_to_keep_and_the_planner_marks_where_it_ends() -> None:
     picker = ExamplePicker("en", k=6, fixed=4)
     heads = picker.heads()
-    assert {decision["tool"] for head in heads for _, decision in head} == {tool for *_, tool, _ in BANK["en"]}
+    assert {decision["tool"] for head in heads for _, decision in head} == {tool for *_, tool, _ in example_bank()["en"]}
     planner = ToolCallPlanner(RecordingChat({}), [], {}, "sys", picker)
     prompts = planner.head_prompts()
     assert len(prompts) == len(heads)

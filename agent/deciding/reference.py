@@ -1,4 +1,4 @@
-"""The kitchen reference: vetted facts the reasoner answers from (:mod:`agent.deciding.reference_bank`).
+"""The kitchen reference: vetted facts the reasoner answers from (:func:`agent.deciding.banks.reference_bank`).
 
 A 1.5B model knows roughly how long an egg boils and is sure of it either way; a fridge at
 "37 °C" is an answer it gives. So a question for knowledge is first looked up here, by the same
@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from agent.deciding.banks import reference_bank
 from agent.deciding.tool_examples import ExampleIndex, language_of
 
 
@@ -37,9 +38,7 @@ class KitchenReference:
 
     def __init__(self, bank: Mapping[str, Sequence[tuple[str, str]]] | None = None, settings: ReferenceSettings = ReferenceSettings()) -> None:
         if bank is None:
-            from agent.deciding.reference_bank import BANK
-
-            bank = BANK
+            bank = reference_bank()
         self.settings = settings
         # Indexed by the keywords and the fact together: the keywords carry the asker's words, the
         # fact its own.

@@ -3,7 +3,7 @@
 :func:`default_planner` is what both the live turn and ``bench.tool_accuracy`` use, so the
 benchmark measures exactly what runs.  Per request it
 
-- picks the ``k`` bank examples (:mod:`agent.deciding.example_bank`) nearest to the words in the
+- picks the ``k`` bank examples (:func:`agent.deciding.banks.example_bank`) nearest to the words in the
   request's language, plus one that calls no tool, by character n-gram TF-IDF cosine
   (robust to inflection, compounds and Korean particles, and needs no tokenizer);
 - optionally narrows the reply grammar to the tools those examples call (and "none"), so a
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.deciding.arguments import READ_ONLY, repair_arguments
-from agent.deciding.example_bank import BANK, NONE, Entry
+from agent.deciding.banks import NONE, Entry, example_bank
 from agent.deciding.intents import asks_to_know, offered
 from agent.model.llm import ChatMessage
 from agent.speaking.phrases import system_prompt
@@ -131,7 +131,7 @@ class ExamplePicker:
         self.cues = cues
         """Offer only the tools the request asks for in words (:mod:`agent.deciding.intents`): examples of
         other tools are neither shown nor allowed by the grammar."""
-        self._indexes = {lang: ExampleIndex(entries) for lang, entries in (bank or BANK).items() if entries}
+        self._indexes = {lang: ExampleIndex(entries) for lang, entries in (bank or example_bank()).items() if entries}
 
     def index_for(self, text: str) -> ExampleIndex:
         lang = language_of(text, self.language)
@@ -256,7 +256,11 @@ class NarrowedChat:
 def example_values(bank: dict[str, list[Entry]] | None = None) -> frozenset[str]:
     """Every string argument value in the bank, case-folded: what a model that copies would write."""
     return frozenset(
-        str(value).casefold() for entries in (bank or BANK).values() for *_, args in entries for value in args.values() if isinstance(value, str)
+        str(value).casefold()
+        for entries in (bank or example_bank()).values()
+        for *_, args in entries
+        for value in args.values()
+        if isinstance(value, str)
     )
 
 
