@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from audio.wav import read_wav
-from bench.audio import AudioSettings, cached_audio_path, suite_texts
-from bench.ha_intents import CREDIT, load_ha_suite
-from bench.scenarios import (
+from bench.suites.audio import AudioSettings, cached_audio_path, suite_texts
+from bench.suites.ha_intents import CREDIT, load_ha_suite
+from bench.suites.scenarios import (
     SCENARIOS_DIR,
     COMMAND_TOOLS,
     MODEL_TOOLS,
@@ -272,7 +272,7 @@ def test_human_recordings_resolve(suites: dict[str, Suite], models_dir: Path) ->
 
 @pytest.mark.integration
 def test_requests_are_synthesized_once_at_16_khz_with_lead_silence(tmp_path: Path, models_dir: Path) -> None:
-    from bench.audio import LEAD_SILENCE_S, scenario_audio
+    from bench.suites.audio import LEAD_SILENCE_S, scenario_audio
 
     settings = AudioSettings(models_dir=models_dir, cache_dir=tmp_path)
     for text, language in (("Cancel the timer.", "en"), ("고마워.", "ko")):

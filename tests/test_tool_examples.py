@@ -13,9 +13,9 @@ import yaml
 from agent.deciding.example_bank import BANK, NONE
 from agent.deciding.tool_calls import ToolCallPlanner, planner_messages
 from agent.deciding.tool_examples import ExamplePicker, NarrowedChat, default_planner, example_values, language_of
-from bench.ha_intents import ha_intents_dir
-from bench.scenarios import MODEL_TOOLS, SCENARIOS_DIR, said
-from bench.tool_accuracy import build_registry
+from bench.suites.ha_intents import ha_intents_dir
+from bench.suites.scenarios import MODEL_TOOLS, SCENARIOS_DIR, said
+from bench.suites.tool_accuracy import build_registry
 
 
 def _normalised(text: str) -> str:

@@ -35,7 +35,7 @@ from starlette.routing import Route
 
 from agent.live_view import LiveView
 from agent.record import ConversationRecord
-from bench.timeline_view import render_svg
+from firmware_py.web.timeline_view import render_svg
 from firmware_py.home_tools import HomeTools
 from firmware_py.web import kept
 from firmware_py.web.feed import Feed
