@@ -39,7 +39,7 @@ from typing import Any
 from agent.results import Outcome, TurnResult
 from audio.wav import read_wav
 from bench.loop.live_loop import LiveLoop, LogTap
-from bench.loop.runner import git_commit
+from bench.provenance import git_commit
 from firmware_py.config import HearthConfig, load_config
 
 log = logging.getLogger(__name__)

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.drills.kill_check import Check, Snapshot, check_life, check_start
-from bench.loop.runner import git_commit
+from bench.provenance import git_commit
 
 log = logging.getLogger(__name__)
 

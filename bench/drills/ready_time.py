@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from bench.loop.runner import git_commit
+from bench.provenance import git_commit
 
 log = logging.getLogger(__name__)
 

@@ -40,7 +40,7 @@ from agent.results import Outcome
 from agent.turn import TurnResult
 from audio.wav import read_wav
 from bench.loop.live_loop import LiveLoop, LogTap
-from bench.loop.runner import git_commit
+from bench.provenance import git_commit
 from firmware_py.config import HearthConfig, load_config
 
 log = logging.getLogger(__name__)

@@ -35,6 +35,7 @@ import numpy as np
 from audio.echo import ApmCanceller, EchoFilter, FarEndReference, SpeexCanceller, make_canceller
 from audio.protocols import AudioChunk
 from audio.wav import read_wav, resample, write_wav
+from bench.provenance import machine
 
 RATE = 16000
 RESULTS = Path(__file__).parent.parent / "results"
@@ -321,17 +322,6 @@ def run_one(kind: str, session: Session) -> dict[str, Any]:
         "delay_ms": reference.delay_at(t0 + session.seconds) * 1e3,
         "drift_ppm": reference.drift_ppm,
         "delay_measurements": reference.measurements,
-    }
-
-
-def machine() -> dict[str, Any]:
-    import os
-
-    return {
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "cpu_count": os.cpu_count(),
-        "python": platform.python_version(),
     }
 
 

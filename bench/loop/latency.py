@@ -25,7 +25,7 @@ from agent.assistant import Assistant
 from agent.turn import TurnResult
 from audio.wav import WavFileSpeaker, read_wav
 from bench.loop.metrics import aggregate, asr_rtf, turn_figures
-from bench.loop.runner import git_commit
+from bench.provenance import git_commit
 from bench.suites.scoring import word_error_rate
 from firmware_py.config import HearthConfig, load_config
 from firmware_py.demo import play_request

@@ -40,7 +40,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
-from bench.loop.runner import git_commit
+from bench.provenance import git_commit
 
 OBSERVER_JS = """
 if (!window.__hearthSeen) {

@@ -18,7 +18,6 @@ import platform
 import resource
 import shutil
 import statistics
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,10 +28,11 @@ from agent.features import Features
 from agent.turn import TurnResult
 from audio.wav import WavFileSpeaker, read_wav
 from bench.loop.hearing import HeardReference, ReferenceDecoder, hearing_figures
-from bench.suites.answers import answer_right
 from bench.loop.metrics import (
     LATENCY_KEYS, QUALITY_KEYS, aggregate, asr_rtf, cadence_figures, delegation_figures, heartbeat_figures, pretool_figures, ratio, share, turn_figures,
 )
+from bench.provenance import git_commit
+from bench.suites.answers import answer_right
 from firmware_py.config import HearthConfig
 from firmware_py.demo import play_request
 from firmware_py.wiring import asr_model, build_turn_deps, close_turn_deps, model_store
@@ -62,14 +62,6 @@ class BenchSettings:
     """Render each timeline as PNG and HTML (after all runs, so drawing never competes with them)."""
     progress: bool = True
     """Show a progress bar on stderr."""
-
-
-def git_commit() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True, cwd=Path(__file__).parent)
-        return out.stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def _transcript_error(language: str, reference: str, hypothesis: str) -> float:

@@ -48,7 +48,7 @@ from wyoming.tts import SynthesizeChunk, SynthesizeStart, SynthesizeStop, Synthe
 from agent.assistant import Assistant
 from audio.wav import WavFileSpeaker, read_wav
 from bench.loop.metrics import aggregate
-from bench.loop.runner import git_commit
+from bench.provenance import git_commit
 from firmware_py.config import HearthConfig, load_config
 from firmware_py.demo import play_request
 from firmware_py.home_tools import HomeTools

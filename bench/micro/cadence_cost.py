@@ -24,8 +24,6 @@ import codecs
 import gc
 import json
 import logging
-import os
-import platform
 import statistics
 import sys
 import time
@@ -35,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.speaking.cadence import CadenceRules, UnitStream, split_units
+from bench.provenance import machine
 
 log = logging.getLogger(__name__)
 
@@ -192,17 +191,6 @@ def measure(name: str, pieces: Sequence[str], rounds: int, tokens: int | None = 
         "us_per_token": round(new_us, 3),
         "p99_feed_us": round(_p99(new_feeds) / 1000, 3),
         "within_target": new_us <= TARGET_US_PER_TOKEN,
-    }
-
-
-def machine() -> dict[str, Any]:
-    return {
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "processor": platform.processor() or None,
-        "python": platform.python_version(),
-        "implementation": platform.python_implementation(),
-        "cpu_count": os.cpu_count(),
     }
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.speaking.cadence import CadenceRules, UnitStream, find_cut
-from bench.micro.cadence_cost import machine
+from bench.provenance import machine
 
 TEXTS: dict[str, Callable[[int], str]] = {
     "unclosed fence": lambda n: ("Here is the code:\n```python\n" + "total = add(a, b). Then, print(total)!\n" * (n // 30 + 1))[:n],
