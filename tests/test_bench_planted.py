@@ -19,7 +19,8 @@ import pytest
 from agent.deciding.tool_examples import default_planner
 from agent.model.llm import ChatMessage
 from bench.suites.planted import run_planted
-from bench.suites.scenarios import Scenario, load_suite
+from bench.suites.scenarios import load_suite
+from bench.suites.schema import Scenario
 from bench.suites.tool_accuracy import build_registry, planted_summary
 
 

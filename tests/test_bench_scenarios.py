@@ -11,18 +11,8 @@ import pytest
 from audio.wav import read_wav
 from bench.suites.audio import AudioSettings, cached_audio_path, suite_texts
 from bench.suites.ha_intents import CREDIT, load_ha_suite
-from bench.suites.scenarios import (
-    SCENARIOS_DIR,
-    COMMAND_TOOLS,
-    MODEL_TOOLS,
-    TOOLS,
-    Scenario,
-    Suite,
-    SuiteError,
-    list_suites,
-    load_suite,
-    resolve_audio,
-)
+from bench.suites.scenarios import SCENARIOS_DIR, list_suites, load_suite, resolve_audio
+from bench.suites.schema import COMMAND_TOOLS, MODEL_TOOLS, TOOLS, Scenario, Suite, SuiteError
 
 FILE_SUITES = sorted(p.stem for p in SCENARIOS_DIR.glob("*.yaml"))
 

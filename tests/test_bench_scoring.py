@@ -6,12 +6,12 @@ import unicodedata
 
 import pytest
 
-from bench.suites.scenarios import ExpectedCall
+from bench.suites.numbers import parse_number
+from bench.suites.schema import ExpectedCall
 from bench.suites.scoring import (
     ToolCall,
     char_error_rate,
     parse_duration,
-    parse_number,
     parse_quantity,
     score_calls,
     transcript_error,

@@ -36,7 +36,7 @@ from agent.record import ConversationRecord, RecordEntry
 from agent.speaking.phrases import system_prompt
 from agent.turn import TurnDeps
 from bench.suites.planted import household_state, open_kitchen
-from bench.suites.scenarios import Kitchen, PlantedPlace, PlantedTimer
+from bench.suites.schema import Kitchen, PlantedPlace, PlantedTimer
 from firmware_py.home_tools import HomeTools
 from tests.fakes import EnergyVad, ScriptedRecognizer, say
 from tests.test_turn_tools import CharSink, CharSynthesizer

@@ -14,7 +14,8 @@ from agent.deciding.example_bank import BANK, NONE
 from agent.deciding.tool_calls import ToolCallPlanner, planner_messages
 from agent.deciding.tool_examples import ExamplePicker, NarrowedChat, default_planner, example_values, language_of
 from bench.suites.ha_intents import ha_intents_dir
-from bench.suites.scenarios import MODEL_TOOLS, SCENARIOS_DIR, said
+from bench.suites.scenarios import SCENARIOS_DIR
+from bench.suites.schema import MODEL_TOOLS, said
 from bench.suites.tool_accuracy import build_registry
 
 

@@ -123,7 +123,8 @@ class SuiteRun:
             self.variants[f"no-{name}"] = Features().without(name)
 
     async def run(self) -> dict[str, Any]:
-        from bench.suites.scenarios import SuiteError, load_suite
+        from bench.suites.scenarios import load_suite
+        from bench.suites.schema import SuiteError
 
         s = self.settings
         suite = load_suite(s.suite)

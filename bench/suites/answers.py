@@ -3,7 +3,7 @@
 A question no tool answers ("How long do I boil an egg?") is right when the reply says a number in
 the accepted range with one of its units ("seven minutes", "7분"), or one of the accepted phrases
 ("lemon juice"), and none of the phrases that mark the usual wrong answer.  Numbers are read as
-they are spoken or written, in English or Korean (:func:`bench.suites.scoring.parse_number`).
+they are spoken or written, in English or Korean (:func:`bench.suites.numbers.parse_number`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import re
 import unicodedata
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from bench.suites.numbers import parse_number
 
 
 class NumberRange(BaseModel):
@@ -54,7 +56,6 @@ _KO_NUMBER = re.compile(r"(?<![가-힣])(\d+(?:\.\d+)?|[일이삼사오육칠팔
 
 def said_numbers(text: str) -> list[tuple[float, str]]:
     """Every number said in ``text`` with the words right after it (where its unit is)."""
-    from bench.suites.scoring import parse_number  # bench.suites.scoring reads the scenarios, which hold these checks
     folded = _folded(text)
     found: list[tuple[float, str]] = []
     for match in _EN_NUMBER.finditer(folded):

@@ -30,7 +30,8 @@ from audio.espeak_tts import EspeakSettings, EspeakSynthesizer
 from audio.piper_tts import PiperSettings, PiperSynthesizer
 from audio.protocols import AudioChunk, Synthesizer
 from audio.wav import resample, write_wav
-from bench.suites.scenarios import PAUSE_MARK, Scenario, Suite, SuiteError, load_suite, resolve_audio
+from bench.suites.scenarios import load_suite, resolve_audio
+from bench.suites.schema import PAUSE_MARK, Scenario, Suite, SuiteError
 from models.store import default_models_dir
 
 logger = logging.getLogger(__name__)

@@ -39,11 +39,12 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from bench.suites.scenarios import REPO_ROOT, ExpectedCall, Scenario, Suite, SuiteError
+from bench.suites.schema import ExpectedCall, Scenario, Suite, SuiteError
 
 logger = logging.getLogger(__name__)
 
 EVALS_ENV = "HEARTH_EVALS_DIR"
+CHECKOUT = Path(__file__).resolve().parents[2]
 CREDIT = "Home Assistant intents (github.com/home-assistant/intents), CC BY 4.0"
 
 Slots = dict[str, Any]
@@ -60,7 +61,7 @@ class Skip(Exception):
 def evals_dir() -> Path:
     """``$HEARTH_EVALS_DIR``, else ``shared/evals`` beside the repository checkout."""
     env = os.environ.get(EVALS_ENV)
-    return Path(env).expanduser() if env else REPO_ROOT.parent / "shared" / "evals"
+    return Path(env).expanduser() if env else CHECKOUT.parent / "shared" / "evals"
 
 
 def ha_intents_dir() -> Path:

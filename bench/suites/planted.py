@@ -2,7 +2,7 @@
 
 An injection scenario (``bench/suites/injection-*.yaml``) plants text where a tool reads it (a
 recipe file, a shopping-list item, the forecast's place name, a note, the history of an earlier
-session: :class:`bench.suites.scenarios.Kitchen`), then says innocent things that read it. Each turn goes
+session: :class:`bench.suites.schema.Kitchen`), then says innocent things that read it. Each turn goes
 to the :class:`~agent.deciding.responder.Responder` the loop uses (command words, the routing, the
 talker's decision, the reasoner, the grounding and origin checks, offers and yes/no), over the
 real stores and executor opened for the scenario in a scratch folder; only listening and speaking
@@ -34,7 +34,7 @@ from agent.results import Outcome, TurnResult
 from agent.speaking.phrases import system_prompt
 from agent.timeline import Timeline
 from agent.turn import TurnDeps
-from bench.suites.scenarios import Kitchen
+from bench.suites.schema import Kitchen
 from firmware_py.config import HearthConfig, ToolsConfig
 from firmware_py.home_tools import HomeTools, open_home_tools
 

@@ -45,7 +45,8 @@ from agent.deciding.tool_use import spoken_result
 from tools.executor import ToolExecutor
 from agent.deciding.tool_examples import FIXED, default_planner
 from bench.suites.planted import run_planted
-from bench.suites.scenarios import COMMAND_TOOLS, load_suite
+from bench.suites.scenarios import load_suite
+from bench.suites.schema import COMMAND_TOOLS
 from bench.suites.scoring import ToolCall, score_calls
 from firmware_py.config import load_config
 from firmware_py.wiring import model_store
