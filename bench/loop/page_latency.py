@@ -1,7 +1,7 @@
 """From an event in the loop to its appearance on the companion page, in a real browser.
 
 Scripted turns run through a real Assistant, the household's real stores, the live view and the
-real web server (the rig in ``tests/page_harness.py``), while headless Chromium shows the page.
+real web server (the rig in ``bench/loop/page_rig.py``), while headless Chromium shows the page.
 Each event the live view folds in is stamped on the server (``time.time()``, just before the live
 view applies it); a MutationObserver put into the page from outside (the page carries no
 measuring code) stamps ``Date.now()`` when text is added or changed in the document, and again at
@@ -13,7 +13,7 @@ The events measured are the ones with words of their own: each partial transcrip
 transcript and each unit spoken. Every turn's words carry tokens of their own (``k03w07``) so the
 record of earlier turns on the page never matches a later turn's event.
 
-Run it from the repository's root (it uses the test rig):
+Run it from the repository's root:
 
     python -m bench.loop.page_latency --turns 16 --out bench/results/page-latency-<date>.json
     python -m bench.loop.page_latency --real --rounds 4 --out bench/results/page-latency-real-<date>.json
@@ -122,7 +122,7 @@ def summary(values: list[float]) -> dict[str, Any]:
 
 def measure(rig: Any, plays: list[Callable[[], Future[Any]]]) -> dict[str, Any]:
     """Open the page on ``rig``, watch it, run each of ``plays`` (a turn each) in turn; the figures."""
-    from tests.browser import chromium, wait_for
+    from bench.loop.browser import chromium, wait_for
 
     seen: list[Seen] = []
     with chromium() as driver:
@@ -156,7 +156,7 @@ def measure(rig: Any, plays: list[Callable[[], Future[Any]]]) -> dict[str, Any]:
 
 def scripted(turns: int, folder: Path) -> dict[str, Any]:
     """Scripted turns: partials every 0.12 s, a three-sentence answer, each unit said in real time."""
-    from tests.page_harness import Decision, PageRig, growing
+    from bench.loop.page_rig import Decision, PageRig, growing
 
     decisions = [Decision(f"k{n:02d}w01", turn_answer(n)) for n in range(1, turns + 1)]
     with PageRig(folder, decisions=decisions, seconds_per_char=0.012) as rig:
@@ -168,7 +168,7 @@ def real(config_path: Path | None, folder: Path, rounds: int = 1, language: str 
     from audio.wav import read_wav
     from bench.loop.live_loop import LiveLoop
     from firmware_py.config import load_config
-    from tests.page_harness import PageRig
+    from bench.loop.page_rig import PageRig
 
     config = load_config(config_path).model_copy(update={"language": language})
     requests_dir = Path(__file__).resolve().parent / "requests"
@@ -223,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="hearth-page-") as tmp:
         result = real(args.config, Path(tmp), args.rounds) if args.real else scripted(args.turns, Path(tmp))
     how = ("hearth's real loop and models (bench/loop/live_loop.py) on the recorded English requests" if args.real
-           else "scripted turns (tests/page_harness.py) through the real assistant, stores, record and server")
+           else "scripted turns (bench/loop/page_rig.py) through the real assistant, stores, record and server")
     command = "python -m bench.loop.page_latency " + (f"--real --rounds {args.rounds}{f' --config {args.config}' if args.config else ''}" if args.real else f"--turns {args.turns}")
     report = {
         "what": "ms from the live view applying an event (server time.time()) to its text in the page's live section "

@@ -1,4 +1,4 @@
-"""Scripted turns through a real Assistant, real stores and the real web server, for the page's tests.
+"""Scripted turns through a real Assistant, real stores and the real web server, for the page's latency and tests.
 
 The models are fakes with real timing: partial transcripts arrive at set times while the audio
 plays in real time, the chat decides a tool call after a short wait, each unit takes real time to
@@ -6,7 +6,7 @@ say. Everything else is hearth's own: the household's stores (``open_home_tools`
 temporary folder, SQLite), the tool executor, the conversation record, the live view fed the
 assistant's events, and the page served by uvicorn on 127.0.0.1, port 0.
 
-It all runs on an event loop in a thread of its own, so a test (or the benchmark) can drive a
+It all runs on an event loop in a thread of its own, so the benchmark (or a test) can drive a
 blocking browser from its own thread while a turn is under way.
 """
 
@@ -33,9 +33,9 @@ from agent.record import ConversationRecord
 from agent.turn import TurnDeps, TurnResult
 from audio.protocols import AudioChunk, Transcript
 from audio.wav import WavFileMicrophone, WavFileSpeaker
+from bench.loop.scripted import EnergyVad, ToneSynthesizer, speech_like
 from firmware_py.config import HearthConfig, ToolsConfig
 from firmware_py.home_tools import HomeTools, open_home_tools
-from tests.fakes import EnergyVad, ToneSynthesizer, speech_like
 
 T = TypeVar("T")
 

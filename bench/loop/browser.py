@@ -1,4 +1,4 @@
-"""Debian's Chromium, headless, driven through Selenium: the browser the page's tests watch it in.
+"""Debian's Chromium, headless, driven through Selenium: the browser the page is watched in, by its tests and its latency bench.
 
 The driver is named outright (``/usr/bin/chromedriver``) so Selenium Manager never runs: it would
 try to download a browser. A missing Chromium fails the test that asked for it, loudly.
