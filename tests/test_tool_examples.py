@@ -46,9 +46,9 @@ def test_no_example_is_a_benchmark_request() -> None:
 
 def test_no_example_is_a_home_assistant_sentence() -> None:
     folder = ha_intents_dir()
-    # The sentences come with the shared evaluation data beside the checkout; without it this
-    # check could not fail, so it fails instead of passing quietly.
-    assert folder.is_dir(), f"Home Assistant intent tests not found at {folder}: put shared/evals beside the checkout"
+    # The sentences come with the bench (bench/data/ha-intents); without them this check could not
+    # fail, so it fails instead of passing quietly.
+    assert folder.is_dir(), f"Home Assistant intent tests not found at {folder}"
     sentences = {
         _normalised(sentence)
         for path in folder.glob("*/*.yaml")

@@ -33,13 +33,13 @@ from pathlib import Path
 from typing import Any
 
 from agent.speaking.cadence import CadenceRules, UnitStream, split_units
+from bench.micro.cadence_kss import DEFAULT_KSS as KSS, documents
 from bench.provenance import machine
 
 log = logging.getLogger(__name__)
 
 TARGET_US_PER_TOKEN = 20.0
 MODEL = "smollm2-135m-instruct"
-KSS = Path(__file__).resolve().parents[3] / "shared" / "evals" / "kss"
 BLOG_CHARS = 1500
 UNCAPPED = CadenceRules(max_units=1_000_000)
 """No unit cap: with the default cap of 5 a long text stops being cut after four units and the
@@ -83,11 +83,9 @@ class Case:
 def blog_text(kss: Path = KSS, chars: int = BLOG_CHARS) -> str:
     """About ``chars`` characters of the kss Korean blogs: a document's lines joined with nothing
     between them (how the gold sets are scored), documents one per line."""
-    from bench.micro.cadence_kss import documents
-
     path = kss / "blogs_ko.txt"
     if not path.is_file():
-        raise MissingInput(f"{path} is missing: the kss evaluation texts belong in ../shared/evals/kss")
+        raise MissingInput(f"{path} is missing: the kss evaluation texts come with the bench in bench/data/kss")
     text = ""
     for lines in documents(path.read_text(encoding="utf-8")):
         text += ("\n" if text else "") + "".join(lines)

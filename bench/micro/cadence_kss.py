@@ -21,7 +21,8 @@ from pathlib import Path
 from agent.speaking.cadence import sentence_ends
 
 FILES = ("sample.txt", "blogs_ko.txt", "tweets.txt", "v_ending.txt")
-DEFAULT_KSS = Path(__file__).resolve().parents[3] / "shared" / "evals" / "kss"
+DEFAULT_KSS = Path(__file__).resolve().parents[1] / "data" / "kss"
+"""The kss gold sets kept with the bench (see ``bench/data/README.md``)."""
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
 """Home Assistant's intent test sentences as hearth scenarios: the virtual suites ``ha-en`` and ``ha-ko``.
 
 The data is Home Assistant intents (github.com/home-assistant/intents), CC BY 4.0: ``tests/<language>/*.yaml``
-copied unchanged into ``<evals>/ha-intents/<language>/``, where ``<evals>`` is ``$HEARTH_EVALS_DIR``, else
-``shared/evals`` beside the repository checkout.  Each test sentence becomes one scenario; the intent and its
-slots become the hearth tool call that should happen:
+copied unchanged into ``bench/data/ha-intents/<language>/`` (see ``bench/data/README.md``).  To score another
+copy (a newer commit of Home Assistant's tests), set ``$HEARTH_EVALS_DIR`` to the folder holding its
+``ha-intents/``.  Each test sentence becomes one scenario; the intent and its slots become the hearth tool call
+that should happen:
 
 ==============================  =====================================================================
 HassStartTimer                  timer_start {duration_s: hours+minutes+seconds, label: name}
@@ -44,7 +45,8 @@ from bench.suites.schema import ExpectedCall, Scenario, Suite, SuiteError
 logger = logging.getLogger(__name__)
 
 EVALS_ENV = "HEARTH_EVALS_DIR"
-CHECKOUT = Path(__file__).resolve().parents[2]
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+"""The evaluation data kept with the bench (``bench/data``)."""
 CREDIT = "Home Assistant intents (github.com/home-assistant/intents), CC BY 4.0"
 
 Slots = dict[str, Any]
@@ -59,9 +61,9 @@ class Skip(Exception):
 
 
 def evals_dir() -> Path:
-    """``$HEARTH_EVALS_DIR``, else ``shared/evals`` beside the repository checkout."""
+    """``$HEARTH_EVALS_DIR``, else the bench's own copy (``bench/data``)."""
     env = os.environ.get(EVALS_ENV)
-    return Path(env).expanduser() if env else CHECKOUT.parent / "shared" / "evals"
+    return Path(env).expanduser() if env else DATA_DIR
 
 
 def ha_intents_dir() -> Path:
@@ -189,8 +191,8 @@ def load_ha_suite(language: str) -> Suite:
     folder = ha_intents_dir() / language
     if not folder.is_dir():
         raise SuiteError(
-            f"Home Assistant intent tests not found at {folder}: put the checkout beside shared/evals "
-            f"or set {EVALS_ENV} to the folder holding ha-intents/"
+            f"Home Assistant intent tests not found at {folder}: they come with the bench in bench/data/ha-intents/; "
+            f"{EVALS_ENV}, when set, names the folder holding ha-intents/"
         )
     files = sorted(p for p in folder.glob("*.yaml") if not p.name.startswith("_"))
     skipped: list[str] = []
