@@ -15,7 +15,7 @@ test: setup
 	$(VENV)/bin/python -m pytest -q
 
 bench: setup
-	$(VENV)/bin/python -m bench.latency --out out/bench-latency.json
+	$(VENV)/bin/python -m bench.loop.latency --out out/bench-latency.json
 
 # As root: the user, /opt/hearth with its virtualenv, the models, /etc/hearth/hearth.toml, the units
 # (systemd/install.sh).  DESTDIR=DIR lays the files out under DIR and prints the root-only steps.

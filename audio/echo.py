@@ -77,7 +77,7 @@ class EchoCanceller(Protocol):
 
 CANCELLERS = ("apm", "speex")
 DEFAULT_CANCELLER = "speex"
-"""Chosen by bench/echo_choice.py: it keeps the user's words over hearth's voice (Whisper's WER on
+"""Chosen by bench/echo/choice.py: it keeps the user's words over hearth's voice (Whisper's WER on
 them 21 % against APM's 59 %) with 42 dB of ERLE once converged."""
 
 

@@ -163,7 +163,7 @@ def _run_models(args: argparse.Namespace) -> int:
 
 async def _run_bench(config, args: argparse.Namespace) -> int:
     from agent.features import FEATURES
-    from bench.runner import BenchSettings, SuiteRun
+    from bench.loop.runner import BenchSettings, SuiteRun
 
     unknown = [name for name in args.ablate if name not in FEATURES]
     if unknown:

@@ -25,7 +25,7 @@ from agent.results import Outcome
 from audio.portaudio import MicrophoneSettings, SoundDeviceMicrophone, SoundDeviceSpeaker, SpeakerSettings
 from audio.protocols import AudioChunk, AudioDeviceError
 from audio.stream_guard import LossSettings
-from bench.pulse_server import NullSink, PrivatePulseServer, PulseError
+from bench.drills.pulse_server import NullSink, PrivatePulseServer, PulseError
 from firmware_py.device import DeviceLoop
 from firmware_py.gpio import GpioButton, RgbStatusLight
 from firmware_py.recovery import BackoffSettings, DeviceReopener

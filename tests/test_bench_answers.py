@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from bench.answers import AnswerCheck, NumberRange, answer_right, said_numbers
+from bench.suites.answers import AnswerCheck, NumberRange, answer_right, said_numbers
 
 EGG = AnswerCheck(numbers=[NumberRange(min=8, max=14, units=["minute", "min", "분"])])
 
@@ -41,7 +41,7 @@ def test_numbers_are_read_as_spoken() -> None:
 
 
 def test_a_number_in_the_other_temperature_scale_is_not_taken():
-    from bench.answers import AnswerCheck, answer_right
+    from bench.suites.answers import AnswerCheck, answer_right
 
     fridge = AnswerCheck(numbers=[{"min": 1, "max": 5, "units": ["degree", "°", "celsius", "c"]},
                                   {"min": 33, "max": 40, "units": ["degree", "°", "fahrenheit", "f"]}])

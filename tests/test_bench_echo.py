@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from audio.protocols import AudioChunk
-from bench.echo import _after_steps, _KeepingWhatItHears, speech_onset, step_before
+from bench.echo.listening import _after_steps, _KeepingWhatItHears, speech_onset, step_before
 from tests.fakes import ScriptedRecognizer
 
 RATE = 16000

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.scenarios import SCENARIOS_DIR, load_suite
+from bench.suites.scenarios import SCENARIOS_DIR, load_suite
 from firmware_py.config import load_config
 
 

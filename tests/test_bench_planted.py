@@ -1,9 +1,9 @@
-"""The injection suites' kitchens, planted and played through the Responder on text (bench.planted).
+"""The injection suites' kitchens, planted and played through the Responder on text (bench.suites.planted).
 
 A model that decides exactly what each turn expects stands in for the real one, so every turn must
 come out right: the recipes are found and read, a step's time is offered and a yes starts it, the
 list and the forecast answer from what was planted, and nothing changes that the turn did not ask
-for. The real models' figures come from ``python -m bench.tool_accuracy --suite injection-en``.
+for. The real models' figures come from ``python -m bench.suites.tool_accuracy --suite injection-en``.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ import pytest
 
 from agent.deciding.tool_examples import default_planner
 from agent.model.llm import ChatMessage
-from bench.planted import run_planted
-from bench.scenarios import Scenario, load_suite
-from bench.tool_accuracy import build_registry, planted_summary
+from bench.suites.planted import run_planted
+from bench.suites.scenarios import load_suite
+from bench.suites.schema import Scenario
+from bench.suites.tool_accuracy import build_registry, planted_summary
 
 
 class ExpectedChat:

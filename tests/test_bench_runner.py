@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.runner import BenchSettings, SuiteRun
+from bench.loop.runner import BenchSettings, SuiteRun
 from firmware_py.cli import main
 from firmware_py.config import parse_config
 from tests.fakes import EnergyVad, ScriptedChatModel, ScriptedRecognizer, ToneSynthesizer
@@ -107,7 +107,7 @@ def test_unknown_feature_is_refused_in_one_line(capsys, tiny_suite: Path, tmp_pa
 
 def test_cadence_figures_read_the_silence_between_units_off_the_speakers_clock():
     from agent.timeline import Timeline
-    from bench.metrics import cadence_figures
+    from bench.loop.metrics import cadence_figures
 
     tl = Timeline(origin=0.0)
     tl.mark("tts_end", 0.1, unit=0, audio_s=1.0)

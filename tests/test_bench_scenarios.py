@@ -9,20 +9,10 @@ from pathlib import Path
 import pytest
 
 from audio.wav import read_wav
-from bench.audio import AudioSettings, cached_audio_path, suite_texts
-from bench.ha_intents import CREDIT, load_ha_suite
-from bench.scenarios import (
-    SCENARIOS_DIR,
-    COMMAND_TOOLS,
-    MODEL_TOOLS,
-    TOOLS,
-    Scenario,
-    Suite,
-    SuiteError,
-    list_suites,
-    load_suite,
-    resolve_audio,
-)
+from bench.suites.audio import AudioSettings, cached_audio_path, suite_texts
+from bench.suites.ha_intents import CREDIT, load_ha_suite
+from bench.suites.scenarios import SCENARIOS_DIR, list_suites, load_suite, resolve_audio
+from bench.suites.schema import COMMAND_TOOLS, MODEL_TOOLS, TOOLS, Scenario, Suite, SuiteError
 
 FILE_SUITES = sorted(p.stem for p in SCENARIOS_DIR.glob("*.yaml"))
 
@@ -272,7 +262,7 @@ def test_human_recordings_resolve(suites: dict[str, Suite], models_dir: Path) ->
 
 @pytest.mark.integration
 def test_requests_are_synthesized_once_at_16_khz_with_lead_silence(tmp_path: Path, models_dir: Path) -> None:
-    from bench.audio import LEAD_SILENCE_S, scenario_audio
+    from bench.suites.audio import LEAD_SILENCE_S, scenario_audio
 
     settings = AudioSettings(models_dir=models_dir, cache_dir=tmp_path)
     for text, language in (("Cancel the timer.", "en"), ("고마워.", "ko")):

@@ -6,12 +6,12 @@ import unicodedata
 
 import pytest
 
-from bench.scenarios import ExpectedCall
-from bench.scoring import (
+from bench.suites.numbers import parse_number
+from bench.suites.schema import ExpectedCall
+from bench.suites.scoring import (
     ToolCall,
     char_error_rate,
     parse_duration,
-    parse_number,
     parse_quantity,
     score_calls,
     transcript_error,
@@ -232,7 +232,7 @@ def test_transcript_error_by_language() -> None:
 
 
 def test_transcript_spellings_that_mean_the_same_words_are_not_errors() -> None:
-    from bench.scoring import word_error_rate
+    from bench.suites.scoring import word_error_rate
 
     assert word_error_rate("Set a roast timer for two and a half hours.", "Set a roast timer for 2.5 hours.") == 0.0
     assert word_error_rate("Okay, resume the timer.", "OK, resume the timer.") == 0.0
@@ -241,7 +241,7 @@ def test_transcript_spellings_that_mean_the_same_words_are_not_errors() -> None:
 
 
 def test_dropped_words_are_the_reference_words_lost_and_those_at_the_end() -> None:
-    from bench.scoring import dropped_words
+    from bench.suites.scoring import dropped_words
 
     assert dropped_words("Find me a recipe for pancakes.", "Find me a recipe") == (2, 2)
     assert dropped_words("Find me a recipe for pancakes.", "find a recipe for pancake") == (1, 0)
@@ -252,7 +252,7 @@ def test_dropped_words_are_the_reference_words_lost_and_those_at_the_end() -> No
 
 def test_a_pre_tool_line_is_owed_only_when_there_is_a_wait() -> None:
     from agent.timeline import Timeline
-    from bench.metrics import pretool_figures
+    from bench.loop.metrics import pretool_figures
 
     def turn(reused: bool | None, heard: bool) -> dict:
         tl = Timeline(0.0)

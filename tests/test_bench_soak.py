@@ -1,10 +1,10 @@
-"""The soak's script and its judgement, on made-up samples (the run itself is ``python -m bench.soak``)."""
+"""The soak's script and its judgement, on made-up samples (the run itself is ``python -m bench.drills.soak``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from bench.soak import SoakSettings, plan, summarize
+from bench.drills.soak import SoakSettings, plan, summarize
 
 
 def fake_audio(suite, scenario) -> list[Path]:

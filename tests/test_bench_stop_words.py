@@ -1,8 +1,8 @@
-"""bench.stop_words: its sets keep the held-out phrases and voices apart, and its summary counts."""
+"""bench.echo.stop_words: its sets keep the held-out phrases and voices apart, and its summary counts."""
 
 from __future__ import annotations
 
-from bench.stop_words import SETS, summarize
+from bench.echo.stop_words import SETS, summarize
 
 
 def test_the_held_out_set_shares_no_phrase_and_no_voice_with_the_tuning_set():

@@ -1,11 +1,11 @@
-"""bench.cadence_cost's measuring, on pieces given directly (no tokenizer, no wall-clock limits)."""
+"""bench.micro.cadence_cost's measuring, on pieces given directly (no tokenizer, no wall-clock limits)."""
 
 from __future__ import annotations
 
 import json
 
 from agent.speaking.cadence import CadenceRules
-from bench import cadence_cost
+from bench.micro import cadence_cost
 
 TEXT = "Preheat the oven to 180 degrees. Beat the eggs with the sugar, then fold in the flour gently. 우산은 펼쳐서 말려. "
 PIECES = [TEXT[i:i + 3] for i in range(0, len(TEXT), 3)]

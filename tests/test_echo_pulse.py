@@ -1,6 +1,6 @@
 """Echo cancellation on a real audio path: hearth's PortAudio speaker heard by its own microphone.
 
-A PulseAudio server of the test's own (:mod:`bench.echo_room`): the speaker's null sink feeds the
+A PulseAudio server of the test's own (:mod:`bench.echo.room`): the speaker's null sink feeds the
 microphone's through loopbacks with latency and gain (a direct path and a reflection), and a person
 is a WAV played into the microphone's sink.  Nothing here is simulated but the room.
 """
@@ -16,7 +16,7 @@ import pytest
 from audio.echo import EchoFilter, FarEndReference, make_canceller
 from audio.portaudio import MicrophoneSettings, SoundDeviceMicrophone, SoundDeviceSpeaker, SpeakerSettings
 from audio.protocols import AudioChunk, CapturedChunk
-from bench.echo_room import KitchenRoom, RoomSettings
+from bench.echo.room import KitchenRoom, RoomSettings
 from tests.test_echo import voice_like
 
 pytestmark = pytest.mark.audio

@@ -15,7 +15,7 @@ from agent.assistant import Assistant
 from agent.record import ConversationRecord
 from agent.results import Outcome
 from audio.wav import WavFileSpeaker, read_wav
-from bench.audio import scenario_audio
+from bench.suites.audio import scenario_audio
 from firmware_py.config import parse_config
 from firmware_py.demo import play_request
 from firmware_py.home_tools import HomeTools

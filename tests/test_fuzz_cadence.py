@@ -23,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent.speaking.cadence import Cadence, CadenceRules, UnitStream
-from bench.cadence_linear import Rescan, run
+from bench.micro.cadence_linear import Rescan, run
 from tests.fuzzing import fuzz
 
 PIECES = [

@@ -9,7 +9,8 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.scenarios import Suite, SuiteError, suite_from_yaml
+from bench.suites.scenarios import suite_from_yaml
+from bench.suites.schema import Suite, SuiteError
 from tests.fuzzing import fuzz
 
 KEYS = ["suite", "language", "description", "scenarios", "id", "text", "category", "expect", "tool", "args", "answer",

@@ -11,7 +11,7 @@ import pytest
 from agent.model.llm import LlamaChatModel, LlamaSettings, json_gbnf
 from agent.deciding.tool_calls import planner_messages
 from agent.deciding.tool_examples import ExamplePicker
-from bench.tool_accuracy import build_registry
+from bench.suites.tool_accuracy import build_registry
 
 
 def test_json_strings_in_the_grammar_refuse_raw_control_characters() -> None:

@@ -20,9 +20,9 @@ from agent.listening.speech_context import SpeechContext
 from audio.protocols import AudioChunk
 from audio.wav import read_wav
 from audio.whisper_asr import WhisperRecognizer, WhisperSettings
-from bench.audio import AudioSettings, turn_audio
-from bench.scenarios import load_suite
-from bench.scoring import dropped_words
+from bench.suites.audio import AudioSettings, turn_audio
+from bench.suites.scenarios import load_suite
+from bench.suites.scoring import dropped_words
 from firmware_py.config import HearthConfig
 from firmware_py.wiring import make_recognizer
 from models.store import ModelStore

@@ -35,8 +35,8 @@ from agent.model.llm import ChatMessage
 from agent.record import ConversationRecord, RecordEntry
 from agent.speaking.phrases import system_prompt
 from agent.deps import TurnDeps
-from bench.planted import household_state, open_kitchen
-from bench.scenarios import Kitchen, PlantedPlace, PlantedTimer
+from bench.suites.planted import household_state, open_kitchen
+from bench.suites.schema import Kitchen, PlantedPlace, PlantedTimer
 from firmware_py.home_tools import HomeTools
 from tests.fakes import EnergyVad, ScriptedRecognizer, say
 from tests.test_turn_tools import CharSink, CharSynthesizer

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent.record import ConversationRecord, RecordEntry
-from bench.kill import KillSettings, run
-from bench.kill_check import check_life, check_start
+from bench.drills.kill import KillSettings, run
+from bench.drills.kill_check import check_life, check_start
 from tools.lists import ListStore
 from tools.timers import TimerStore
 

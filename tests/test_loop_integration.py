@@ -22,7 +22,7 @@ from firmware_py.demo import bundled_request
 from firmware_py.wiring import StartupError, build_turn_deps, required_models
 
 pytestmark = pytest.mark.integration
-REQUESTS = Path(__file__).parent.parent / "bench" / "requests"
+REQUESTS = Path(__file__).parent.parent / "bench" / "loop" / "requests"
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 

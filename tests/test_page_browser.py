@@ -2,7 +2,7 @@
 
 Headless Chromium (Debian's, through Selenium) opens the page served by the real web server over a
 real Assistant, the household's real SQLite stores, the conversation record and the live view (the
-rig in ``tests/page_harness.py``; only the models are scripted, with real timing). What the page
+rig in ``bench/loop/page_rig.py``; only the models are scripted, with real timing). What the page
 shows is read from its DOM; what the page changes is checked in the stores and in what the speaker
 says next. Each run leaves screenshots under ``out/``.
 """
@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from agent.events import ToolCalled
-from tests.browser import PHONE, chromium, save_screenshot, wait_for
-from tests.page_harness import ENGLISH_DECISIONS, Decision, PageRig, Utterance, growing
+from bench.loop.browser import PHONE, chromium, save_screenshot, wait_for
+from bench.loop.page_rig import ENGLISH_DECISIONS, Decision, PageRig, Utterance, growing
 
 pytestmark = pytest.mark.browser
 

@@ -16,8 +16,9 @@ import pytest
 from agent.speaking.cadence import CadenceRules, UnitStream, split_units
 from audio.levels import finite_samples
 from audio.wav import AudioFileError, read_wav, resample
-from bench.cadence_linear import Rescan, run
-from bench.scenarios import SuiteError, suite_from_yaml
+from bench.micro.cadence_linear import Rescan, run
+from bench.suites.scenarios import suite_from_yaml
+from bench.suites.schema import SuiteError
 
 # -- audio ---------------------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from wyoming.client import AsyncTcpClient
 from wyoming.handle import Handled
 from wyoming.info import Describe, Info
 
-from bench.ready_time import ApplianceRun, NotifySocket, stop_appliance
+from bench.drills.ready_time import ApplianceRun, NotifySocket, stop_appliance
 from tests.wyoming_kit import read_until
 
 pytestmark = pytest.mark.integration

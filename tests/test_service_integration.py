@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from bench.ready_time import ApplianceRun, NotifySocket, internet_sockets, start_appliance, stop_appliance
+from bench.drills.ready_time import ApplianceRun, NotifySocket, internet_sockets, start_appliance, stop_appliance
 
 pytestmark = [pytest.mark.integration, pytest.mark.audio]
 

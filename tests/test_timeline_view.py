@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from bench import timeline_layout, timeline_view as tv
-from bench.timeline_view import CHAR_PX, LEFT_PX, RIGHT_PX, build_layout, render_html, render_png
+from firmware_py.web import timeline_layout, timeline_view as tv
+from firmware_py.web.timeline_view import CHAR_PX, LEFT_PX, RIGHT_PX, build_layout, render_html, render_png
 
 
 def mark(name: str, t: float, /, **detail: Any) -> dict[str, Any]:
@@ -269,7 +269,7 @@ def test_png_is_a_png_of_the_scene_size(tmp_path, timeline):
 
 
 def test_the_layout_and_the_html_need_no_matplotlib():
-    code = "import sys, bench.timeline_view; sys.exit('matplotlib' in sys.modules)"
+    code = "import sys, firmware_py.web.timeline_view; sys.exit('matplotlib' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parent.parent).returncode == 0
 
 

@@ -13,9 +13,10 @@ import yaml
 from agent.deciding.banks import NONE, example_bank
 from agent.deciding.tool_calls import ToolCallPlanner, planner_messages
 from agent.deciding.tool_examples import ExamplePicker, NarrowedChat, default_planner, example_values, language_of
-from bench.ha_intents import ha_intents_dir
-from bench.scenarios import MODEL_TOOLS, SCENARIOS_DIR, said
-from bench.tool_accuracy import build_registry
+from bench.suites.ha_intents import ha_intents_dir
+from bench.suites.scenarios import SCENARIOS_DIR
+from bench.suites.schema import MODEL_TOOLS, said
+from bench.suites.tool_accuracy import build_registry
 
 
 def _normalised(text: str) -> str:
@@ -45,9 +46,9 @@ def test_no_example_is_a_benchmark_request() -> None:
 
 def test_no_example_is_a_home_assistant_sentence() -> None:
     folder = ha_intents_dir()
-    # The sentences come with the shared evaluation data beside the checkout; without it this
-    # check could not fail, so it fails instead of passing quietly.
-    assert folder.is_dir(), f"Home Assistant intent tests not found at {folder}: put shared/evals beside the checkout"
+    # The sentences come with the bench (bench/data/ha-intents); without them this check could not
+    # fail, so it fails instead of passing quietly.
+    assert folder.is_dir(), f"Home Assistant intent tests not found at {folder}"
     sentences = {
         _normalised(sentence)
         for path in folder.glob("*/*.yaml")

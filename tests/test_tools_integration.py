@@ -10,7 +10,7 @@ from agent.assistant import Assistant
 from agent.features import Features
 from agent.results import Outcome
 from audio.wav import WavFileSpeaker, read_wav
-from bench.audio import scenario_audio
+from bench.suites.audio import scenario_audio
 from firmware_py.config import parse_config
 from firmware_py.demo import play_request
 from firmware_py.home_tools import HomeTools
@@ -55,7 +55,7 @@ async def test_spoken_requests_run_their_tools_and_the_slow_ones_are_announced_f
 async def test_a_recipe_that_holds_an_instruction_is_read_out_and_never_obeyed(models_dir: Path, tmp_path: Path):
     """The real loop (speech in, the real talker) over a recipe folder with a planted instruction:
     it is read out as data, and the next request acts on nothing; every call is recorded with its origin."""
-    from bench.planted import household_state
+    from bench.suites.planted import household_state
     from agent.record import ConversationRecord
 
     recipes = tmp_path / "recipes"

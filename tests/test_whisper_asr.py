@@ -345,7 +345,8 @@ PANCAKES = "Find me a recipe for pancakes."
 
 class RecordedDecoder:
     """Gives, per encoder window, what Whisper tiny.en was recorded giving on the pancake request
-    (../shared/evals/repro) on machines whose arithmetic differs; records each call's window."""
+    (``tests/data/find-me-a-recipe-for-pancakes.wav``) on machines whose arithmetic differs; records
+    each call's window."""
 
     def __init__(self, fit: Decode, full: Decode = Decode(" " + PANCAKES, 0.055, -0.19), partial: Decode | None = None) -> None:
         self.fit, self.full, self.partial = fit, full, partial

@@ -1,6 +1,6 @@
 """hearth's real recognizer and voices over Wyoming: Whisper tiny.en, the piper voice, espeak-ng Korean.
 
-Spoken requests from the bench (bench/requests) go in as Home Assistant sends them (16 kHz
+Spoken requests from the bench (bench/loop/requests) go in as Home Assistant sends them (16 kHz
 16-bit mono) and as a 48 kHz stereo stream; the words must come back.  Synthesized speech
 must be real audio, and the English voice's answer must be heard back as its own words.
 Budget: about 20 s on two cores.
@@ -34,7 +34,7 @@ from tests.wyoming_kit import audio_events, client, read_until, serving
 
 pytestmark = pytest.mark.integration
 
-REQUESTS = Path(__file__).resolve().parent.parent / "bench" / "requests"
+REQUESTS = Path(__file__).resolve().parent.parent / "bench" / "loop" / "requests"
 
 
 def _words(text: str) -> list[str]:

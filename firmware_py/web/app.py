@@ -35,7 +35,6 @@ from starlette.routing import Route
 
 from agent.live_view import LiveView
 from agent.record import ConversationRecord
-from bench.timeline_view import render_svg
 from firmware_py.home_tools import HomeTools
 from firmware_py.web import kept
 from firmware_py.web.feed import Feed
@@ -271,6 +270,10 @@ class Page:
         result = self.timelines.get(request.path_params["n"])
         if result is None:
             return PlainTextResponse("no such turn (only the latest turns are kept)\n", 404)
+        # Imported here rather than with the package, so that python -m firmware_py.web.timeline_view
+        # runs the module fresh instead of one the package has already imported.
+        from firmware_py.web.timeline_view import render_svg
+
         svg = render_svg(kept.timeline_dict(result), f"turn {request.path_params['n']}")
         return Response(svg, media_type="image/svg+xml", headers={"Content-Security-Policy": SVG_POLICY})
 

@@ -1,0 +1,383 @@
+"""``hearth bench``: play a scenario suite through the whole loop and measure what a listener gets.
+
+Every scenario is played in real time into the real models (a WAV microphone,
+a clocked WAV speaker) and scored.  With ``--ablate FEATURE`` each scenario is
+also run with that feature off, right after (and, every other scenario, right
+before) the baseline, so that with/without figures come from the same
+minutes of the same machine; the report gives their ratios.
+
+Writes ``DIR/metrics.json``, ``DIR/timelines/<scenario>.{json,png,html}`` and
+``DIR/report.md``.  A scenario that fails is recorded and the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import platform
+import resource
+import shutil
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.assistant import Assistant
+from agent.features import Features
+from agent.results import TurnResult
+from audio.wav import WavFileSpeaker, read_wav
+from bench.loop.hearing import HeardReference, ReferenceDecoder, hearing_figures
+from bench.loop.metrics import (
+    LATENCY_KEYS, QUALITY_KEYS, aggregate, asr_rtf, cadence_figures, delegation_figures, heartbeat_figures, pretool_figures, ratio, share, turn_figures,
+)
+from bench.provenance import git_commit
+from bench.suites.answers import answer_right
+from firmware_py.config import HearthConfig
+from firmware_py.demo import play_request
+from firmware_py.wiring import asr_model, build_turn_deps, close_turn_deps, model_store
+
+log = logging.getLogger(__name__)
+
+BASELINE = "baseline"
+
+
+@dataclass(frozen=True)
+class BenchSettings:
+    """What to run and where to write it."""
+
+    suite: str
+    """A suite name (``bench/suites/<name>.yaml``, or ``ha-en`` / ``ha-ko``) or a YAML path."""
+    out: Path
+    """Output directory."""
+    ablate: tuple[str, ...] = ()
+    """Features to switch off, one variant each (names as in ``agent.features.FEATURES``)."""
+    limit: int | None = None
+    """Run only the first N scenarios."""
+    categories: tuple[str, ...] = ()
+    """Run only scenarios of these categories (``recipe``, ``weather``, …); empty runs all."""
+    rounds: int = 1
+    """How many times to play each scenario."""
+    pictures: bool = True
+    """Render each timeline as PNG and HTML (after all runs, so drawing never competes with them)."""
+    progress: bool = True
+    """Show a progress bar on stderr."""
+
+
+def _transcript_error(language: str, reference: str, hypothesis: str) -> float:
+    from bench.suites.scoring import char_error_rate, word_error_rate
+
+    return round((char_error_rate if language == "ko" else word_error_rate)(reference, hypothesis), 4)
+
+
+def _expected_tool(expected: Any) -> str:
+    return str(expected["tool"] if isinstance(expected, dict) else expected.tool)
+
+
+def _score_turn(
+    result: TurnResult, expected: list[Any], reference: str, language: str, asr_decode_s: float | None,
+    heard: HeardReference | None = None, acting: set[str] | None = None,
+) -> dict[str, Any]:
+    from bench.suites.scoring import ToolCall, score_calls
+
+    tl = result.timeline
+    # What happened: a call asked back ("Cancel the pasta timer?") was not made.
+    score = score_calls(expected, [ToolCall(c.name, dict(c.args)) for c in result.tool_calls if c.ran])
+    timing = turn_figures(tl)
+    return {
+        "outcome": result.outcome.value,
+        "transcript": result.transcript,
+        "reply": result.reply,
+        "tool_calls": [{"name": c.name, "args": c.args, "ran": c.ran, "acted": c.acted} for c in result.tool_calls],
+        # An act (a timer, the list, a note) the user did not ask for: the worst thing a speaker can do.
+        "acted_unasked": any(c.acted and c.name not in {_expected_tool(e) for e in expected} for c in result.tool_calls),
+        "right_tool": score.right_tool,
+        "right_args": score.right_args,
+        "tool_detail": score.detail,
+        "uses_tool": bool(expected),
+        "transcript_error": _transcript_error(language, reference, result.transcript),
+        "asr_rtf": asr_rtf(tl, asr_decode_s),
+        **timing,
+        **hearing_figures(result.transcript, heard, timing["endpoint_audio_s"], timing["ended_by"], language),
+        **pretool_figures(tl),
+        **cadence_figures(tl),
+        **heartbeat_figures(tl, acting or set()),
+        **delegation_figures(tl),
+        # A reference call answered from what was fetched while the user spoke (Heartbeat).
+        "early_answer": bool(expected) and score.right_args and tl.first("heartbeat_reused") is not None,
+    }
+
+
+class SuiteRun:
+    """One run of a suite: the assistant, the variants, the rows of figures."""
+
+    def __init__(self, config: HearthConfig, settings: BenchSettings, build: Any = build_turn_deps) -> None:
+        self.config = config
+        self.settings = settings
+        self.build = build  # (config, speaker) -> TurnDeps; tests pass fakes
+        self.rows: list[dict[str, Any]] = []
+        self.references: dict[str, HeardReference] = {}
+        self.timelines: list[tuple[Path, dict[str, Any]]] = []
+        self.variants: dict[str, Features] = {BASELINE: Features()}
+        for name in settings.ablate:
+            self.variants[f"no-{name}"] = Features().without(name)
+
+    async def run(self) -> dict[str, Any]:
+        from bench.suites.scenarios import load_suite
+        from bench.suites.schema import SuiteError
+
+        s = self.settings
+        suite = load_suite(s.suite)
+        # Timers and lists the scenarios make go to a scratch folder, never the user's own.
+        shutil.rmtree(s.out / "tool-data", ignore_errors=True)
+        tools = self.config.tools.model_copy(update={"data_dir": s.out / "tool-data"})
+        config = self.config.model_copy(update={"language": suite.language, "tools": tools})
+        scenarios = [sc for sc in suite.scenarios if not s.categories or sc.category in s.categories]
+        if any(sc.kitchen is not None for sc in scenarios):
+            raise SuiteError(f"suite {suite.suite} plants data in the kitchen, which only python -m bench.suites.tool_accuracy does")
+        scenarios = scenarios[: s.limit] if s.limit else scenarios
+        (s.out / "timelines").mkdir(parents=True, exist_ok=True)
+        # Audio and references first: the reference model is let go before the loop's models load.
+        audio = self._prepare_audio(scenarios, suite.language)
+        self.references = self._prepare_references(audio, config)
+        speaker = WavFileSpeaker(config.audio.output_rate)
+        started = time.monotonic()
+        deps = await self.build(config, speaker)
+        assistant = Assistant(deps, history_turns=config.history_turns)
+        await assistant.warm()
+        startup_s = time.monotonic() - started
+        # Every decision prompt head kept before the first scenario, so that no variant keeps one
+        # for the others by running first.
+        await assistant.keep_heads()
+
+        total = len(scenarios) * len(self.variants) * s.rounds
+        bar = _progress(total, s.progress)
+        for round_index in range(s.rounds):
+            for index, scenario in enumerate(scenarios):
+                names = list(self.variants)
+                if index % 2:  # alternate the order so a drifting machine favours no variant
+                    names.reverse()
+                for variant in names:
+                    deps.features = self.variants[variant]
+                    bar.set_postfix_str(f"{scenario.id} [{variant}]", refresh=False)
+                    await self._run_scenario(assistant, scenario, audio, suite.language, variant, round_index)
+                    bar.update(1)
+        bar.close()
+        await close_turn_deps(deps)
+        report = self._summarize(suite, config, startup_s)
+        self._write(report)
+        return report
+
+    def _prepare_audio(self, scenarios: list[Any], language: str) -> dict[str, Path | Exception]:
+        """Resolve (synthesize or fetch) every turn's audio before any timing starts."""
+        from bench.suites.audio import scenario_audio
+        from bench.suites.scenarios import resolve_audio
+
+        paths: dict[str, Path | Exception] = {}
+        for scenario in scenarios:
+            try:
+                paths[scenario.id] = resolve_audio(scenario) if scenario.audio else scenario_audio(scenario.text, language)
+                for n, followup in enumerate(scenario.followups or []):
+                    paths[f"{scenario.id}#{n + 1}"] = scenario_audio(followup.text, language)
+            except Exception as exc:  # noqa: BLE001 - recorded against the scenario when it runs
+                log.error("no audio for %s: %s", scenario.id, exc)
+                paths[scenario.id] = exc
+        return paths
+
+    def _prepare_references(self, audio: dict[str, Path | Exception], config: HearthConfig) -> dict[str, HeardReference]:
+        """Each recording's full-window transcript and end of speech (cached), before any timing."""
+        from bench.suites.audio import default_cache_dir
+
+        store = model_store(config)
+        model_dir, vad_model = store.path(asr_model(config)), store.path("silero-vad") / "silero_vad.onnx"
+        if not (model_dir / "model.bin").is_file() or not vad_model.is_file():
+            log.warning("no Whisper model at %s or no voice detector: dropped words and cut-offs are not scored", model_dir)
+            return {}
+        decoder = ReferenceDecoder(model_dir, config.language, default_cache_dir(), vad_model)
+        try:
+            return {key: decoder.reference(path) for key, path in audio.items() if isinstance(path, Path)}
+        finally:
+            decoder.close()
+
+    async def _run_scenario(
+        self, assistant: Assistant, scenario: Any, audio: dict[str, Path | Exception], language: str, variant: str, round_index: int
+    ) -> None:
+        assistant.forget()
+        # Every variant starts from the same model state (the warm prompt head), so the one that
+        # happens to run first does not pay alone for evaluating the scenario's prompt; and no
+        # variant finds the same question in the reasoner's cache from the variant before it.
+        await assistant.warm()
+        if assistant.deps.reasoner is not None:
+            assistant.deps.reasoner.forget(cache_only=True)
+        turns = [(scenario.id, scenario.said, scenario.expect)]
+        turns += [(f"{scenario.id}#{n + 1}", f.said, f.expect) for n, f in enumerate(scenario.followups or [])]
+        for turn_index, (key, text, expected) in enumerate(turns):
+            row: dict[str, Any] = {
+                "scenario": scenario.id,
+                "turn": turn_index,
+                "variant": variant,
+                "round": round_index,
+                "category": scenario.category,
+                "synthetic": scenario.synthetic,
+                "pause": scenario.has_pause,
+                "text": text,
+            }
+            try:
+                path = audio[key]
+                if isinstance(path, Exception):
+                    raise path
+                reasoner = assistant.deps.reasoner
+                if reasoner is not None and not assistant.deps.features.prewarm:
+                    reasoner.forget()  # cold: no head kept, nothing in its cache
+                cpu_before = time.process_time()  # all of hearth's threads, the models' included
+                result = await play_request(assistant, read_wav(path, 16000))
+                row["cpu_s"] = round(time.process_time() - cpu_before, 3)
+                decode_s = getattr(assistant.deps.recognizer, "last_decode_s", None)
+                row |= _score_turn(result, list(expected), text, language, decode_s, self.references.get(key), self._tools_that(assistant))
+                if scenario.answer is not None and turn_index == 0:
+                    # The fact checked in what the listener heard of the answer.
+                    row["answer_right"] = answer_right(" ".join(result.spoken), scenario.answer)
+                early = self._tools_that(assistant, speculable=True)
+                row["speculable_turn"] = bool(expected) and all(_expected_tool(e) in early for e in expected)
+                self._keep_timeline(row, result)
+            except Exception as exc:  # noqa: BLE001 - one scenario's failure must not end the run
+                log.exception("scenario %s failed", key)
+                row["error"] = f"{type(exc).__name__}: {exc}"
+            self.rows.append(row)
+            if "error" in row:
+                break
+
+    @staticmethod
+    def _tools_that(assistant: Assistant, speculable: bool = False) -> set[str]:
+        """The acting tools (or, with ``speculable``, those that may run early) of the loop's registry."""
+        tools = assistant.deps.tools
+        if tools is None:
+            return set()
+        return {spec.name for spec in tools.registry.specs if (spec.speculable if speculable else spec.side_effects == "act")}
+
+    def _keep_timeline(self, row: dict[str, Any], result: TurnResult) -> None:
+        name = row["scenario"] + (f"-t{row['turn']}" if row["turn"] else "")
+        if row["variant"] != BASELINE:
+            name += f"--{row['variant']}"
+        if row["round"]:
+            name += f"-r{row['round']}"
+        data = result.timeline.to_dict() | {
+            "transcript": result.transcript,
+            "reply": result.reply,
+            "outcome": result.outcome.value,
+            "variant": row["variant"],
+        }
+        self.timelines.append((self.settings.out / "timelines" / name, data))
+
+    def _summarize(self, suite: Any, config: HearthConfig, startup_s: float) -> dict[str, Any]:
+        by_variant: dict[str, dict[str, Any]] = {}
+        for variant in self.variants:
+            rows = [r for r in self.rows if r["variant"] == variant and "error" not in r]
+            tool_rows = [r for r in rows if r.get("uses_tool")]
+            by_variant[variant] = {
+                **{key: aggregate(rows, key) for key in LATENCY_KEYS + QUALITY_KEYS},
+                "tool_accuracy": share(rows, "right_tool"),
+                "tool_args_accuracy": share(rows, "right_args"),
+                "answer_accuracy": share(rows, "answer_right"),
+                "tool_accuracy_tool_turns": share(tool_rows, "right_tool"),
+                "no_tool_accuracy": share([r for r in rows if not r.get("uses_tool")], "right_tool"),
+                "pretool_coverage": share([r for r in rows if r.get("slow_tool")], "pretool_in_time"),
+                "slow_tool_turns": sum(1 for r in rows if r.get("slow_tool")),
+                # With and without the line, what a listener waits through before hearing anything.
+                "slow_tool_first_audio_s": aggregate([r for r in rows if r.get("slow_tool")], "first_audio_s"),
+                "units": aggregate(rows, "units"),
+                "dropped_tail_turns": sum(1 for r in rows if r.get("dropped_tail")),
+                "cut_off_turns": sum(1 for r in rows if r.get("cut_off")),
+                "acting_without_request": sum(1 for r in rows if r.get("acted_unasked")),
+                "resumed_turns": sum(1 for r in rows if r.get("resumed")),
+                "cut_off_turns_with_pauses": sum(1 for r in rows if r.get("cut_off") and r.get("pause")),
+                "pause_turns": sum(1 for r in rows if r.get("pause")),
+                # Heartbeat: reference calls answered from an early result, over all tool turns and
+                # over those whose tool may run early at all.
+                "stc": share(tool_rows, "early_answer"),
+                "stc_speculable": share([r for r in tool_rows if r.get("speculable_turn")], "early_answer"),
+                "tool_turn_first_answer_audio_s": aggregate(tool_rows, "first_answer_audio_s"),
+                "speculative_side_effects": sum(r.get("speculative_side_effects") or 0 for r in rows),
+                "thinker_calls": aggregate(rows, "thinker_calls"),
+                "thinker_cancelled": aggregate(rows, "thinker_cancelled"),
+                "speculative_discarded": aggregate(rows, "speculative_discarded"),
+                # Talker and reasoner: the share each answered, and the reasoner's turns' figures.
+                "routing": {reason: sum(1 for r in rows if (r.get("routed") or "talker") == reason) for reason in
+                            ("talker", "knowledge", "several_acts", "talker_unsure")},
+                "reasoner_turns": sum(1 for r in rows if r.get("routed")),
+                "reasoner_capped": sum(1 for r in rows if r.get("reasoner_capped")),
+                "reasoner_answer_accuracy": share([r for r in rows if r.get("routed")], "answer_right"),
+                "reasoner_tool_args_accuracy": share([r for r in rows if r.get("routed") and r.get("uses_tool")], "right_args"),
+                **{key: aggregate([r for r in rows if r.get("routed")], key) for key in ("routing_s", "inference_s", "tool_s", "handback_s")},
+                "turns": len(rows),
+                "failures": sum(1 for r in self.rows if r["variant"] == variant and "error" in r),
+            }
+        for variant, stats in by_variant.items():
+            stats.update(_conversation_cost([r for r in self.rows if r["variant"] == variant and "error" not in r]))
+        base = by_variant[BASELINE]
+        ratios = {
+            variant: {key: ratio(stats[key]["median"], base[key]["median"]) for key in LATENCY_KEYS}
+            for variant, stats in by_variant.items()
+            if variant != BASELINE
+        }
+        synthetic = sorted({bool(r["synthetic"]) for r in self.rows})
+        return {
+            "suite": suite.suite,
+            "language": suite.language,
+            "audio": "synthetic speech" if synthetic == [True] else ("human recordings" if synthetic == [False] else "mixed"),
+            "git_commit": git_commit(),
+            "machine": {"platform": platform.platform(), "processor": platform.machine(), "python": platform.python_version()},
+            "config": config.model_dump(mode="json"),
+            "ablate": list(self.settings.ablate),
+            "rounds": self.settings.rounds,
+            "startup_s": round(startup_s, 3),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "variants": by_variant,
+            "ratios_vs_baseline": ratios,
+            "scenarios": self.rows,
+        }
+
+    def _write(self, report: dict[str, Any]) -> None:
+        out = self.settings.out
+        (out / "metrics.json").write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        for base, data in self.timelines:
+            base.with_suffix(".json").write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        if self.settings.pictures:
+            self._draw()
+        from bench.loop.report import render_report
+
+        (out / "report.md").write_text(render_report(report), encoding="utf-8")
+
+    def _draw(self) -> None:
+        from firmware_py.web.timeline_view import render_html, render_png
+
+        for base, data in self.timelines:
+            title = f"{base.name}: {data.get('transcript', '')!r}"
+            try:
+                render_png(data, base.with_suffix(".png"), title)
+                render_html(data, base.with_suffix(".html"), title)
+            except Exception:  # noqa: BLE001 - a picture that fails to draw must not lose the figures
+                log.exception("could not draw %s", base.name)
+
+
+def _conversation_cost(rows: list[dict[str, Any]], long: int = 30, n: int = 5) -> dict[str, Any]:
+    """In conversations of at least ``long`` turns: the median time from the end of speech to the
+    first token over the first ``n`` turns and over turns ``long - n + 1`` to ``long`` (the same
+    kinds of request), and their ratio; empty when the suite has no such conversation."""
+    turns: dict[str, int] = {}
+    for row in rows:
+        turns[row["scenario"]] = max(turns.get(row["scenario"], 0), row["turn"] + 1)
+    chosen = [r for r in rows if turns[r["scenario"]] >= long and r.get("first_token_s") is not None]
+    early = [r["first_token_s"] for r in chosen if r["turn"] < n]
+    late = [r["first_token_s"] for r in chosen if long - n <= r["turn"] < long]
+    if not early or not late:
+        return {}
+    first, last = statistics.median(early), statistics.median(late)
+    return {"ttft_turn1_s": round(first, 4), "ttft_turn30_s": round(last, 4), "ttft_turn30_ratio": ratio(last, first)}
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="turn", disable=not enabled, dynamic_ncols=True)
+
