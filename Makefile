@@ -1,18 +1,38 @@
 VENV ?= .venv
 PREFIX ?= /opt/hearth
 HEARTH := $(VENV)/bin/hearth
+PYTEST := $(VENV)/bin/python -m pytest -p no:cacheprovider
 
-.PHONY: setup demo test bench install
+# The fast lane: every test without a lane mark, against an empty models directory (a test that
+# needs a model fails there, loudly).  The real lane: real models, PortAudio, the browser.
+FAST_LANE := -m "not integration and not audio and not browser" --timeout=120 --durations=15
+REAL_LANE := -m "integration or audio or browser" --timeout=900 --durations=25
+
+.PHONY: setup setup-code demo lint test test-fast lane-fast lane-real bench install
 
 setup:
 	./setup.sh
 
+setup-code:
+	./setup.sh --no-models
+
 demo: setup
 	$(HEARTH) demo --out out/demo-reply.wav --timeline out/demo-timeline.json
 
-test: setup
+lint:
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/python -m pytest -q
+
+# The edit-test loop: no models needed, a few minutes.
+test-fast: setup-code lint lane-fast
+
+# Everything, as CI runs it: set-up with the models, the fast lane first, then the real lane.
+test: setup lint lane-fast lane-real
+
+lane-fast:
+	HEARTH_MODELS_DIR="$$(mktemp -d)" $(PYTEST) -q $(FAST_LANE) tests
+
+lane-real:
+	$(PYTEST) -q $(REAL_LANE) tests
 
 bench: setup
 	$(VENV)/bin/python -m bench.loop.latency --out out/bench-latency.json

@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
 # Sets up hearth on a fresh Debian / Raspberry Pi OS machine: system packages, a virtual
 # environment with hearth in it, and the default models. Safe to run again.
+# --no-models: everything but the models (what the fast test lane needs).
 set -euo pipefail
+WITH_MODELS=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-models) WITH_MODELS=0 ;;
+    *) echo "usage: $0 [--no-models]" >&2; exit 2 ;;
+  esac
+done
 cd "$(dirname "$0")"
 VENV=${VENV:-.venv}
 
@@ -78,5 +86,7 @@ if [ "$PLATFORM" = jetson-orin ] && [ "${HEARTH_CT2_CUDA:-0}" = 1 ]; then
   fi
 fi
 
-echo "== installing models"
-"$VENV/bin/hearth" models install
+if [ "$WITH_MODELS" = 1 ]; then
+  echo "== installing models"
+  "$VENV/bin/hearth" models install
+fi

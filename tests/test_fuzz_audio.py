@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from audio.levels import finite_samples
-from audio.vad import SileroVad, VadSettings
 from audio.wav import MAX_RATE, MIN_RATE, AudioFileError, read_wav, resample
 from tests.fuzzing import fuzz
 
@@ -89,35 +88,11 @@ def test_resample_refuses_a_rate_it_cannot_use_and_is_finite_otherwise(raw: np.n
     assert abs(len(out) - len(raw) * to_rate / from_rate) <= 2
 
 
-@pytest.fixture(scope="module")
-def vad(model_path) -> SileroVad:
-    detector = SileroVad(VadSettings(model_path("silero-vad/silero_vad.onnx")))
-    detector.load()
-    return detector
-
-
 chunks = st.lists(
     hnp.arrays(st.sampled_from([np.float32, np.float64, np.int16]), st.integers(0, 1500))
     | hnp.arrays(np.float32, st.integers(0, 1500), elements=st.floats(width=32)),
     max_size=12,
 )
-
-
-def test_the_detector_takes_any_chunks_and_its_offsets_stay_in_order(vad: SileroVad):
-    @fuzz()
-    @given(chunks)
-    def run(pieces: list[np.ndarray]) -> None:
-        vad.reset()
-        events = []
-        for piece in pieces:
-            events += vad.accept(piece)
-        events += vad.flush()
-        assert vad.position == sum(len(p.reshape(-1)) for p in pieces)
-        offsets = [e.sample for e in events]
-        assert offsets == sorted(offsets) and all(0 <= o <= vad.position for o in offsets)
-        assert [e.speech for e in events] == [i % 2 == 0 for i in range(len(events))]  # start, stop, start, ...
-
-    run()
 
 
 def test_a_resampled_step_stays_within_full_scale():

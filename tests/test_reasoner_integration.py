@@ -15,7 +15,7 @@ from agent.deciding.reasoner import Reasoner, ReasonerSettings, holding_line
 from agent.deciding.reference import KitchenReference
 from agent.model.llm import LlamaChatModel, LlamaSettings
 from agent.model.remote import RemoteChatModel, RemoteSettings
-from tests.test_remote_model import llama_server  # noqa: F401 - the real server fixture
+from tests.test_remote_model_integration import llama_server  # noqa: F401 - the real server fixture
 from tests.test_turn_tools import Kitchen
 
 pytestmark = pytest.mark.integration

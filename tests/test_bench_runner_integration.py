@@ -1,0 +1,81 @@
+"""``hearth bench`` on a tiny suite with the real piper voice: the three outputs, ablation pairs, and a failure that is recorded, not fatal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.deps import TurnDeps
+from bench.loop.runner import BenchSettings, SuiteRun
+from firmware_py.config import parse_config
+from tests.fakes import EnergyVad, ScriptedChatModel, ScriptedRecognizer, ToneSynthesizer
+from tests.test_bench_runner import TINY
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def tiny_suite(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.yaml"
+    path.write_text(TINY)
+    return path
+
+
+async def fake_deps(config, speaker) -> TurnDeps:
+    return TurnDeps(
+        vad=EnergyVad(threshold=0.01),
+        recognizer=ScriptedRecognizer("set a timer for ten minutes"),
+        chat=ScriptedChatModel("Okay. Done."),
+        synthesizer=ToneSynthesizer(seconds_per_char=0.005),
+        speaker=speaker,
+        language="en",
+        system_prompt="be brief",
+    )
+
+
+async def test_three_outputs_with_an_ablation_pair_per_turn(tiny_suite: Path, tmp_path: Path):
+    out = tmp_path / "run"
+    settings = BenchSettings(suite=str(tiny_suite), out=out, ablate=("speculative-final",), progress=False)
+    report = await SuiteRun(parse_config({}), settings, build=fake_deps).run()
+
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics == json.loads(json.dumps(report, ensure_ascii=False))
+    assert set(metrics["variants"]) == {"baseline", "no-speculative-final"}
+    assert metrics["audio"] == "synthetic speech"
+    rows = metrics["scenarios"]
+    # 3 turns (one follow-up) x 2 variants, interleaved scenario by scenario.
+    assert [(r["scenario"], r["turn"], r["variant"]) for r in rows] == [
+        ("timer", 0, "baseline"), ("timer", 0, "no-speculative-final"),
+        ("thanks", 0, "no-speculative-final"), ("thanks", 1, "no-speculative-final"),
+        ("thanks", 0, "baseline"), ("thanks", 1, "baseline"),
+    ]  # fmt: skip
+    base = metrics["variants"]["baseline"]
+    assert base["turns"] == 3 and base["failures"] == 0
+    assert base["first_audio_s"]["median"] is not None
+    # No tools exist yet: the timer turn is wrong, "thank you" (no tool) is right.
+    by_turn = {(r["scenario"], r["turn"]): r for r in rows if r["variant"] == "baseline"}
+    assert by_turn[("timer", 0)]["right_tool"] is False
+    assert by_turn[("thanks", 0)]["right_tool"] is True
+    assert metrics["ratios_vs_baseline"]["no-speculative-final"]["first_audio_s"] is not None
+    for name in ("timer", "thanks", "thanks-t1", "timer--no-speculative-final"):
+        for suffix in (".json", ".png", ".html"):
+            assert (out / "timelines" / (name + suffix)).is_file(), name + suffix
+    report_md = (out / "report.md").read_text()
+    assert "| figure | baseline | no-speculative-final |" in report_md
+    assert "synthetic speech" in report_md
+
+
+async def test_a_failing_scenario_is_recorded_and_the_run_goes_on(tmp_path: Path):
+    suite = tmp_path / "tiny.yaml"
+    suite.write_text(TINY.replace("    category: chitchat", "    category: chitchat\n    audio: missing/recording.wav\n    synthetic: false"))
+    out = tmp_path / "run"
+    settings = BenchSettings(suite=str(suite), out=out, progress=False, pictures=False)
+    report = await SuiteRun(parse_config({}), settings, build=fake_deps).run()
+    rows = report["scenarios"]
+    assert [r["scenario"] for r in rows] == ["timer", "thanks"]
+    assert "error" not in rows[0] and "recording.wav" in rows[1]["error"]
+    assert report["variants"]["baseline"]["failures"] == 1
+    assert report["audio"] == "mixed"
+    assert "## Failures" in (out / "report.md").read_text()
