@@ -1,6 +1,6 @@
 """The examples a tool decision is shown, chosen per request, and the planner hearth decides with.
 
-:func:`default_planner` is what both the live turn and ``bench.tool_accuracy`` use, so the
+:func:`default_planner` is what both the live turn and ``bench.suites.tool_accuracy`` use, so the
 benchmark measures exactly what runs.  Per request it
 
 - picks the ``k`` bank examples (:func:`agent.deciding.banks.example_bank`) nearest to the words in the

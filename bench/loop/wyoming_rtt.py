@@ -228,7 +228,7 @@ async def measure(config: HearthConfig, suite_name: str, limit: int, spread: boo
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.loop.wyoming_rtt", description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", default="en-kitchen", help="a suite of bench/scenarios (default en-kitchen)")
+    parser.add_argument("--suite", default="en-kitchen", help="a suite of bench/suites (default en-kitchen)")
     parser.add_argument("--limit", type=int, default=30, help="how many requests (default 30)")
     parser.add_argument("--first", action="store_true", help="the first N requests of the suite, not N spread through it")
     parser.add_argument("--config", type=Path, help="hearth's configuration (default: as `hearth run` finds it)")
