@@ -226,6 +226,8 @@ def test_a_bind_beyond_loopback_without_a_token_is_refused(tmp_path: Path) -> No
         create_app(None, WebSettings(host="0.0.0.0"))  # type: ignore[arg-type] - refused before it is read
     with pytest.raises(ValueError, match="without a token"):
         create_app(None, WebSettings(host="192.168.1.20", token=""))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="without a token"):
+        create_app(None, WebSettings(host="0.0.0.0", token=" " * 16))  # type: ignore[arg-type]
 
 
 async def test_with_a_token_every_request_needs_it_by_header_or_the_cookie_the_link_sets(tmp_path: Path) -> None:
