@@ -85,7 +85,7 @@ def test_a_bad_serve_key_in_the_file_is_named(tmp_path, capsys):
     path = tmp_path / "hearth.toml"
     path.write_text('[serve]\nweb_token = "short"\n')
     assert main(["serve", "--web", "--config", str(path)]) == 2
-    assert "serve.web_token: String should have at least 16 characters" in capsys.readouterr().err
+    assert "serve.web_token: too short to guard the page (5 characters; at least 16 needed)" in capsys.readouterr().err
 
 
 class _Told:

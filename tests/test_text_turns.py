@@ -77,7 +77,7 @@ async def test_units_come_out_as_cadence_cuts_them_before_the_reply_is_finished(
     assert [first, *rest] == ["It is noon.", "Enjoy your lunch.", "And drink some water."]
     assert speaker.recording().samples.size == 0  # nothing played in the kitchen
     assert [e.text for e in events if isinstance(e, UnitSpoken)] == [first, *rest]
-    assert [e for e in events if isinstance(e, TranscriptFinal)] == [TranscriptFinal("what time is it")]
+    assert [e for e in events if isinstance(e, TranscriptFinal)] == [TranscriptFinal("what time is it", typed=True)]
     assert not any(isinstance(e, StateChanged) for e in events)  # the kitchen's light stays as it was
     entries = assistant.record.entries()
     assert [(e.role, e.text, e.status) for e in entries] == [

@@ -36,6 +36,7 @@ from starlette.routing import Route
 from agent.live_view import LiveView
 from agent.record import ConversationRecord
 from firmware_py.home_tools import HomeTools
+from firmware_py.safe_text import clean
 from firmware_py.web import kept
 from firmware_py.web.feed import Feed
 from firmware_py.web.labels import labels
@@ -319,9 +320,16 @@ async def _json_body(request: Request, csrf: str) -> dict[str, Any] | Response:
         body = await request.json()
     except (ValueError, UnicodeDecodeError):
         return PlainTextResponse("the body is not JSON\n", 400)
+    except RecursionError:
+        # Thousands of "[" fit in the size limit and take the decoder past Python's recursion
+        # limit; no change the page makes is nested at all, so this is a request to refuse, not a fault.
+        log.warning("page: refused a change to %s nested too deeply to read", request.url.path)
+        return PlainTextResponse("the body is nested too deeply; a change is one flat JSON object\n", 400)
     if not isinstance(body, dict):
         return PlainTextResponse("the body must be a JSON object\n", 400)
-    return body
+    # Words from the page are kept (the list, the record) and shown again, on the page and in a
+    # terminal: control and bidirectional characters are taken out here, before any tool sees them.
+    return {key: clean(value) if isinstance(value, str) else value for key, value in body.items()}
 
 
 def _script_json(value: object) -> str:
