@@ -297,6 +297,12 @@ class ServeConfig(Section):
     ``--wyoming`` is given (then tcp://127.0.0.1:10700)."""
     wyoming_programs: tuple[Literal["asr", "tts", "handle"], ...] = ("asr", "tts", "handle")
     """What the Wyoming server offers: speech to text, text to speech, and hearth's answers."""
+    wyoming_idle_s: float = Field(30.0, ge=0.1, le=3600.0)
+    """A Wyoming client that sends nothing for this many seconds (stopped partway through an event,
+    or idle between requests) is disconnected; while hearth is still answering it, it may wait as
+    long as the answer takes."""
+    wyoming_max_connections: int = Field(32, ge=1, le=1024)
+    """Wyoming connections served at once; one more is told it is busy and closed."""
     languages: tuple[Literal["en", "ko"], ...] = ()
     """Languages the Wyoming server offers besides ``language`` (each loads its own recognizer,
     voice and talker; the reasoner only for ``language``)."""

@@ -212,7 +212,7 @@ async def start_wyoming(config: HearthConfig, uri: str, assistant: Assistant, ot
     configured language, and the recognizers and voices of ``others``.  Returns the server, the
     address it took (a port 0 is told as the port taken) and what it offers, in words."""
     from firmware_py.wiring import StartupError, cadence_settings
-    from firmware_py.wyoming import WyomingServer, offer_from
+    from firmware_py.wyoming import WyomingLimits, WyomingServer, offer_from
 
     deps = assistant.deps
     recognizers = {config.language: deps.recognizer, **others.recognizers}
@@ -226,6 +226,7 @@ async def start_wyoming(config: HearthConfig, uri: str, assistant: Assistant, ot
         answer_languages=(config.language,),
         speech_context={config.language: deps.speech_context} if deps.speech_context is not None else {},
         programs=programs,
+        limits=WyomingLimits(client_idle_s=config.serve.wyoming_idle_s, max_connections=config.serve.wyoming_max_connections),
     )
     server = WyomingServer(offer)
     try:

@@ -88,6 +88,21 @@ def test_a_bad_serve_key_in_the_file_is_named(tmp_path, capsys):
     assert "serve.web_token: String should have at least 16 characters" in capsys.readouterr().err
 
 
+async def test_the_wyoming_idle_time_and_connection_cap_come_from_the_configuration():
+    from agent.assistant import Assistant
+    from firmware_py.serve import OtherLanguages, start_wyoming
+    from tests.test_turn import make_deps
+
+    configured = config(wyoming_idle_s=2.5, wyoming_max_connections=4)
+    server, _, _ = await start_wyoming(configured, "tcp://127.0.0.1:0", Assistant(make_deps()), OtherLanguages())
+    try:
+        assert (server.offer.limits.client_idle_s, server.offer.limits.max_connections) == (2.5, 4)
+    finally:
+        await server.stop()
+    with pytest.raises(ValueError, match="serve.wyoming_max_connections: Input should be greater than or equal to 1"):
+        config(wyoming_max_connections=0)
+
+
 class _Told:
     def __init__(self) -> None:
         self.events: list[tuple[str, object]] = []
