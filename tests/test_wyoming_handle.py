@@ -77,7 +77,7 @@ async def _interrupted_then_answered(assistant, chat, chat2) -> None:
     ends = [e.status for e in assistant.record.entries() if e.role == "turn"]
     assert ends == ["interrupted", "answered"], ends
     spoken = [(e.text, e.status) for e in assistant.record.entries() if e.role == "assistant"]
-    assert ("It is noon.", "spoken") in spoken and ("Yes.", "spoken") in spoken
+    assert ("It is noon.", "told") in spoken and ("Yes.", "told") in spoken
     assert chat2.calls  # the second turn reached the model
 
 
