@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from firmware_py.safe_text import clean
+
 DEFAULT_CONFIG_PATHS = (Path("/etc/hearth/hearth.toml"), Path.home() / ".config" / "hearth" / "hearth.toml")
 
 MAX_CONFIG_BYTES = 1 << 20
@@ -36,6 +38,16 @@ def _expanded(path: Path) -> Path:
 
 UserPath = Annotated[Path, AfterValidator(_expanded)]
 """A path from the configuration, ``~`` expanded once here so that no later use can fail on it."""
+
+
+def _plain(text: str) -> str:
+    if clean(text) != text:
+        raise ValueError("a name cannot hold control characters, line breaks or bidirectional controls")
+    return text
+
+
+PlainName = Annotated[str, AfterValidator(_plain)]
+"""A name hearth says or shows (it may come back in a transcript and be kept): one line of text."""
 
 
 def expand_path(path: Path, what: str) -> Path:
@@ -177,7 +189,7 @@ class ToolsConfig(Section):
     """A folder of recipes (Markdown or JSON); unset means the sample collection shipped with hearth."""
     forecast_file: UserPath | None = None
     """The cached forecast the sync job writes; unset means <data_dir>/forecast.json."""
-    home: str = "home"
+    home: PlainName = "home"
     """The place weather questions are about when none is named (a name or alias in the forecast file)."""
     sensor: Literal["none", "bme280"] = "none"
     """A local temperature/humidity sensor on I2C (``pip install hearth[sensors]``)."""

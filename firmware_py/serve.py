@@ -23,6 +23,7 @@ from agent.live_view import LiveView
 from agent.text_turns import TextTurns
 from audio.silent import SilentSpeaker
 from firmware_py.config import HearthConfig, ReasonerConfig, web_address, wyoming_address
+from firmware_py.safe_text import printable
 from firmware_py.service import ServiceNotifier
 from firmware_py.wiring import DeviceParts
 
@@ -211,13 +212,13 @@ async def _start_servers(config: HearthConfig, choice: ServeChoice, assistant: A
         if choice.wyoming is not None:
             server, address, offered = await start_wyoming(config, choice.wyoming, assistant, await other_languages(config))
             servers.append(server)
-            print(f"hearth: Wyoming on {address} ({offered})", file=sys.stderr)
+            print(printable(f"hearth: Wyoming on {address} ({offered})"), file=sys.stderr)
         if choice.web is not None:
             live = LiveView()
             also_tell(assistant, live)
             page, (host, port) = await start_page(config, choice.web, assistant, live)
             servers.append(page)
-            print(f"hearth: the companion page on http://{_url_host(host)}:{port}/", file=sys.stderr)
+            print(printable(f"hearth: the companion page on http://{_url_host(host)}:{port}/"), file=sys.stderr)
     except BaseException:
         for server in reversed(servers):
             await server.stop()
