@@ -280,6 +280,7 @@ async def test_a_connection_over_the_cap_is_refused_and_the_others_keep_working(
                 await c.write_event(Describe().event())
                 assert (await read_until(c, "info"))[-1].type == "info"
             reader, writer = await asyncio.open_connection(host, port)
+            writer.write(b'{"type": "describe"}\n')  # unread when it is refused: the error must still arrive
             refused = await _closed(reader)
             writer.close()
             assert b'"type": "error"' in refused and b"busy" in refused

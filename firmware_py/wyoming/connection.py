@@ -120,10 +120,10 @@ class Connection(AsyncEventHandler):
         except* Exception:
             logger.exception("Wyoming connection failed")
         finally:
+            self.admitted.discard(self)  # closing: its place may be taken
             await close_writer(self.writer)
             if task is not None:
                 self.live.discard(task)
-            self.admitted.discard(self)
 
     async def _read_events(self) -> None:
         limits = self.offer.limits
@@ -163,7 +163,7 @@ class Connection(AsyncEventHandler):
 
     def _heard(self) -> None:
         """Part of an event arrived, or an answer was finished: the client has its idle time again."""
-        if self._quiet is not None:
+        if self._quiet is not None and not self._quiet.expired():
             self._quiet.reschedule(self._deadline())
 
     async def handle_event(self, event: Event) -> bool:
@@ -381,6 +381,11 @@ class Busy(AsyncEventHandler):
         try:
             async with asyncio.timeout(CLOSE_S):
                 await async_write_event(Error(text=text, code="busy").event(), self.writer)
+                self.writer.write_eof()
+                # Closed with what the client sent still unread, the socket would be reset and the
+                # error lost on the way: what it sends is read past until it closes its side.
+                while await self.reader.read(64 * 1024):
+                    pass
         except (TimeoutError, ConnectionError, OSError):
             pass
         finally:
