@@ -15,6 +15,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from firmware_py.safe_text import clean
+
 DEFAULT_CONFIG_PATHS = (Path("/etc/hearth/hearth.toml"), Path.home() / ".config" / "hearth" / "hearth.toml")
 
 MAX_CONFIG_BYTES = 1 << 20
@@ -38,6 +40,16 @@ def _expanded(path: Path) -> Path:
 
 UserPath = Annotated[Path, AfterValidator(_expanded)]
 """A path from the configuration, ``~`` expanded once here so that no later use can fail on it."""
+
+
+def _plain(text: str) -> str:
+    if clean(text) != text:
+        raise ValueError("a name cannot hold control characters, line breaks or bidirectional controls")
+    return text
+
+
+PlainName = Annotated[str, AfterValidator(_plain)]
+"""A name hearth says or shows (it may come back in a transcript and be kept): one line of text."""
 
 
 def expand_path(path: Path, what: str) -> Path:
@@ -179,7 +191,7 @@ class ToolsConfig(Section):
     """A folder of recipes (Markdown or JSON); unset means the sample collection shipped with hearth."""
     forecast_file: UserPath | None = None
     """The cached forecast the sync job writes; unset means <data_dir>/forecast.json."""
-    home: str = "home"
+    home: PlainName = "home"
     """The place weather questions are about when none is named (a name or alias in the forecast file)."""
     sensor: Literal["none", "bme280"] = "none"
     """A local temperature/humidity sensor on I2C (``pip install hearth[sensors]``)."""
@@ -299,6 +311,12 @@ class ServeConfig(Section):
     ``--wyoming`` is given (then tcp://127.0.0.1:10700)."""
     wyoming_programs: tuple[Literal["asr", "tts", "handle"], ...] = ("asr", "tts", "handle")
     """What the Wyoming server offers: speech to text, text to speech, and hearth's answers."""
+    wyoming_idle_s: float = Field(30.0, ge=0.1, le=3600.0)
+    """A Wyoming client that sends nothing for this many seconds (stopped partway through an event,
+    or idle between requests) is disconnected; while hearth is still answering it, it may wait as
+    long as the answer takes."""
+    wyoming_max_connections: int = Field(32, ge=1, le=1024)
+    """Wyoming connections served at once; one more is told it is busy and closed."""
     languages: tuple[Literal["en", "ko"], ...] = ()
     """Languages the Wyoming server offers besides ``language`` (each loads its own recognizer,
     voice and talker; the reasoner only for ``language``)."""

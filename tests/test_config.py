@@ -217,3 +217,26 @@ def test_a_web_token_made_as_the_message_says_is_accepted():
         assert parse_config({"serve": {"web_token": token}}).serve.web_token == token
     assert parse_config({"serve": {"web_token": "a-secret-of-sixteen-or-more"}}).serve.web_token == "a-secret-of-sixteen-or-more"
     assert parse_config({}).serve.web_token is None
+
+
+def test_a_place_name_with_control_characters_is_refused_in_one_line(tmp_path: Path):
+    path = tmp_path / "hearth.toml"
+    path.write_text('[tools]\nhome = "Ilsan\\u001b[2J\\u001b]0;pwned\\u0007"\n')
+    message = _one_line_error(path)
+    # It is in the words the recognizer expects, so it could come back in a transcript and be kept.
+    assert message.startswith(f"{path}: tools.home: a name cannot hold control characters"), message
+    assert "\x1b" not in message and "\\x1b[2J" in message
+
+
+def test_the_start_up_line_shows_configured_names_escaped(tmp_path: Path, capsys, monkeypatch):
+    from firmware_py.cli import main
+
+    async def ran(config, choice) -> int:
+        return 0
+
+    monkeypatch.setattr("firmware_py.serve.run", ran)
+    path = tmp_path / "hearth.toml"
+    path.write_text('[llm]\nmodel = "smollm\\u001b[2J"\n')
+    assert main(["run", "--config", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert "talker smollm\\x1b[2J" in err and "\x1b" not in err
