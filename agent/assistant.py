@@ -374,7 +374,8 @@ class Assistant:
         the status a unit gets once the listener has it ("told" for a text turn's)."""
         entry: RecordEntry | None = None
         if isinstance(event, TranscriptFinal) and event.text:
-            entry = RecordEntry(number, "user", event.text, "heard")
+            # Words given as text (Home Assistant's handle) were not heard in the kitchen.
+            entry = RecordEntry(number, "user", event.text, "typed" if event.typed else "heard")
         elif isinstance(event, UnitSpoken):
             entry = RecordEntry(number, "assistant", event.text, unit_status, event.kind)
         elif isinstance(event, ToolStarted):

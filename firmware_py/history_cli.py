@@ -41,7 +41,7 @@ def format_turns(entries: Iterable[RecordEntry], last: int) -> str:
                 origin = f" ({e.data['origin']})" if e.data.get("origin") else ""
                 lines.append(f"  tool:   {e.text} {args} -> {e.status}{origin}")
             elif e.role == "user":
-                lines.append(f"  you:    {e.text}")
+                lines.append(f"  you:    {e.text}" + ("  (sent as text)" if e.status == "typed" else ""))
             else:
                 kind = f", {e.kind}" if e.kind and e.kind != "answer" else ""
                 lines.append(f"  hearth: {e.text}  ({_SHOWN.get(e.status, e.status)}{kind})")

@@ -42,6 +42,7 @@ async def test_a_text_turn_is_shown_as_sent_as_text_and_a_spoken_one_as_spoken()
     assert [u async for u in TextTurns(assistant).answer_text("what time is it")] == ["It is noon."]
     await say(assistant, "and now")
     lines = format_turns(assistant.record.entries(), 2).splitlines()
+    assert [line for line in lines if line.startswith("  you:")] == ["  you:    what time is it  (sent as text)", "  you:    and now"]
     assert [line for line in lines if line.startswith("  hearth:")] == [
         "  hearth: It is noon.  (sent as text)",  # nothing was played: it went back to whoever asked
         "  hearth: It is noon.  (spoken)",

@@ -270,6 +270,9 @@ def test_a_text_turn_shows_as_text_and_a_stored_bidi_override_reorders_nothing_a
         units = rig.run(ask("what's on my shopping list"), 30)
         assert any("milk" in unit for unit in units), units
         wait_for(lambda: "milk" in driver.find_element("id", "units").text, what="the answer on the page")
+        # The record shows the turn as it happened: words sent as text, units sent back, not heard or spoken.
+        wait_for(lambda: "what's on my shopping list" in driver.find_element("id", "record").text, what="the turn in the record")
+        record_badges = [b.text for b in driver.find_elements("css selector", "#record .badge")]
         shown = driver.execute_script(BIDI_JS)
         save_screenshot(driver, OUT / "page-text-turn.png")
 
@@ -278,6 +281,7 @@ def test_a_text_turn_shows_as_text_and_a_stored_bidi_override_reorders_nothing_a
     assert shown["badge_left"] >= shown["words_right"] - 1, shown  # the badge still follows the words
     assert shown["label"] == "Text from Home Assistant", shown  # not "Heard": nothing was heard in the kitchen
     assert shown["badges"] and set(shown["badges"]) == {"sent"}, shown
+    assert record_badges and set(record_badges) == {"sent"}, record_badges  # not "told", "heard" or "typed"
 
 
 def _sixteen_items_and_a_timer(home: Any) -> None:

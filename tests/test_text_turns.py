@@ -81,7 +81,7 @@ async def test_units_come_out_as_cadence_cuts_them_before_the_reply_is_finished(
     assert not any(isinstance(e, StateChanged) for e in events)  # the kitchen's light stays as it was
     entries = assistant.record.entries()
     assert [(e.role, e.text, e.status) for e in entries] == [
-        ("user", "what time is it", "heard"),
+        ("user", "what time is it", "typed"),  # given as text, not heard in the kitchen
         # Told to whoever asked, as text: nothing was played, so nothing is "spoken".
         ("assistant", "It is noon.", "told"),
         ("assistant", "Enjoy your lunch.", "told"),

@@ -98,7 +98,7 @@ class Page:
         self.timelines = kept.TimelineIndex()
         self._last_kept = ""
         self._kept_due = False
-        self._last_live: tuple[str, int] = ("", -1)
+        self._last_live: tuple[str, int, int] = ("", -1, 0)
         self._unsubscribe: list[Callable[[], None]] = []
         self.loop: asyncio.AbstractEventLoop | None = None
         """The event loop the pages are served on, found on the first call made from it."""
@@ -134,8 +134,10 @@ class Page:
     def _publish_live(self, snapshot: dict[str, Any]) -> None:
         self.feed.publish("live", {"live": snapshot})
         # A state change or a settled call: the stores or the record may have moved. The breaths
-        # between units (speaking <-> pausing) are not worth a read of the stores each.
-        mark = (snapshot["state"].replace("pausing", "speaking"), len(snapshot["calls"]))
+        # between units (speaking <-> pausing) are not worth a read of the stores each. A text turn
+        # changes no state: each unit it sends is what moves the record.
+        told = len(snapshot["units"]) if snapshot["typed"] else 0
+        mark = (snapshot["state"].replace("pausing", "speaking"), len(snapshot["calls"]), told)
         if mark != self._last_live:
             self._last_live = mark
             self.schedule_kept()

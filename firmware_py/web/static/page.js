@@ -153,6 +153,8 @@
     fill($("notes"), kept.notes, (n) => withWords("li", "note", n.text));
     $("notes-empty").hidden = kept.notes.length > 0;
 
+    // A unit of the record that was not simply spoken: cut off, never said, or sent as text.
+    const recordStatus = (status) => ({cut: L.unit_cut, told: L.unit_sent, unspoken: L.unit_unspoken})[status] || status;
     const record = $("record");
     record.replaceChildren(...kept.record.slice().reverse().map((turn) => {
       const box = el("div", "turn");
@@ -163,7 +165,8 @@
         if (e.role === "tool") line.append(" · " + e.status);
         line.dataset.status = e.status;
         if (e.origin === "page") line.append(el("span", "badge", L.from_page));
-        else if (e.role === "assistant" && e.status !== "spoken") line.append(el("span", "badge", e.status === "cut" ? L.unit_cut : e.status));
+        else if (e.role === "user" && e.status === "typed") line.append(el("span", "badge", L.unit_sent));
+        else if (e.role === "assistant" && e.status !== "spoken") line.append(el("span", "badge", recordStatus(e.status)));
         box.append(line);
       }
       return box;
