@@ -274,7 +274,7 @@ class Turn:
 
     async def _answer_transcript(self, text: str) -> None:
         """Words given, not heard: the user has surely finished, so the answer starts at once."""
-        self.timeline.mark("final_transcript", text=text)
+        self.timeline.mark("final_transcript", text=text, typed=True)
         self.emit(TranscriptFinal(text, typed=True))
         self.result.transcript = text
         self.emit(StateChanged(State.THINKING))
