@@ -125,6 +125,30 @@ def asks_to_know(text: str, language: str) -> bool:
     return _found(text, language, _ASKS_TO_KNOW_EN, _ASKS_TO_KNOW_KO)
 
 
+_MEAL_EN = r"(?:dinner|lunch|breakfast|brunch|supper|tonight)"
+_IDEA_EN = re.compile(
+    rf"\bideas?\b.*\b(?:{_MEAL_EN}|meal|food|menu|dish|recipe|to (?:cook|make|eat))\b|"
+    rf"\b(?:{_MEAL_EN}|meal|menu|recipe|cooking) ideas?\b|"
+    rf"\bwhat (?:should|could|can|shall|do|will) (?:i|we) (?:cook|make|have|eat)"
+    rf"(?: (?:for {_MEAL_EN}|{_MEAL_EN}|today|this evening|now|quickly|with \w.*|using \w.*))*$|"
+    rf"\bwhat(?:'s| is) for {_MEAL_EN}\b|"
+    rf"\b(?:suggest|recommend)\b.*\b(?:{_MEAL_EN}|meal|dish|recipe|something (?:quick|easy|simple|to (?:cook|make|eat)))\b|"
+    rf"\b(?:don't|do not|dont) know what to (?:cook|make|eat|have)\b|\bwhat to (?:cook|make|eat|have) (?:for|tonight|today)\b"
+)
+_IDEA_KO = re.compile(
+    r"(?:뭐|뭘|무엇을?|무얼)\s*(?:해\s*먹|만들어\s*먹|먹|만들|요리)(?:지|을까|을래|을지|ㄹ까|까|래|할까|할지|하지)(?:\s|$|요)|"
+    r"(?:메뉴|식단|요리|음식|레시피|저녁|점심|아침)\s*(?:좀\s*)?(?:추천|아이디어)|"
+    r"(?:저녁|점심|아침)\s*메뉴\s*(?:뭐|뭘|정해|골라)"
+)
+
+
+def asks_for_idea(text: str, language: str) -> bool:
+    """Whether the request asks for an idea of what to cook, naming no dish ("What is a quick
+    idea for dinner tonight?", "what should I cook", "뭐 해 먹지?", "간단한 저녁 메뉴 추천해 줘"):
+    the recipe book's quickest recipes answer it (:func:`tools.recipes.RecipeBook.quickest`)."""
+    return _found(text, language, _IDEA_EN, _IDEA_KO)
+
+
 _BACKCHANNEL_EN = re.compile(
     r"^(?:(?:mm+|m+hm+|hm+|uh huh|uh-huh|okay|ok|right|alright|all right|i see|got it|cool|nice|great|ah+|oh+|aha|"
     r"yeah|yep|sure|fine|good|perfect)\s*)+$"

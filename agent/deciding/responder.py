@@ -3,7 +3,8 @@
 One place holds the whole policy, in the order a request meets it:
 
 1. words that need no decision: a yes or no to the question asked the turn before, "undo that",
-   a command ("louder", "next step"), "what did you say?";
+   a command ("louder", "next step"), a request for an idea of what to cook (the recipe book's
+   quickest), "what did you say?";
 2. the reasoner, when the words route there (:mod:`agent.deciding.routing`): a question for
    knowledge, or several acts in one request; the talker's holding line is said meanwhile;
 3. one decision under the grammar, or the Thinker's own when it decided on exactly these words;
@@ -28,6 +29,7 @@ from typing import Any, Protocol
 
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
+from agent.deciding.intents import asks_for_idea
 from agent.deciding.origins import offered_act, unsupported_origin
 from agent.deciding.reasoner import cap_line, holding_line
 from agent.deciding.routing import Route, is_question, route_after_decision, route_by_words
@@ -42,6 +44,7 @@ from agent.model.llm import ChatMessage
 from agent.results import ToolCallRecord, TurnResult
 from agent.timeline import Timeline
 from tools.executor import MAY_ACT, Origin
+from tools.recipes import MAX_QUERY_CHARS
 
 log = logging.getLogger(__name__)
 
@@ -140,6 +143,16 @@ class Responder:
                 reply.end()
 
             return commanded
+        if asks_for_idea(text, d.language) and "recipe_search" in self.tools.registry:
+            # "What should I cook?", "뭐 해 먹지?": the book's quickest recipes, not a question back.
+            tl.mark("idea", tool="recipe_search")
+            idea = ToolPlan("", "recipe_search", {"query": " ".join(text.split())[:MAX_QUERY_CHARS]})
+
+            async def suggested(text: str, reply: Reply) -> None:
+                await self.call_tool(idea, text, reply, origin="user")
+                reply.end()
+
+            return suggested
         last = next((m.content for m in reversed(self.history) if m.role == "assistant" and m.content.strip()), None)
         if last is not None and asks_to_repeat(text, d.language):
             tl.mark("repeat")
