@@ -31,17 +31,18 @@ from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
 from agent.deciding.intents import asks_for_idea
 from agent.deciding.origins import offered_act, unsupported_origin
-from agent.deciding.reasoner import cap_line, holding_line
+from agent.deciding.reasoner import cap_line, holding_line, short_answer
 from agent.deciding.routing import Route, is_question, route_after_decision, route_by_words
 from agent.deciding.speculation import SpeculativeCall, SpeculativeRecord, call_key
 from agent.deciding.thinker import example_key, words_of
-from agent.deciding.tool_calls import NO_TOOL, SayDelta, ToolChosen, ToolPlan
+from agent.deciding.tool_calls import NO_TOOL, SayClosed, SayDelta, ToolChosen, ToolPlan
 from agent.deciding.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, usable_line
 from agent.deciding.undo import Act, asks_to_undo, cannot_undo, nothing_to_undo, opposite
 from agent.deps import TurnDeps
 from agent.events import Delegated, Event, ToolCalled, ToolStarted
-from agent.model.llm import ChatMessage
+from agent.model.llm import ChatMessage, stopped_at_cap
 from agent.results import ToolCallRecord, TurnResult
+from agent.speaking.phrases import Phrase, phrase
 from agent.timeline import Timeline
 from tools.executor import MAY_ACT, Origin
 from tools.recipes import MAX_QUERY_CHARS
@@ -55,6 +56,9 @@ class Reply(Protocol):
 
     kind: str
 
+    @property
+    def text(self) -> str: ...
+
     def feed(self, piece: str) -> None: ...
 
     def flush(self) -> None: ...
@@ -65,6 +69,24 @@ class Reply(Protocol):
 
 
 Answer = Callable[[str, Reply], Awaitable[None]]
+
+
+def feed_counted(reply: Reply, piece: str, count: int, cap: int | None) -> None:
+    """Feed the ``count``-th piece of a model stream capped at ``cap`` tokens: near the cap the
+    reply path cuts only at sentences (:meth:`ReplyPath.feed_counted
+    <agent.speaking.reply.ReplyPath.feed_counted>`); a writer that only keeps text is fed."""
+    counted = getattr(reply, "feed_counted", None)
+    if counted is None:
+        reply.feed(piece)
+    else:
+        counted(piece, count, cap)
+
+
+def cut_short(reply: Reply) -> None:
+    """The end of a model's text that was stopped mid-way (its token cap, its wall time): the
+    sentence it was writing is not said (:meth:`ReplyPath.cut_short
+    <agent.speaking.reply.ReplyPath.cut_short>`); a writer that only keeps text is flushed."""
+    getattr(reply, "cut_short", reply.flush)()
 
 
 class Responder:
@@ -211,8 +233,10 @@ class Responder:
     # -- the reasoner ---------------------------------------------------------------------
     async def delegate(self, route: Route, text: str, reply: Reply, fallback: ToolPlan | None = None) -> None:
         """The reasoner answers, within its caps, while the talker's holding line is said. When a cap
-        stops it, what it said or did stands and the talker says the rest could not be done in time;
-        when it fails (a server gone), the talker answers as it would have."""
+        stops it, what it said or did stands, but never an unfinished sentence; when it said nothing
+        whole, the kitchen reference's best fact for the question is said as a short answer, or,
+        with none near enough, that it could not be worked out in time. When it fails (a server
+        gone), the talker answers as it would have."""
         d, tl = self.deps, self.timeline
         reasoner = d.reasoner
         assert reasoner is not None and route.reason in ("knowledge", "several_acts", "talker_unsure")
@@ -222,6 +246,12 @@ class Responder:
         self.emit(Delegated(route.reason, reasoner.where))
         self._say_line(line, reply, kind="holding")
         said = False
+        facts: list[str] = []
+        start = len(reply.text)  # where the reasoner's own answer begins
+
+        def answered() -> bool:
+            return any(ch.isalpha() for ch in reply.text[start:])
+
         try:
             async with asyncio.timeout(reasoner.settings.max_s):
                 tl.mark("reasoner_start")
@@ -239,17 +269,27 @@ class Responder:
                 else:
                     facts = reasoner.facts_for(text)
                     tl.mark("reference", facts=len(facts))
+                    count = 0
                     async for piece in reasoner.answer(text, self.history, line, facts):
                         tl.mark_once("reasoner_first_token")
                         said = said or bool(piece.strip())
-                        reply.feed(piece)
+                        count += 1
+                        feed_counted(reply, piece, count, reasoner.settings.max_tokens)
                     tl.mark("reasoner_end")
+                    if stopped_at_cap(reasoner.chat):
+                        tl.mark("reasoner_token_cap", tokens=reasoner.settings.max_tokens)
+                        cut_short(reply)  # its last sentence was cut off: not said
+                        if not answered():
+                            self._short_answer(facts, reply, fallback=phrase(d.language, Phrase.NO_ANSWER))
         except TimeoutError:
             tl.mark("reasoner_capped", after_s=reasoner.settings.max_s, said=said)
             log.info("the reasoner ran past %.1f s on %r", reasoner.settings.max_s, text)
-            reply.flush()
-            if not said:
-                reply.feed(cap_line(d.language))
+            cut_short(reply)  # a sentence it was writing is not said
+            if route.reason == "several_acts":
+                if not said:
+                    reply.feed(cap_line(d.language))
+            elif not answered():
+                self._short_answer(facts, reply, fallback=cap_line(d.language))
         except Exception as exc:  # noqa: BLE001 - a reasoner that fails leaves the talker to answer
             log.warning("the reasoner failed (%s); the talker answers %r", exc, text)
             tl.mark("reasoner_failed", error=str(exc)[:200])
@@ -265,6 +305,15 @@ class Responder:
                 await self.call_tool(plan, text, reply)
         reply.flush()
 
+    def _short_answer(self, facts: Sequence[str], reply: Reply, fallback: str) -> None:
+        """The reference's best fact for the question (found by its own bar), marked as a short
+        answer; ``fallback`` when it has none."""
+        if facts:
+            self.timeline.mark("short_answer", facts=len(facts))
+            reply.feed(short_answer(facts[0], self.deps.language))
+        else:
+            reply.feed(fallback)
+
     def _decided_already(self, text: str):
         record = self.speculation
         latest = record.latest_decision() if record is not None else None
@@ -279,6 +328,8 @@ class Responder:
         a tool is not fed (the reasoner may answer instead)."""
         tl, tools = self.timeline, self.tools
         say: list[str] = []
+        closed: str | None = None  # the line as it is said (cut at its last whole sentence if capped)
+        chosen = False
         plan: ToolPlan | None = None
         held: str | None = None
         tl.mark("llm_start")
@@ -287,13 +338,17 @@ class Responder:
                 tl.mark_once("first_token")
                 if isinstance(event, SayDelta):
                     say.append(event.text)
+                elif isinstance(event, SayClosed):
+                    closed = event.text
                 elif isinstance(event, ToolChosen):
+                    chosen = True
                     slow = event.tool is not None and tools.speaks_first(event.tool)
                     tl.mark("tool_chosen", tool=event.tool or NO_TOOL, slow=slow)
+                    line = closed if closed is not None else "".join(say)
                     if event.tool is None:
                         if not hold_plain:
-                            reply.feed("".join(say))
-                    elif (line := self._line(event.tool, "".join(say), text)) is not None:
+                            reply.feed(line)
+                    elif (line := self._line(event.tool, line, text)) is not None:
                         if self._fetched_early(event.tool):
                             held = line
                         else:
@@ -306,7 +361,7 @@ class Responder:
             if isinstance(prompt, tuple):
                 tl.mark("decision_prompt", tokens=prompt[0], evaluated=prompt[1])
         assert plan is not None
-        if plan.tool is None and not say and plan.say and not hold_plain:  # the decision broke off before the reader saw the tool
+        if plan.tool is None and not chosen and plan.say and not hold_plain:  # the decision broke off before the reader saw the tool
             reply.feed(plan.say)
         return plan, held
 
@@ -424,8 +479,12 @@ class Responder:
                 ChatMessage("system", d.system_prompt), *self.history, ChatMessage("user", text),
                 ChatMessage("assistant", plan.say), ChatMessage("user", answer_prompt(plan.tool, result)),
             ]
+            count = 0
             async for piece in d.chat.stream(messages, tools.answer_max_tokens):
-                reply.feed(piece)
+                count += 1
+                feed_counted(reply, piece, count, tools.answer_max_tokens)
+            if stopped_at_cap(d.chat):
+                cut_short(reply)  # its last sentence was cut off at the cap: not said
         else:
             reply.feed(spoken_result(result, d.language))
         reply.flush()
