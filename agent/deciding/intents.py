@@ -149,6 +149,31 @@ def asks_for_idea(text: str, language: str) -> bool:
     return _found(text, language, _IDEA_EN, _IDEA_KO)
 
 
+_TIME_LEFT_EN = re.compile(
+    r"^(?:(?:ok|okay|so|and|hey|um|uh|hmm)\s+)*(?:"
+    r"how (?:long|much (?:longer|more time|time))(?: (?:until|till|til|before|is left|left|to go|more|now|is it|does (?:it|that|the \w+) have))?"
+    r"|(?:is|are) (?:it|that|they|the \w+)(?: \w+)? (?:done|ready|finished|cooked)(?: yet)?"
+    r"|when (?:will|does|is|do) (?:it|that|they|the \w+)(?: \w+)? (?:be )?(?:done|ready|finished|go(?:ing)? off|goes off|ring)"
+    r")\b(?P<rest>.*)$"
+)
+_DONE_EN = re.compile(r"\b(?:done|ready|finished|cooked|left|longer|remaining|to go|go off|goes off|ring|more time)\b|^how much longer$")
+_KNOW_HOW_WORDS_EN = re.compile(r"\b(?:do i|do you|should|can i|does \w+ take|to cook|to boil|to bake|take to)\b")
+_TIME_LEFT_KO = re.compile(r"(?:언제|얼마나|몇 분|아직)?\s*(?:다 (?:돼|되|됐|익어|익었)|끝나|끝났|남았|남은|더 걸려|완성)")
+
+
+def asks_time_left(text: str, language: str) -> bool:
+    """Whether the words ask how long is left of what is cooking ("How long until it's done?",
+    "Is it ready yet?", "언제 다 돼?", "얼마나 더 걸려?"): with a timer running, the timer's status
+    answers, not general knowledge. "How long do I boil an egg?" asks know-how."""
+    words = utterance_words(text)
+    if not words:
+        return False
+    if speaks_korean(words, language):
+        return _TIME_LEFT_KO.search(words) is not None and is_question(text, language)
+    match = _TIME_LEFT_EN.match(words)
+    return match is not None and _DONE_EN.search(words) is not None and _KNOW_HOW_WORDS_EN.search(words) is None
+
+
 _BACKCHANNEL_EN = re.compile(
     r"^(?:(?:mm+|m+hm+|hm+|uh huh|uh-huh|okay|ok|right|alright|all right|i see|got it|cool|nice|great|ah+|oh+|aha|"
     r"yeah|yep|sure|fine|good|perfect)\s*)+$"

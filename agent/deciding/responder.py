@@ -3,8 +3,9 @@
 One place holds the whole policy, in the order a request meets it:
 
 1. words that need no decision: a yes or no to the question asked the turn before, "undo that",
-   a command ("louder", "next step"), a request for an idea of what to cook (the recipe book's
-   quickest), "what did you say?";
+   a new length for the timer just set ("actually, make that fifteen minutes"), a command
+   ("louder", "next step"), how long is left while a timer runs ("how long until it's done?"),
+   a request for an idea of what to cook (the recipe book's quickest), "what did you say?";
 2. the reasoner, when the words route there (:mod:`agent.deciding.routing`): a question for
    knowledge, or several acts in one request; the talker's holding line is said meanwhile;
 3. one decision under the grammar, or the Thinker's own when it decided on exactly these words;
@@ -27,9 +28,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+from agent.deciding.arguments import supported
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
-from agent.deciding.intents import asks_for_idea
+from agent.deciding.intents import asks_for_idea, asks_time_left
 from agent.deciding.origins import offered_act, unsupported_origin
 from agent.deciding.reasoner import cap_line, holding_line, short_answer
 from agent.deciding.routing import Route, is_question, route_after_decision, route_by_words
@@ -37,7 +39,7 @@ from agent.deciding.speculation import SpeculativeCall, SpeculativeRecord, call_
 from agent.deciding.thinker import example_key, words_of
 from agent.deciding.tool_calls import NO_TOOL, SayClosed, SayDelta, ToolChosen, ToolPlan
 from agent.deciding.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, usable_line
-from agent.deciding.undo import Act, asks_to_undo, cannot_undo, nothing_to_undo, opposite
+from agent.deciding.undo import Act, amended, asks_to_undo, cannot_undo, nothing_to_undo, opposite
 from agent.deps import TurnDeps
 from agent.events import Delegated, Event, ToolCalled, ToolStarted
 from agent.model.llm import ChatMessage, stopped_at_cap
@@ -156,6 +158,17 @@ class Responder:
                 reply.end()
 
             return undone
+        amend = amended(self.last_act, text, d.language) if "timer_adjust" in self.tools.registry else None
+        if amend is not None:
+            # "Actually, make that fifteen minutes": the timer just set, worked out from what it did.
+            tl.mark("amend", tool=amend[0])
+            change = ToolPlan("", amend[0], amend[1])
+
+            async def changed(text: str, reply: Reply) -> None:
+                await self.call_tool(change, text, reply, origin="user")
+                reply.end()
+
+            return changed
         command = local_command(text, d.language, self.tools.registry, self.last_tool in READING_TOOLS)
         if command is not None:
             tl.mark("command", tool=command.tool)
@@ -165,6 +178,18 @@ class Responder:
                 reply.end()
 
             return commanded
+        if asks_time_left(text, d.language) and "timer_status" in self.tools.registry:
+            # "How long until it's done?": with a timer running, its time left; else as before.
+            async def time_left(text: str, reply: Reply) -> None:
+                args = await self._running_timer(text)
+                if args is None:
+                    await self.think(text, reply)
+                    return
+                tl.mark("time_left", tool="timer_status")
+                await self.call_tool(ToolPlan("", "timer_status", args), text, reply, origin="user")
+                reply.end()
+
+            return time_left
         if asks_for_idea(text, d.language) and "recipe_search" in self.tools.registry:
             # "What should I cook?", "뭐 해 먹지?": the book's quickest recipes, not a question back.
             tl.mark("idea", tool="recipe_search")
@@ -187,6 +212,17 @@ class Responder:
 
             return repeated
         return None
+
+    async def _running_timer(self, text: str) -> dict[str, Any] | None:
+        """The status call's arguments when a timer runs (its label when the words name one of the
+        running timers: "is the rice done?"), or None when none does."""
+        probe = await self.tools.executor.call("timer_status", {}, origin="user")
+        data = probe.output.data if probe.ok and probe.output is not None else None
+        timers = (data or {}).get("timers") or []
+        if not timers:
+            return None
+        named = [t["label"] for t in timers if isinstance(t, dict) and t.get("label") and supported(t["label"], text)]
+        return {"label": named[0]} if len(named) == 1 else {}
 
     # -- 2. the decision ------------------------------------------------------------------
     async def think(self, text: str, reply: Reply) -> None:
