@@ -173,3 +173,26 @@ async def test_with_no_timer_running_the_question_goes_where_it_went(timers) -> 
     deps, executor = timer_deps(Decisions(), store, "en", reasoner)
     (asked,), _ = await run_text(deps, executor, "How long until it's done?")
     assert asked.route == "knowledge" and asked.reply.endswith("Rice takes about 18 minutes.")
+
+
+# ---- a list item asked back is one the user said ------------------------------------------------------
+
+
+@pytest.mark.parametrize(("heard", "item", "asked", "answer", "added", "language"), [
+    # The model wrote a food nobody said: it is asked for, never named.
+    ("We're running low on butter.", "milk", "What should I add to the shopping list?", "Butter.", "Butter", "en"),
+    # Part of it was said: only that part is named.
+    ("We need more of that cheese.", "cheddar cheese", "Add cheese to the shopping list?", "Yes.", "cheese", "en"),
+    ("버터가 다 떨어져 가.", "우유", "장보기 목록에 뭘 넣을까요?", "버터", "버터", "ko"),
+    ("버터가 다 떨어져 가.", "무염 버터", "장보기 목록에 버터 넣을까요?", "네", "버터", "ko"),
+])
+async def test_an_item_asked_back_is_one_the_user_said(heard: str, item: str, asked: str, answer: str, added: str, language: str) -> None:
+    from tests.test_turn_tools import Kitchen, TimedJson, decision, tool_deps
+
+    kitchen = Kitchen()
+    talker = TimedJson(decision("", "shopping_add", {"item": item}))
+    deps, sink, executor = tool_deps(talker, kitchen, text=heard, grounded=grounded, language=language)
+    deps.tools.planner.repair = repair_arguments
+    (first, then), _ = await run_text(deps, executor, heard, answer)
+    assert first.reply == asked and kitchen.shopping[:1] == [added]
+    assert item not in asked or item in heard

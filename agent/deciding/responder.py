@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
-from agent.deciding.arguments import supported
+from agent.deciding.arguments import asked_back, supported
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
 from agent.deciding.intents import asks_for_idea, asks_time_left
@@ -461,11 +461,14 @@ class Responder:
         record = ToolCallRecord(plan.tool, dict(plan.args), acts=tools.acts(plan.tool), origin=origin)
         self.result.tool_calls.append(record)
         if origin == "model":
-            needs = missing_value(plan.tool, plan.args, text)
-            pending = PendingAct(replace(plan, args={k: v for k, v in plan.args.items() if k != needs}), needs)
+            # Asked back in the user's words: a list item they never said is asked for, not named.
+            earlier = " ".join(m.content for m in self.history if m.role == "user")
+            args = asked_back(plan.tool, plan.args, text, earlier)
+            needs = missing_value(plan.tool, args, text)
+            pending = PendingAct(replace(plan, args={k: v for k, v in args.items() if k != needs}), needs)
             log.info("not acting on %s%s: not supported by %r; asking", plan.tool, plan.args, text)
             tl.mark("tool_refused", tool=plan.tool, reason="ask_back", needs=needs, origin=origin)
-            reply.feed(ask_for(pending, d.language) if needs else question(plan.tool, plan.args, d.language))
+            reply.feed(ask_for(pending, d.language) if needs else question(plan.tool, args, d.language))
             reply.flush()
             self.result.pending = pending
             self.emit(ToolCalled(plan.tool, dict(plan.args), "refused", {"reason": "asked back", "needs": needs}, origin=origin))
