@@ -57,6 +57,8 @@ async def search(book: RecipeBook, query: str, language: str = "en"):
     ("간단한 저녁 메뉴 추천해 줘", "ko"),
     ("오늘 저녁 뭐 먹을까?", "ko"),
     ("점심 뭐 만들까", "ko"),
+    ("I have no idea what to make for dinner.", "en"),
+    ("Any idea what to cook tonight?", "en"),
 ])
 def test_an_open_request_for_an_idea_is_heard_as_one(text: str, language: str) -> None:
     assert asks_for_idea(text, language)
@@ -72,6 +74,9 @@ def test_an_open_request_for_an_idea_is_heard_as_one(text: str, language: str) -
     ("김치찌개 레시피 찾아줘", "ko"),
     ("저녁 몇 시에 먹어?", "ko"),
     ("이거 뭐 먹는 거야?", "ko"),
+    ("Any idea how long to cook rice?", "en"),
+    ("Can you recommend a substitute for butter in this recipe?", "en"),
+    ("저녁 메뉴 추천할 때 간장 대신 뭘 써?", "ko"),
 ])
 def test_other_requests_are_not_ideas(text: str, language: str) -> None:
     assert not asks_for_idea(text, language)

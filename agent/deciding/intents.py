@@ -127,7 +127,8 @@ def asks_to_know(text: str, language: str) -> bool:
 
 _MEAL_EN = r"(?:dinner|lunch|breakfast|brunch|supper|tonight)"
 _IDEA_EN = re.compile(
-    rf"\bideas?\b.*\b(?:{_MEAL_EN}|meal|food|menu|dish|recipe|to (?:cook|make|eat))\b|"
+    rf"\bideas?\b(?! (?:how|when|where|why|if|whether|who)\b)(?! what (?!to (?:cook|make|eat|have)\b))"
+    rf".*\b(?:{_MEAL_EN}|meal|food|menu|dish|recipe|to (?:cook|make|eat))\b|"
     rf"\b(?:{_MEAL_EN}|meal|menu|recipe|cooking) ideas?\b|"
     rf"\bwhat (?:should|could|can|shall|do|will) (?:i|we) (?:cook|make|have|eat)"
     rf"(?: (?:for {_MEAL_EN}|{_MEAL_EN}|today|this evening|now|quickly|with \w.*|using \w.*))*$|"
@@ -142,10 +143,18 @@ _IDEA_KO = re.compile(
 )
 
 
+_NOT_AN_IDEA_EN = re.compile(r"\b(?:substitut\w*|replac\w*|instead|alternative|how long|temperature|how hot|safe)\b")
+_NOT_AN_IDEA_KO = re.compile(r"대신|대체|몇 ?분|몇 ?도|온도|얼마나|보관")
+
+
 def asks_for_idea(text: str, language: str) -> bool:
-    """Whether the request asks for an idea of what to cook, naming no dish ("What is a quick
-    idea for dinner tonight?", "what should I cook", "뭐 해 먹지?", "간단한 저녁 메뉴 추천해 줘"):
-    the recipe book's quickest recipes answer it (:func:`tools.recipes.RecipeBook.quickest`)."""
+    """Whether the request asks for an idea of what to cook ("What is a quick idea for dinner
+    tonight?", "what should I cook", "뭐 해 먹지?", "간단한 저녁 메뉴 추천해 줘"): the recipe book
+    answers it, with its quickest recipes when no dish is named (:func:`tools.recipes.recipe_tools`).
+    A question for know-how that mentions an idea is not one ("any idea how long to cook rice?",
+    "recommend a substitute for butter in this recipe")."""
+    if _found(text, language, _NOT_AN_IDEA_EN, _NOT_AN_IDEA_KO):
+        return False
     return _found(text, language, _IDEA_EN, _IDEA_KO)
 
 
