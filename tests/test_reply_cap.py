@@ -177,3 +177,17 @@ async def test_far_from_its_cap_a_long_sentence_is_still_cut_at_its_clauses() ->
     deps.max_reply_tokens = 200
     result = await say(Assistant(deps), "how long should I rest a steak")
     assert result.spoken == ["Rest the steak for five minutes,", "then slice it thinly across the grain."]
+
+
+async def test_a_reasoner_that_fails_mid_sentence_leaves_no_half_sentence() -> None:
+    class Broken(ReasonerChat):
+        async def stream(self, messages, max_tokens=None, json_schema=None, reply_start: str = ""):
+            yield "An egg for a runny yolk takes "
+            raise RuntimeError("http://10.0.0.5:8080: connection lost")
+
+    talker = TimedJson(decision("About six minutes.", "none"))
+    deps, sink, executor = tool_deps(talker, Kitchen(), text="How long do I boil an egg?", grounded=grounded)
+    deps.reasoner = Reasoner(Broken(), deps.tools.registry, "en")
+    (result,), _ = await run_text(deps, executor, "How long do I boil an egg?")
+    assert result.spoken == [holding_line("knowledge", "en"), "About six minutes."]
+    assert "runny" not in result.reply

@@ -330,8 +330,9 @@ class Responder:
             log.warning("the reasoner failed (%s); the talker answers %r", exc, text)
             tl.mark("reasoner_failed", error=str(exc)[:200])
             if said:
-                reply.flush()
-                return
+                cut_short(reply)  # a sentence it broke off in is not said
+                if route.reason == "several_acts" or answered():
+                    return
             self.result.route = None
             plan = fallback if fallback is not None else (await self._decide(text, reply))[0]
             if plan.tool is None:
