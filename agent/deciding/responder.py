@@ -5,12 +5,13 @@ One place holds the whole policy, in the order a request meets it:
 1. words that need no decision: a yes or no to the question asked the turn before, "undo that",
    a new length for the timer just set ("actually, make that fifteen minutes"), a command
    ("louder", "next step"), how long is left while a timer runs ("how long until it's done?"),
-   a request for an idea of what to cook (the recipe book's quickest), "what did you say?";
+   "what did you say?";
 2. the reasoner, when the words route there (:mod:`agent.deciding.routing`): a question for
    knowledge, or several acts in one request; the talker's holding line is said meanwhile;
 3. one decision under the grammar, or the Thinker's own when it decided on exactly these words;
    and the reasoner after all when the talker found no tool for a question, or chose an act the
-   words do not support on words that ask something;
+   words do not support on words that ask something; a request for an idea of what to cook is
+   the recipe search on the user's words whatever was decided (the book's quickest recipes);
 4. the tool, with the call's origin (:mod:`agent.deciding.origins`): asked back when the words do
    not support an act, refused when only a tool's result holds what it would do, answered from
    what the Thinker fetched early when that is the very call (waiting for it when it is still
@@ -190,16 +191,6 @@ class Responder:
                 reply.end()
 
             return time_left
-        if asks_for_idea(text, d.language) and "recipe_search" in self.tools.registry:
-            # "What should I cook?", "뭐 해 먹지?": the book's quickest recipes, not a question back.
-            tl.mark("idea", tool="recipe_search")
-            idea = ToolPlan("", "recipe_search", {"query": " ".join(text.split())[:MAX_QUERY_CHARS]})
-
-            async def suggested(text: str, reply: Reply) -> None:
-                await self.call_tool(idea, text, reply, origin="user")
-                reply.end()
-
-            return suggested
         last = next((m.content for m in reversed(self.history) if m.role == "assistant" and m.content.strip()), None)
         if last is not None and asks_to_repeat(text, d.language):
             tl.mark("repeat")
@@ -229,11 +220,13 @@ class Responder:
         """The reasoner when the words route there; else one decision under the grammar (the line,
         the tool, its arguments), then the tool, or the reasoner when the talker is unsure."""
         delegating = self.deps.reasoner is not None and self.deps.features.reasoner
-        if delegating and (route := route_by_words(text, self.deps.language)) is not None:
+        # "What should I cook?", "뭐 해 먹지?": the recipe book answers, whatever the talker decides.
+        idea = asks_for_idea(text, self.deps.language) and "recipe_search" in self.tools.registry
+        if delegating and not idea and (route := route_by_words(text, self.deps.language)) is not None:
             await self.delegate(route, text, reply)
             reply.end()
             return
-        held = delegating and is_question(text, self.deps.language)  # a plain answer may be the reasoner's
+        held = (delegating and is_question(text, self.deps.language)) or idea  # a plain answer may be the reasoner's
         decided = self._decided_already(text)
         if decided is not None:
             plan, line = decided.plan, None
@@ -247,7 +240,9 @@ class Responder:
                 line = self._line(plan.tool, plan.say, text)  # a wait is ahead: it gets its line
         else:
             plan, line = await self._decide(text, reply, hold_plain=held)
-        if delegating:
+        if idea:
+            plan, line = self._idea(plan, line, text)
+        elif delegating:
             acts = plan.tool is not None and self.tools.acts(plan.tool)
             route = route_after_decision(text, self.deps.language, plan.tool, self._supported(plan, text), acts)
             if route.to == "reasoner":
@@ -261,6 +256,17 @@ class Responder:
         else:
             await self.call_tool(plan, text, reply, line=line, afresh=True)
         reply.end()
+
+    def _idea(self, plan: ToolPlan, line: str | None, text: str) -> tuple[ToolPlan, str | None]:
+        """A request for an idea of what to cook as the recipe search, with the user's own words
+        as its query (the book offers its quickest recipes when they name no dish): the talker's
+        line is kept when it chose the search, else the search's own line is said. It had chosen
+        the search for "quick" and the book asked back which dish; or it had answered alone."""
+        self.timeline.mark("idea", decided=plan.tool or NO_TOOL)
+        query = " ".join(text.split())[:MAX_QUERY_CHARS]
+        if plan.tool != "recipe_search":
+            line = self._line("recipe_search", "", text)
+        return ToolPlan(plan.say if plan.tool == "recipe_search" else "", "recipe_search", {"query": query}, raw=plan.raw), line
 
     def _supported(self, plan: ToolPlan, text: str) -> bool:
         tools = self.tools
