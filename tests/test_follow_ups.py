@@ -77,6 +77,8 @@ RICE = Act("timer_start", {"duration_s": 600, "label": "rice"}, {"label": "rice"
     ("No, twelve minutes.", 120),
     ("Actually, twenty minutes instead", 600),
     ("Oh wait, I meant 5 minutes.", -300),
+    ("Change it to eleven minutes.", 60),
+    ("Set it to nine minutes", -60),
     ("아니, 십오 분으로 해 줘.", 300),
     ("8분으로 바꿔 줘", -120),
 ])
@@ -87,6 +89,7 @@ def test_a_change_of_length_is_the_last_timers(text: str, delta: int) -> None:
 @pytest.mark.parametrize(("act", "text"), [
     (RICE, "Make it snappy."),
     (RICE, "Set a timer for fifteen minutes."),
+    (RICE, "Set the timer for fifteen minutes."),  # maybe a second timer: the talker decides
     (RICE, "Actually, make that fifteen minutes for the pasta."),
     (RICE, "Actually, ten minutes."),  # what it is already
     (Act("shopping_add", {"item": "milk"}, {}), "Actually, make that fifteen minutes."),

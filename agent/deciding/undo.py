@@ -82,7 +82,7 @@ def nothing_to_undo(language: str) -> str:
 
 _AMEND_EN = re.compile(
     r"^(?:(?:oh|oops|sorry|wait|hmm|um|uh|ok|okay|no|nope|actually)\s+)*"
-    r"(?:(?:make|change|set) (?:it|that|the timer|that timer)(?: to| for)?|(?:it|that) should be|i meant|i mean|actually)\s+"
+    r"(?:(?:make|change) (?:it|that|the timer|that timer)(?: to| for)?|set (?:it|that) (?:to|for)|(?:it|that) should be|i meant|i mean|actually)\s+"
     r"(?P<x>.+?)(?:\s+(?:instead|please|then|actually))*$"
     r"|^(?:no|nope)\s+(?P<y>.+?)(?:\s+(?:instead|please))*$"
 )
