@@ -258,7 +258,8 @@ class Assistant:
         self._stop_prewarm()
         pending, self.pending = self.pending, None
         number = self._begin_turn()
-        record = functools.partial(self._turn_event, number)
+        # Its units go back as text to whoever asked; none is played, so none is recorded spoken.
+        record = functools.partial(self._turn_event, number, unit_status="told")
 
         def tell(event: Event) -> None:
             if not isinstance(event, StateChanged):  # the kitchen's light and ears follow spoken turns only
@@ -368,13 +369,15 @@ class Assistant:
             self._record_failed("could not start a turn in the conversation record", exc)
             return 0
 
-    def _turn_event(self, number: int, event: Event) -> None:
-        """A turn's event: what the record keeps of it is written now, then it goes on."""
+    def _turn_event(self, number: int, event: Event, unit_status: str = "spoken") -> None:
+        """A turn's event: what the record keeps of it is written now, then it goes on.  ``unit_status``:
+        the status a unit gets once the listener has it ("told" for a text turn's)."""
         entry: RecordEntry | None = None
         if isinstance(event, TranscriptFinal) and event.text:
-            entry = RecordEntry(number, "user", event.text, "heard")
+            # Words given as text (Home Assistant's handle) were not heard in the kitchen.
+            entry = RecordEntry(number, "user", event.text, "typed" if event.typed else "heard")
         elif isinstance(event, UnitSpoken):
-            entry = RecordEntry(number, "assistant", event.text, "spoken", event.kind)
+            entry = RecordEntry(number, "assistant", event.text, unit_status, event.kind)
         elif isinstance(event, ToolStarted):
             entry = RecordEntry(number, "tool", event.name, "started", event.name,
                                 data={"args": event.args, "origin": event.origin})

@@ -47,6 +47,9 @@ class UtteranceEnded:
 @dataclass(frozen=True)
 class TranscriptFinal:
     text: str
+    typed: bool = False
+    """The words came as text (a text turn: Home Assistant's ``handle``), not heard by hearth's
+    microphone."""
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,8 @@ class LiveTurn:
     heard: str = ""
     """The latest partial transcript, then the final one."""
     final: bool = False
+    typed: bool = False
+    """The words came as text (a text turn), not heard; its units went to the asker, not the speaker."""
     thoughts: list[dict[str, Any]] = field(default_factory=list)
     """The Heartbeat's decisions on the partials, oldest first: what it heard and what it would call."""
     fetching: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -49,7 +51,7 @@ class LiveTurn:
     calls: list[dict[str, Any]] = field(default_factory=list)
     """The tool calls made for the final words, with their status."""
     units: list[dict[str, Any]] = field(default_factory=list)
-    """Each unit said, with its kind and "heard" or "cut"."""
+    """Each unit said, with its kind and "heard" ("sent" in a text turn) or "cut"."""
 
 
 class LiveView:
@@ -67,7 +69,7 @@ class LiveView:
     def snapshot(self) -> dict[str, Any]:
         t = self.turn
         return {
-            "state": t.state, "heard": t.heard, "final": t.final, "thoughts": list(t.thoughts),
+            "state": t.state, "heard": t.heard, "final": t.final, "typed": t.typed, "thoughts": list(t.thoughts),
             "fetching": {k: dict(v) for k, v in t.fetching.items()}, "answered_by": t.answered_by,
             "calls": list(t.calls), "units": list(t.units),
         }
@@ -77,9 +79,10 @@ class LiveView:
         t = self.turn
         if isinstance(event, SpeechStarted) and (t.final or t.units):
             self.turn = t = LiveTurn(state="listening")  # a new utterance: the view starts afresh
-        elif isinstance(event, TranscriptFinal) and t.units:
+        elif isinstance(event, TranscriptFinal) and (t.units or event.typed):
             # Words given, not heard (a text turn): nothing was said yet in a turn whose final
-            # words arrive, so units on view are the last turn's.
+            # words arrive, so units on view are the last turn's; a text turn starts only once the
+            # turn before has ended, so all on view is that turn's.
             self.turn = t = LiveTurn()
         if isinstance(event, StateChanged):
             t.state = event.state.value
@@ -88,7 +91,7 @@ class LiveView:
                 return False  # a late partial never revises the final words
             t.heard = event.text
         elif isinstance(event, TranscriptFinal):
-            t.heard, t.final = event.text, True
+            t.heard, t.final, t.typed = event.text, True, event.typed
         elif isinstance(event, Thought):
             t.thoughts.append({"heard": event.heard, "tool": event.tool, "args": dict(event.args)})
         elif isinstance(event, EarlyCall):
@@ -98,7 +101,7 @@ class LiveView:
         elif isinstance(event, ToolCalled):
             t.calls.append({"tool": event.name, "args": dict(event.args), "status": event.status})
         elif isinstance(event, UnitSpoken):
-            t.units.append({"text": event.text, "kind": event.kind, "status": "heard"})
+            t.units.append({"text": event.text, "kind": event.kind, "status": "sent" if t.typed else "heard"})
         elif isinstance(event, TurnInterrupted):
             t.units += [{"text": text, "kind": "answer", "status": "cut"} for text in event.unspoken]
         else:

@@ -91,7 +91,9 @@ class RecordEntry:
     text: str
     """What was said, or a one-line summary of the tool call."""
     status: str
-    """User: ``"heard"``, or ``"stop"`` for a stop word said over the reply (not history); assistant unit: ``"spoken"``, ``"cut"`` or ``"unspoken"``; tool: ``"started"``
+    """User: ``"heard"``, ``"typed"`` (words given as text, Home Assistant's handle), or ``"stop"`` for a
+    stop word said over the reply (not history); assistant unit: ``"spoken"``, ``"told"``
+    (a text turn's unit, sent as text to whoever asked; nothing played), ``"cut"`` or ``"unspoken"``; tool: ``"started"``
     (an acting call about to run; its settled entry follows unless hearth died first), ``"ok"``,
     ``"error"`` or ``"refused"`` (asked back, never made); turn: how it ended."""
     kind: str = ""
@@ -175,9 +177,9 @@ class ConversationRecord:
         said: dict[int, list[str]] = {}
         ended: dict[int, str] = {}
         for turn, role, text, status, kind in rows:
-            if role == "user" and status == "heard":
+            if role == "user" and status in ("heard", "typed"):
                 heard[turn] = text  # an utterance that went on after an early end: the last words
-            elif role == "assistant" and status in ("spoken", "cut") and kind != "phrase":
+            elif role == "assistant" and status in ("spoken", "told", "cut") and kind != "phrase":
                 said.setdefault(turn, []).append(text)
             elif role == "turn":
                 ended[turn] = status

@@ -26,7 +26,7 @@ from agent.deciding.undo import Act
 from agent.deps import TurnDeps
 from agent.events import Event, State, StateChanged, TranscriptFinal, TranscriptPartial, TurnFailed, TurnInterrupted, UtteranceEnded
 from agent.listening.listen import Press, UtteranceListener
-from agent.model.llm import ChatMessage
+from agent.model.llm import ChatMessage, stopped_at_cap
 from agent.results import Outcome, TurnResult
 from agent.speaking.cadence import Cadence
 from agent.speaking.phrases import Phrase, phrase
@@ -274,8 +274,8 @@ class Turn:
 
     async def _answer_transcript(self, text: str) -> None:
         """Words given, not heard: the user has surely finished, so the answer starts at once."""
-        self.timeline.mark("final_transcript", text=text)
-        self.emit(TranscriptFinal(text))
+        self.timeline.mark("final_transcript", text=text, typed=True)
+        self.emit(TranscriptFinal(text, typed=True))
         self.result.transcript = text
         self.emit(StateChanged(State.THINKING))
         if not text.strip():
@@ -350,10 +350,16 @@ class Turn:
         messages = [ChatMessage("system", d.system_prompt), *self.history, ChatMessage("user", text)]
         tl.mark("llm_start")
         try:
+            count = 0
             async for piece in d.chat.stream(messages, d.max_reply_tokens):
                 tl.mark_once("first_token", text=piece)
-                reply.feed(piece)
-            reply.flush()
+                count += 1
+                reply.feed_counted(piece, count, d.max_reply_tokens)
+            if stopped_at_cap(d.chat):
+                tl.mark("reply_token_cap", tokens=d.max_reply_tokens)
+                reply.cut_short()  # its last sentence was cut off at the cap: not said
+            else:
+                reply.flush()
         finally:
             tl.mark("llm_end")
         reply.end()

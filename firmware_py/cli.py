@@ -112,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from firmware_py.config import ConfigError, expand_path
     from firmware_py.gpio import NoButton
+    from firmware_py.safe_text import printable
     from firmware_py.wiring import StartupError
 
     try:
@@ -129,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
                 choice = serve_choice(config, args.wyoming, args.web, not args.no_device) if args.command == "serve" else ServeChoice()
             except ValueError as exc:
                 raise ConfigError(str(exc)) from None
-            print(f"hearth: {describe_choice(config, platform_profile(config))}", file=sys.stderr)
+            # Names from the configuration file, shown before anything checks them against the models.
+            print(f"hearth: {printable(describe_choice(config, platform_profile(config)))}", file=sys.stderr)
             return asyncio.run(run(config, choice))
         if args.command == "bench":
             return asyncio.run(_run_bench(config, args))
@@ -139,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return print_history(data_dir(config) / "conversation.sqlite3", args.last)
     except (ConfigError, StartupError, NoButton) as exc:
-        print(f"hearth: {exc}", file=sys.stderr)
+        print(f"hearth: {printable(str(exc))}", file=sys.stderr)
         return 2
     parser.error(f"unknown command {args.command}")
     return 2

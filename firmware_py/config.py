@@ -6,12 +6,16 @@ A bad value stops start-up with one line naming the key and what is allowed.
 
 from __future__ import annotations
 
+import math
 import stat
 import tomllib
+from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from firmware_py.safe_text import clean
 
 DEFAULT_CONFIG_PATHS = (Path("/etc/hearth/hearth.toml"), Path.home() / ".config" / "hearth" / "hearth.toml")
 
@@ -36,6 +40,16 @@ def _expanded(path: Path) -> Path:
 
 UserPath = Annotated[Path, AfterValidator(_expanded)]
 """A path from the configuration, ``~`` expanded once here so that no later use can fail on it."""
+
+
+def _plain(text: str) -> str:
+    if clean(text) != text:
+        raise ValueError("a name cannot hold control characters, line breaks or bidirectional controls")
+    return text
+
+
+PlainName = Annotated[str, AfterValidator(_plain)]
+"""A name hearth says or shows (it may come back in a transcript and be kept): one line of text."""
 
 
 def expand_path(path: Path, what: str) -> Path:
@@ -177,7 +191,7 @@ class ToolsConfig(Section):
     """A folder of recipes (Markdown or JSON); unset means the sample collection shipped with hearth."""
     forecast_file: UserPath | None = None
     """The cached forecast the sync job writes; unset means <data_dir>/forecast.json."""
-    home: str = "home"
+    home: PlainName = "home"
     """The place weather questions are about when none is named (a name or alias in the forecast file)."""
     sensor: Literal["none", "bme280"] = "none"
     """A local temperature/humidity sensor on I2C (``pip install hearth[sensors]``)."""
@@ -297,15 +311,23 @@ class ServeConfig(Section):
     ``--wyoming`` is given (then tcp://127.0.0.1:10700)."""
     wyoming_programs: tuple[Literal["asr", "tts", "handle"], ...] = ("asr", "tts", "handle")
     """What the Wyoming server offers: speech to text, text to speech, and hearth's answers."""
+    wyoming_idle_s: float = Field(30.0, ge=0.1, le=3600.0)
+    """A Wyoming client that sends nothing for this many seconds (stopped partway through an event,
+    or idle between requests) is disconnected; while hearth is still answering it, it may wait as
+    long as the answer takes."""
+    wyoming_max_connections: int = Field(32, ge=1, le=1024)
+    """Wyoming connections served at once; one more is told it is busy and closed."""
     languages: tuple[Literal["en", "ko"], ...] = ()
     """Languages the Wyoming server offers besides ``language`` (each loads its own recognizer,
     voice and talker; the reasoner only for ``language``)."""
     web: str | None = None
     """Where ``hearth serve`` shows the companion page, "HOST:PORT" (any address but loopback
     needs ``web_token``); unset: only when ``--web`` is given (then 127.0.0.1:8750)."""
-    web_token: str | None = Field(None, min_length=16, max_length=256)
+    web_token: str | None = Field(None, max_length=256)
     """The secret the page asks for when it is reached from another machine (at least 16
-    characters); open it once as http://HOST:PORT/?token=... and the browser keeps it."""
+    characters and about 64 bits; make one with
+    python -c "import secrets; print(secrets.token_urlsafe(24))"); open it once as
+    http://HOST:PORT/?token=... and the browser keeps it."""
 
     @field_validator("wyoming")
     @classmethod
@@ -320,6 +342,48 @@ class ServeConfig(Section):
         if value is not None:
             web_address(value)
         return value
+
+    @field_validator("web_token")
+    @classmethod
+    def _web_token(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if (problem := web_token_problem(value)) is not None:
+            raise ValueError(f"{problem}; make one with {MAKE_TOKEN}")
+        # Spaces around it are no part of it: HTTP drops them from a header the token is sent in.
+        return value.strip()
+
+
+WEB_TOKEN_MIN_CHARS = 16
+"""The shortest ``serve.web_token``, its surrounding spaces stripped."""
+WEB_TOKEN_MIN_BITS = 64.0
+"""The least :func:`token_bits` a ``serve.web_token`` may count: out of reach of guessing over the
+network, and met by any token made as :data:`MAKE_TOKEN` says."""
+MAKE_TOKEN = 'python -c "import secrets; print(secrets.token_urlsafe(24))"'
+"""A token of 32 URL-safe characters from 24 random bytes (192 bits; :func:`token_bits` counts about 145)."""
+
+
+def token_bits(token: str) -> float:
+    """A rough upper bound on how hard ``token`` is to guess: its length times the entropy of its
+    own character counts (Shannon).  A repeated or blank token scores near 0, "passwordpassword"
+    44, a token from :data:`MAKE_TOKEN` about 145; it cannot tell a phrase from random text, so it
+    only catches what is plainly weak."""
+    counts = Counter(token)
+    return sum(n * math.log2(len(token) / n) for n in counts.values())
+
+
+def web_token_problem(token: str) -> str | None:
+    """Why ``token`` is too weak to guard the page (None when it is not): fewer than 16 characters
+    once the spaces around it are stripped, or under 64 bits by :func:`token_bits`."""
+    stripped = token.strip()
+    if len(stripped) < WEB_TOKEN_MIN_CHARS:
+        what = "blank" if not stripped else f"{len(stripped)} characters"
+        return f"too short to guard the page ({what}; at least {WEB_TOKEN_MIN_CHARS} needed)"
+    bits = token_bits(stripped)
+    if bits < WEB_TOKEN_MIN_BITS:
+        return (f"too easy to guess (about {bits:.0f} bits, counting how often each character repeats; "
+                f"at least {WEB_TOKEN_MIN_BITS:.0f} needed)")
+    return None
 
 
 def wyoming_address(uri: str) -> tuple[str, int]:
@@ -386,6 +450,10 @@ def _shown(value: Any) -> str:
     return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
 
 
+_SECRET_KEYS = frozenset({"serve.web_token"})
+"""Keys whose value a message must not repeat: it would go to the terminal and the journal."""
+
+
 def _describe(error: dict[str, Any], model: type[BaseModel]) -> str:
     key = ".".join(str(part) for part in error["loc"]) or "(top level)"
     if error["type"] == "extra_forbidden":
@@ -397,6 +465,8 @@ def _describe(error: dict[str, Any], model: type[BaseModel]) -> str:
     if error["type"] == "model_type":
         return f"{key}: should be a table of settings (a [{key}] section), got {_shown(error.get('input'))}"
     message = error["msg"].removeprefix("Value error, ")
+    if key in _SECRET_KEYS:
+        return f"{_printable(key)}: {_printable(message)}"
     return f"{_printable(key)}: {_printable(message)} (got {_shown(error.get('input'))})"
 
 

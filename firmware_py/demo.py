@@ -20,6 +20,7 @@ from agent.results import TurnResult
 from audio.protocols import AudioChunk
 from audio.wav import AudioFileError, WavFileMicrophone, WavFileSpeaker, read_wav
 from firmware_py.config import HearthConfig
+from firmware_py.safe_text import printable
 from firmware_py.wiring import build_turn_deps, close_turn_deps
 
 log = logging.getLogger(__name__)
@@ -86,16 +87,22 @@ async def _demo(config: HearthConfig, path: Path, out_wav: Path, timeline_json: 
         await close_turn_deps(deps)
     out_wav.parent.mkdir(parents=True, exist_ok=True)
     speaker.save(out_wav)
+    # What was said is the units heard, phrases and the line before a tool included: the model's
+    # own text is empty when hearth heard nothing and said so.
+    said = " ".join(result.spoken)
     print(f"heard:   {result.transcript!r}")
-    print(f"reply:   {result.reply!r}")
+    print(f"said:    {said!r}")
+    if " ".join(result.reply.split()) != " ".join(said.split()):
+        print(f"model:   {result.reply!r}")
     print(f"outcome: {result.outcome.value}; reply audio {result.reply_audio_s:.2f} s written to {out_wav}")
-    print(result.timeline.render())
+    print("\n".join(printable(line) for line in result.timeline.render().splitlines()))
     if timeline_json is not None:
         timeline_json.parent.mkdir(parents=True, exist_ok=True)
         data = result.timeline.to_dict() | {
             "request": str(path),
             "transcript": result.transcript,
             "reply": result.reply,
+            "said": said,
             "outcome": result.outcome.value,
         }
         timeline_json.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

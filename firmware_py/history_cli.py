@@ -1,4 +1,8 @@
-"""``hearth history``: the conversation record, turn by turn, as a person reads it."""
+"""``hearth history``: the conversation record, turn by turn, as a person reads it.
+
+Every line is printed through :func:`~firmware_py.safe_text.printable`: records written before
+text from outside was cleaned may hold escape sequences that would clear or retitle the terminal.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from agent.record import ConversationRecord, RecordEntry
+from firmware_py.safe_text import printable
 
 _WHO = {"user": "you", "assistant": "hearth", "tool": "tool"}
+_SHOWN = {"told": "sent as text"}
+"""A unit's status as the history says it: a text turn's units went back to whoever asked in
+words (Home Assistant's conversation agent), and nothing was played."""
 
 
 def format_turns(entries: Iterable[RecordEntry], last: int) -> str:
@@ -33,11 +41,11 @@ def format_turns(entries: Iterable[RecordEntry], last: int) -> str:
                 origin = f" ({e.data['origin']})" if e.data.get("origin") else ""
                 lines.append(f"  tool:   {e.text} {args} -> {e.status}{origin}")
             elif e.role == "user":
-                lines.append(f"  you:    {e.text}")
+                lines.append(f"  you:    {e.text}" + ("  (sent as text)" if e.status == "typed" else ""))
             else:
                 kind = f", {e.kind}" if e.kind and e.kind != "answer" else ""
-                lines.append(f"  hearth: {e.text}  ({e.status}{kind})")
-    return "\n".join(lines)
+                lines.append(f"  hearth: {e.text}  ({_SHOWN.get(e.status, e.status)}{kind})")
+    return "\n".join(printable(line) for line in lines)
 
 
 def _settled_later(started: RecordEntry, later: list[RecordEntry]) -> bool:

@@ -15,7 +15,7 @@ import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.assistant import Assistant
 from agent.events import Event
@@ -23,8 +23,13 @@ from agent.live_view import LiveView
 from agent.text_turns import TextTurns
 from audio.silent import SilentSpeaker
 from firmware_py.config import HearthConfig, ReasonerConfig, web_address, wyoming_address
+from firmware_py.safe_text import printable
 from firmware_py.service import ServiceNotifier
 from firmware_py.wiring import DeviceParts
+
+if TYPE_CHECKING:
+    from agent.deps import TurnDeps
+    from tools.timers import TimerWatcher
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +82,7 @@ def also_tell(assistant: Assistant, listener: Callable[[Event], None]) -> None:
 
 async def build_headless(config: HearthConfig) -> DeviceParts:
     """The assistant, its models warm, speaking into a :class:`SilentSpeaker` (no sound card)."""
-    from firmware_py.wiring import build_turn_deps, timer_announcements, verify_models, warm_assistant
+    from firmware_py.wiring import build_turn_deps, verify_models, warm_assistant
 
     verifying = asyncio.ensure_future(asyncio.to_thread(verify_models, config))
     try:
@@ -86,11 +91,29 @@ async def build_headless(config: HearthConfig) -> DeviceParts:
         await asyncio.gather(verifying, return_exceptions=True)
     verifying.result()
     assistant = await warm_assistant(config, deps)
-    # A finished timer is still marked done and recorded; with no speaker it rings into silence.
-    ringing = timer_announcements(config, deps, assistant)
-    watcher, ringers = ringing if ringing is not None else (None, None)
+    watcher = timers_unannounced(config, deps)
     keeping = asyncio.create_task(assistant.keep_heads(), name="keep-heads")
-    return DeviceParts(assistant, None, deps.speaker, None, None, watcher, ringers, keeping_heads=keeping)
+    return DeviceParts(assistant, None, deps.speaker, None, None, watcher, None, keeping_heads=keeping)
+
+
+def timers_unannounced(config: HearthConfig, deps: TurnDeps) -> TimerWatcher | None:
+    """Finished timers marked done as they end (the page and the next answers show it), each
+    logged as not announced: with no speaker nothing can ring it, and a log saying it rang would
+    tell whoever reads it that someone was told."""
+    from firmware_py.home_tools import HomeTools
+    from tools.timers import Timer, TimerWatcher, done_message
+
+    home = deps.tools.home if deps.tools is not None else None
+    if not isinstance(home, HomeTools):
+        return None
+
+    async def unannounced(timer: Timer) -> None:
+        text = done_message(timer, home.timers.clock(), config.language)
+        log.info("timer done, not announced aloud: no speaker (--no-device): %r", text)
+
+    watcher = TimerWatcher(home.timers, unannounced)
+    watcher.start()
+    return watcher
 
 
 @dataclass
@@ -189,13 +212,13 @@ async def _start_servers(config: HearthConfig, choice: ServeChoice, assistant: A
         if choice.wyoming is not None:
             server, address, offered = await start_wyoming(config, choice.wyoming, assistant, await other_languages(config))
             servers.append(server)
-            print(f"hearth: Wyoming on {address} ({offered})", file=sys.stderr)
+            print(printable(f"hearth: Wyoming on {address} ({offered})"), file=sys.stderr)
         if choice.web is not None:
             live = LiveView()
             also_tell(assistant, live)
             page, (host, port) = await start_page(config, choice.web, assistant, live)
             servers.append(page)
-            print(f"hearth: the companion page on http://{_url_host(host)}:{port}/", file=sys.stderr)
+            print(printable(f"hearth: the companion page on http://{_url_host(host)}:{port}/"), file=sys.stderr)
     except BaseException:
         for server in reversed(servers):
             await server.stop()
@@ -212,7 +235,7 @@ async def start_wyoming(config: HearthConfig, uri: str, assistant: Assistant, ot
     configured language, and the recognizers and voices of ``others``.  Returns the server, the
     address it took (a port 0 is told as the port taken) and what it offers, in words."""
     from firmware_py.wiring import StartupError, cadence_settings
-    from firmware_py.wyoming import WyomingServer, offer_from
+    from firmware_py.wyoming import WyomingLimits, WyomingServer, offer_from
 
     deps = assistant.deps
     recognizers = {config.language: deps.recognizer, **others.recognizers}
@@ -226,6 +249,7 @@ async def start_wyoming(config: HearthConfig, uri: str, assistant: Assistant, ot
         answer_languages=(config.language,),
         speech_context={config.language: deps.speech_context} if deps.speech_context is not None else {},
         programs=programs,
+        limits=WyomingLimits(client_idle_s=config.serve.wyoming_idle_s, max_connections=config.serve.wyoming_max_connections),
     )
     server = WyomingServer(offer)
     try:

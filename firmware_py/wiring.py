@@ -38,7 +38,7 @@ from firmware_py.config import HearthConfig
 from firmware_py.platform import PlatformProfile, memory_bytes, profile_for
 from firmware_py.platform import current as current_platform
 from firmware_py.ringing import RingSettings, Ringers, ring_until_heard
-from firmware_py.gpio import ConsoleLight, GpioButton, KeyboardButton, NoLight, PushToTalk, RgbStatusLight, StatusLight
+from firmware_py.gpio import ConsoleLight, GpioButton, KeyboardButton, NoButton, NoLight, PushToTalk, RgbStatusLight, StatusLight
 from models.store import ModelError, ModelStore, default_models_dir
 from tools.timers import Timer, TimerWatcher, done_message
 
@@ -506,7 +506,7 @@ async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) ->
         await speaker.start()
         await microphone.start()
     except Exception as exc:  # noqa: BLE001 - the device error already names the device
-        raise StartupError(str(exc)) from None
+        raise StartupError(_and_no_button(str(exc), config, loop)) from None
     assistant = await warm_assistant(config, deps)
     ringing = timer_announcements(config, deps, assistant)
     watcher, ringers = ringing if ringing is not None else (None, None)
@@ -529,6 +529,21 @@ async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) ->
         assistant, microphone, speaker, button, light, watcher, ringers, _volume_step(deps, assistant), keeping, echo, echo_off,
         onset_vad,
     )
+
+
+def _and_no_button(problem: str, config: HearthConfig, loop: asyncio.AbstractEventLoop) -> str:
+    """``problem`` (a sound device that will not open), and the way to run without GPIO when the
+    button cannot be opened either: the button is opened after the sound devices, so a machine
+    with neither would hear of ``--keyboard`` only once it had a sound card."""
+    if config.button.kind != "gpio":
+        return problem
+    button = GpioButton(config.button.pin, config.button.bounce_s, loop)
+    try:
+        button.open(lambda _at: None, lambda _at: None)
+    except NoButton as exc:
+        return f"{problem}; and {exc}"
+    button.close()
+    return problem
 
 
 async def warm_assistant(config: HearthConfig, deps: TurnDeps) -> Assistant:

@@ -67,3 +67,32 @@ def test_keyboard_mode_shows_the_state() -> None:
     for state in (State.LISTENING, State.THINKING, State.SPEAKING, State.PAUSING, State.SPEAKING, State.IDLE):
         light.show(state)
     assert out.getvalue().split() == ["[listening]", "[thinking]", "[speaking]", "[idle]"]
+
+
+def test_no_sound_card_and_no_gpio_say_both_in_one_line(tmp_path, monkeypatch, capsys) -> None:
+    import firmware_py.wiring as wiring
+    from gpiozero import Device
+
+    from audio.portaudio import SoundDeviceSpeaker
+    from audio.protocols import AudioDeviceError
+    from tests.test_turn import make_deps
+
+    # A machine with neither: no pin factory can be loaded, and PortAudio opens no output.
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "no-such-pin-factory")
+
+    async def no_sound_card(self) -> None:
+        raise AudioDeviceError("cannot open the default output device: Error querying device -1 (PortAudio sees no devices at all)")
+
+    async def deps_over(config, speaker):
+        return make_deps(speaker=speaker)
+
+    monkeypatch.setattr(SoundDeviceSpeaker, "start", no_sound_card)
+    monkeypatch.setattr(wiring, "build_turn_deps", deps_over)
+    monkeypatch.setattr(wiring, "verify_models", lambda config: None)
+    path = tmp_path / "hearth.toml"
+    path.write_text("[echo]\nenabled = false\n")
+    assert main(["run", "--config", str(path)]) == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("hearth: ") and "cannot open" in line]
+    assert len(err) == 1
+    assert "cannot open the default output device" in err[0] and err[0].endswith("use --keyboard")

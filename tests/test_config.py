@@ -194,3 +194,49 @@ def test_the_command_prints_one_line_without_a_traceback_and_exits_2(tmp_path: P
     assert code == 2
     assert err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith("hearth: " + expected.replace("{dir}", str(tmp_path))), err
+
+
+@pytest.mark.parametrize("token", [
+    " " * 16, "\t" * 20, "a" * 64, "ab" * 16, "password" * 2, "   0123456789abc   ", "0123456789abcde",
+])
+def test_a_web_token_that_is_blank_or_easy_to_guess_is_refused_in_one_line_saying_how_to_make_one(tmp_path: Path, token: str):
+    path = tmp_path / "hearth.toml"
+    path.write_text(f'[serve]\nweb_token = "{token}"\n')
+    message = _one_line_error(path)
+    assert message.startswith(f"{path}: serve.web_token: "), message
+    assert 'python -c "import secrets; print(secrets.token_urlsafe(24))"' in message
+    if token.strip():
+        assert token.strip() not in message  # a secret, even a poor one, is not repeated into the log
+
+
+def test_a_web_token_made_as_the_message_says_is_accepted():
+    import secrets
+
+    for _ in range(200):  # a random token of 32 URL-safe characters is always well above the bar
+        token = secrets.token_urlsafe(24)
+        assert parse_config({"serve": {"web_token": token}}).serve.web_token == token
+    assert parse_config({"serve": {"web_token": "a-secret-of-sixteen-or-more"}}).serve.web_token == "a-secret-of-sixteen-or-more"
+    assert parse_config({}).serve.web_token is None
+
+
+def test_a_place_name_with_control_characters_is_refused_in_one_line(tmp_path: Path):
+    path = tmp_path / "hearth.toml"
+    path.write_text('[tools]\nhome = "Ilsan\\u001b[2J\\u001b]0;pwned\\u0007"\n')
+    message = _one_line_error(path)
+    # It is in the words the recognizer expects, so it could come back in a transcript and be kept.
+    assert message.startswith(f"{path}: tools.home: a name cannot hold control characters"), message
+    assert "\x1b" not in message and "\\x1b[2J" in message
+
+
+def test_the_start_up_line_shows_configured_names_escaped(tmp_path: Path, capsys, monkeypatch):
+    from firmware_py.cli import main
+
+    async def ran(config, choice) -> int:
+        return 0
+
+    monkeypatch.setattr("firmware_py.serve.run", ran)
+    path = tmp_path / "hearth.toml"
+    path.write_text('[llm]\nmodel = "smollm\\u001b[2J"\n')
+    assert main(["run", "--config", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert "talker smollm\\x1b[2J" in err and "\x1b" not in err

@@ -44,3 +44,41 @@ def test_an_earlier_turns_words_never_become_this_requests_arguments() -> None:
     # A follow-up may lean on the turn before.
     args = repair_arguments("recipe_search", {"query": "chocolate cake"}, "And one without eggs?")
     assert args["query"] == "chocolate cake"
+
+
+# ---- a correction after the recognizer's sentence break ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "seconds", "label"),
+    [
+        ("Set a timer for forty minutes for the stew, no wait. Make it an hour.", 3600, "stew"),
+        ("Set a timer for forty minutes for the stew. No wait, make it an hour.", 3600, "stew"),
+        ("Start the rice timer for ten minutes. Actually, twelve minutes.", 720, "rice"),
+        ("Set a pasta timer for 8 minutes. Sorry, I mean 9 minutes.", 540, "pasta"),
+        ("스튜 타이머 사십 분 맞춰 줘. 아니 한 시간으로 해 줘.", 3600, "스튜"),
+        ("밥 타이머 십 분 맞춰 줘. 아니다, 십이 분.", 720, "밥"),
+    ],
+)
+def test_a_new_length_after_a_sentence_break_replaces_the_one_before(said: str, seconds: int, label: str) -> None:
+    # The correction says the value again in its own shape ("Make it an hour."): it replaces the
+    # value of its kind, not as many words just before it ("the stew").
+    args = repair_arguments("timer_start", {"duration_s": 600}, said)
+    assert args["duration_s"] == seconds and args.get("label") == label
+    assert grounded("timer_start", {"duration_s": seconds, "label": label}, said)
+    assert not grounded("timer_start", {"duration_s": 2400 if seconds == 3600 else 600, "label": label}, said)
+
+
+async def test_in_the_turn_the_corrected_length_is_set_not_asked_back() -> None:
+    from tests.test_reasoner import run_text
+    from tests.test_turn_tools import Kitchen, TimedJson, decision, tool_deps
+
+    for said, language, label in [("Set a timer for forty minutes for the stew, no wait. Make it an hour.", "en", "stew"),
+                                  ("스튜 타이머 사십 분 맞춰 줘. 아니 한 시간으로 해 줘.", "ko", "스튜")]:
+        kitchen = Kitchen()
+        talker = TimedJson(decision("", "timer_start", {"duration_s": 600, "label": label}))  # a length nobody said
+        deps, sink, executor = tool_deps(talker, kitchen, text=said, grounded=grounded, language=language)
+        deps.tools.planner.repair = repair_arguments  # as the default planner does: the words' values go in
+        (result,), _ = await run_text(deps, executor, said)
+        assert kitchen.timers == [(3600, label)], (said, sink.text())
+        assert result.pending is None

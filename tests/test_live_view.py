@@ -68,3 +68,22 @@ async def test_each_unit_is_told_heard_as_it_ends_not_when_the_turn_does():
     speaking = [i for i, e in enumerate(events) if isinstance(e, StateChanged) and e.state == State.SPEAKING]
     assert len(told) == 2 and len(speaking) >= 2
     assert told[0] < speaking[-1] < told[1]  # the first told before the second unit's voice began
+
+
+def test_words_given_as_text_are_shown_as_text_and_its_units_as_sent_not_heard():
+    view = LiveView()
+    for event in [SpeechStarted(), TranscriptFinal("set a timer"), ToolCalled("timer_start", {}, "ok"),
+                  UnitSpoken("Timer set.", "answer")]:
+        view.apply(event)
+    assert view.snapshot()["typed"] is False and view.snapshot()["units"][0]["status"] == "heard"
+    # A text turn (Home Assistant's handle) comes next: its words arrive final, as text.
+    for event in [TranscriptFinal("what's on my list", typed=True), UnitSpoken("Milk and eggs.", "answer"),
+                  TurnInterrupted(("And flour.",))]:
+        view.apply(event)
+    snap = view.snapshot()
+    assert snap["heard"] == "what's on my list" and snap["final"] and snap["typed"] is True
+    assert snap["calls"] == []  # the turn before's calls are not this turn's
+    assert [(u["text"], u["status"]) for u in snap["units"]] == [("Milk and eggs.", "sent"), ("And flour.", "cut")]
+    view.apply(SpeechStarted())  # a spoken turn after it is heard again
+    view.apply(TranscriptFinal("thanks"))
+    assert view.snapshot()["typed"] is False

@@ -234,3 +234,86 @@ def test_the_page_in_korean_on_a_phone_is_legible_and_shows_a_spoken_timer(tmp_p
         assert width[0] <= width[1] <= PHONE[0], width
         ink = driver.execute_script(HANGUL_INK_JS)
         assert ink["ta"][1] > 50 and ink["ta"] != ink["ga"] and ink["ta"] != ink["none"], ink  # Hangul drawn as Hangul, not boxes
+
+
+# The live unit that names the milk, and whether its badge still comes after its words on screen.
+BIDI_JS = """
+const controls = /[\\u0000-\\u0008\\u000b\\u000e-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]/;
+const li = Array.from(document.querySelectorAll('#units li.unit')).find(li => li.textContent.includes('milk'));
+const words = document.createRange();
+words.selectNodeContents(li.firstChild);
+const badge = li.querySelector('.badge');
+return {
+  unit: li.textContent, item: document.querySelector('#list li.item .what').textContent,
+  controls: controls.test(document.querySelector('main').textContent),
+  words_right: words.getBoundingClientRect().right, badge_left: badge.getBoundingClientRect().left,
+  label: document.getElementById('heard-label').textContent,
+  badges: Array.from(document.querySelectorAll('#units li.unit .badge')).map(b => b.textContent),
+};
+"""
+
+
+def _a_list_kept_raw(home: Any) -> None:
+    # As if stored before the page cleaned its words: the override is in the store already.
+    home.lists.add("milk\u202eevil", "2")
+    home.lists.add("eggs")
+
+
+def test_a_text_turn_shows_as_text_and_a_stored_bidi_override_reorders_nothing_around_it(tmp_path: Path) -> None:
+    from agent.text_turns import TextTurns
+
+    with page(tmp_path, before=_a_list_kept_raw) as (rig, driver):
+
+        async def ask(words: str) -> list[str]:
+            return [unit async for unit in TextTurns(rig.assistant).answer_text(words)]  # type: ignore[arg-type]
+
+        units = rig.run(ask("what's on my shopping list"), 30)
+        assert any("milk" in unit for unit in units), units
+        wait_for(lambda: "milk" in driver.find_element("id", "units").text, what="the answer on the page")
+        # The record shows the turn as it happened: words sent as text, units sent back, not heard or spoken.
+        wait_for(lambda: "what's on my shopping list" in driver.find_element("id", "record").text, what="the turn in the record")
+        record_badges = [b.text for b in driver.find_elements("css selector", "#record .badge")]
+        shown = driver.execute_script(BIDI_JS)
+        save_screenshot(driver, OUT / "page-text-turn.png")
+
+    assert not shown["controls"], shown  # no override or escape reaches the page's text
+    assert "milk" in shown["item"] and "evil" in shown["item"], shown
+    assert shown["badge_left"] >= shown["words_right"] - 1, shown  # the badge still follows the words
+    assert shown["label"] == "Text from Home Assistant", shown  # not "Heard": nothing was heard in the kitchen
+    assert shown["badges"] and set(shown["badges"]) == {"sent"}, shown
+    assert record_badges and set(record_badges) == {"sent"}, record_badges  # not "told", "heard" or "typed"
+
+
+def _sixteen_items_and_a_timer(home: Any) -> None:
+    home.timers.start(600, "rice")
+    for n in range(16):
+        home.lists.add(f"item {n + 1}")
+
+
+NO_CLAIMS = ("No timers running", "The list is empty", "Nothing said yet", "No notes", "Answered by", "idle")
+
+
+def test_a_page_refused_its_feed_says_why_and_claims_nothing_until_its_first_state(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from firmware_py.web import app as web_app
+
+    monkeypatch.setattr(web_app, "MAX_PAGES", 0)  # as if 32 pages were open already
+    with PageRig(tmp_path) as rig, chromium() as driver:
+        rig.on_loop(_sixteen_items_and_a_timer)
+        driver.get(rig.url)
+        wait_for(lambda: driver.find_element("id", "connection").get_attribute("data-state") == "refused",
+                 what="the page to say it was refused")
+        reason = driver.find_element("id", "refused")
+        assert "pages are open already" in reason.text, reason.text
+        shown = driver.execute_script("return document.body.innerText;")
+        assert not [claim for claim in NO_CLAIMS if claim in shown], shown
+
+        monkeypatch.setattr(web_app, "MAX_PAGES", 32)  # room again: the page tries again by itself
+        wait_for(lambda: len(driver.find_elements("css selector", "#list li.item")) == 16, timeout_s=15,
+                 what="the sixteen items once the feed is open")
+        wait_for(lambda: _timer_row(driver, "rice"), what="the rice timer")
+        assert driver.find_element("id", "connection").get_attribute("data-state") == "open"
+        assert not driver.find_element("id", "refused").is_displayed()
+        shown = driver.execute_script("return document.body.innerText;")
+        assert "No notes." in shown and "The list is empty" not in shown and "No timers running" not in shown, shown
+        assert "Answered by" not in shown, shown  # no turn yet: nobody has answered anything

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from agent.model.llm import ChatMessage, ChatModel
+from agent.model.llm import ChatMessage, ChatModel, stopped_at_cap
 from agent.model.remote import RemoteChatModel, RemoteModelError, RemoteSettings, _SseLines
 
 SCHEMA = {
@@ -395,3 +395,13 @@ SYSTEM = (
 )
 
 
+
+
+async def test_a_reply_stopped_at_its_token_cap_says_so(server: _Server) -> None:
+    chat = model(server.url)
+    server.script.append(answer(["Rest it five minutes. ", "Then"], {"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]}))
+    assert await collect(chat) == ["Rest it five minutes. ", "Then"]
+    assert stopped_at_cap(chat)
+    server.script.append(answer(["Done."], {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}))
+    assert await collect(chat) == ["Done."]
+    assert not stopped_at_cap(chat)

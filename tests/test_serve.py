@@ -85,7 +85,22 @@ def test_a_bad_serve_key_in_the_file_is_named(tmp_path, capsys):
     path = tmp_path / "hearth.toml"
     path.write_text('[serve]\nweb_token = "short"\n')
     assert main(["serve", "--web", "--config", str(path)]) == 2
-    assert "serve.web_token: String should have at least 16 characters" in capsys.readouterr().err
+    assert "serve.web_token: too short to guard the page (5 characters; at least 16 needed)" in capsys.readouterr().err
+
+
+async def test_the_wyoming_idle_time_and_connection_cap_come_from_the_configuration():
+    from agent.assistant import Assistant
+    from firmware_py.serve import OtherLanguages, start_wyoming
+    from tests.test_turn import make_deps
+
+    configured = config(wyoming_idle_s=2.5, wyoming_max_connections=4)
+    server, _, _ = await start_wyoming(configured, "tcp://127.0.0.1:0", Assistant(make_deps()), OtherLanguages())
+    try:
+        assert (server.offer.limits.client_idle_s, server.offer.limits.max_connections) == (2.5, 4)
+    finally:
+        await server.stop()
+    with pytest.raises(ValueError, match="serve.wyoming_max_connections: Input should be greater than or equal to 1"):
+        config(wyoming_max_connections=0)
 
 
 class _Told:
@@ -128,3 +143,48 @@ async def test_the_silent_speaker_drops_what_was_not_reached_when_interrupted():
     await asyncio.sleep(0.05)
     assert heard == [0]
     await speaker.close()
+
+
+async def test_with_no_device_a_finished_timer_is_marked_done_and_logged_as_not_announced(tmp_path, monkeypatch, caplog):
+    import firmware_py.wiring as wiring
+    from agent.assistant import Assistant
+    from agent.deciding.tool_use import ToolUse
+    from firmware_py.home_tools import open_home_tools
+    from firmware_py.serve import build_headless
+    from tests.fakes import ToneSynthesizer
+    from tests.test_heartbeat import ScriptedPlanner
+    from tests.test_turn import make_deps
+
+    configured = parse_config({"tools": {"data_dir": str(tmp_path), "ring_times": 2, "ring_interval_s": 1.0}})
+    home = await open_home_tools(configured)
+
+    async def deps_over(config, speaker):
+        deps = make_deps(speaker=speaker, synthesizer=ToneSynthesizer(seconds_per_char=0.001))
+        deps.tools = ToolUse(ScriptedPlanner([]), home.executor, home.registry, home=home)
+        return deps
+
+    async def assistant_over(config, deps):
+        return Assistant(deps)
+
+    monkeypatch.setattr(wiring, "build_turn_deps", deps_over)
+    monkeypatch.setattr(wiring, "verify_models", lambda config: None)
+    monkeypatch.setattr(wiring, "warm_assistant", assistant_over)
+    caplog.set_level("INFO")
+    parts = await build_headless(configured)
+    try:
+        home.timers.start(1, "pasta")
+
+        def told() -> list[str]:
+            return [r.getMessage() for r in caplog.records if "pasta" in r.getMessage().lower() and r.name != "tools.timers"]
+
+        for _ in range(1000):  # waits for the line, however late; 10 s at most
+            if told():
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)
+        assert home.timers.active() == []  # it ended and is marked done, as the page shows
+    finally:
+        await parts.close()
+    lines = told()
+    assert lines and all("not announced aloud: no speaker" in line for line in lines), lines
+    assert not any(r.getMessage().startswith(("announced", "rang")) for r in caplog.records)

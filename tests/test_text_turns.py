@@ -77,14 +77,15 @@ async def test_units_come_out_as_cadence_cuts_them_before_the_reply_is_finished(
     assert [first, *rest] == ["It is noon.", "Enjoy your lunch.", "And drink some water."]
     assert speaker.recording().samples.size == 0  # nothing played in the kitchen
     assert [e.text for e in events if isinstance(e, UnitSpoken)] == [first, *rest]
-    assert [e for e in events if isinstance(e, TranscriptFinal)] == [TranscriptFinal("what time is it")]
+    assert [e for e in events if isinstance(e, TranscriptFinal)] == [TranscriptFinal("what time is it", typed=True)]
     assert not any(isinstance(e, StateChanged) for e in events)  # the kitchen's light stays as it was
     entries = assistant.record.entries()
     assert [(e.role, e.text, e.status) for e in entries] == [
-        ("user", "what time is it", "heard"),
-        ("assistant", "It is noon.", "spoken"),
-        ("assistant", "Enjoy your lunch.", "spoken"),
-        ("assistant", "And drink some water.", "spoken"),
+        ("user", "what time is it", "typed"),  # given as text, not heard in the kitchen
+        # Told to whoever asked, as text: nothing was played, so nothing is "spoken".
+        ("assistant", "It is noon.", "told"),
+        ("assistant", "Enjoy your lunch.", "told"),
+        ("assistant", "And drink some water.", "told"),
         ("turn", "", "answered"),
     ]
     assert assistant.results[-1].transcript == "what time is it"
@@ -122,7 +123,7 @@ async def test_closing_the_stream_early_cancels_the_turn_and_records_it_interrup
     assert assistant.current is None
     assert chat.closed_early == 1  # the model was stopped, not left writing
     statuses = [(e.role, e.text, e.status) for e in assistant.record.entries()]
-    assert ("assistant", "It is noon.", "spoken") in statuses
+    assert ("assistant", "It is noon.", "told") in statuses
     assert statuses[-1] == ("turn", "", "interrupted")
     assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []  # nothing left running
     # The line is free: the next text turn is answered.

@@ -280,3 +280,10 @@ def test_command_line_draws_a_turn_of_a_benchmark_report(tmp_path):
     tv.main([str(report), "--turn", "1", "--png", str(png), "--html", str(page)])
     assert png_size(png)[0] == 1600
     assert "en/b" in page.read_text(encoding="utf-8") and UNIT_TEXTS[1] in page.read_text(encoding="utf-8")
+
+
+def test_the_header_says_whether_the_words_were_heard_or_sent_as_text():
+    spoken = {**TURN, "transcript": "set a timer for ten minutes"}
+    assert build_layout(spoken).header[0].startswith("heard: 'set a timer for ten minutes'")
+    typed = {"marks": [mark("final_transcript", 0.0, text="what time is it", typed=True)], "transcript": "what time is it"}
+    assert build_layout(typed).header[0].startswith("sent as text: 'what time is it'")

@@ -74,6 +74,15 @@ async def test_complete(tools, store: ListStore) -> None:
     assert out.data["added"] is True
 
 
+async def test_an_item_kept_with_control_characters_is_ticked_off_by_its_plain_name(tools, store: ListStore) -> None:
+    # Kept before words from outside were cleaned: the page and the voice now send the plain name.
+    store.add("eggs\u001b[31mRED")
+    store.add("milk\u202eevil")
+    await call(tools, "shopping_complete", item="eggs[31mRED")
+    await call(tools, "shopping_complete", item="milkevil")
+    assert store.items() == []
+
+
 async def test_complete_unknown_names_nearest(tools) -> None:
     await call(tools, "shopping_add", item="oat milk")
     await call(tools, "shopping_add", item="tomatoes")

@@ -317,12 +317,14 @@ async def test_nothing_found_is_said_plainly(samples: RecipeBook, tmp_path: Path
     assert out.text == "I couldn't find a recipe for sushi." and out.data == {"query": "sushi", "matches": [], "error": "not_found"}
     out = await search(samples, "초밥", "ko")
     assert out.text == "초밥 레시피를 찾지 못했어요." and out.data["error"] == "not_found"
+    # A recipe asked for with no dish named is an idea asked for: the quickest are offered (tests/test_meal_ideas.py).
     out = await search(samples, "a recipe please")
-    assert out.data["error"] == "empty_query" and out.text == "Which dish or ingredient should I look for?"
+    assert out.data["suggested"] is True and out.text.startswith("How about cheese omelette?")
     empty = RecipeBook(tmp_path / "empty", tmp_path / "e.db")
     empty.open()
-    out = await search(empty, "pancakes")
-    assert out.data["error"] == "no_recipes" and out.text == "There are no recipes in the recipe folder yet."
+    for query in ("pancakes", "a recipe please"):
+        out = await search(empty, query)
+        assert out.data["error"] == "no_recipes" and out.text == "There are no recipes in the recipe folder yet."
     empty.close()
 
 

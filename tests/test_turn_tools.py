@@ -335,8 +335,9 @@ async def test_an_acting_call_the_user_did_not_ask_for_is_asked_back_not_made():
     deps, sink, executor = tool_deps(chat, kitchen, text="add milk", grounded=grounded)
     result, _ = await run_tool_turn(deps, executor, kitchen)
     assert kitchen.shopping == []
-    assert " ".join(result.spoken) == "Add 50 eggs to the shopping list?"
-    assert result.pending is not None and result.pending.plan.args == {"item": "50 eggs"}
+    # Asked back in the user's words: the eggs nobody said are asked for, not named.
+    assert " ".join(result.spoken) == "What should I add to the shopping list?"
+    assert result.pending is not None and result.pending.plan.args == {} and result.pending.needs == "item"
     assert result.timeline.first("tool_refused") is not None
     assert [(c.name, c.ran, c.acted) for c in result.tool_calls] == [("shopping_add", False, False)]
 
@@ -420,7 +421,7 @@ async def _confirm_dialog(answer: str) -> tuple[list[str], Kitchen, list]:
     """Turn 1 asks about an act its words do not support; turn 2 says ``answer``."""
     kitchen = Kitchen()
     chat = TimedJson(decision("Adding eggs.", "shopping_add", {"item": "eggs"}))
-    spoken = await _dialog(["what's on my shopping list", answer], chat, kitchen)
+    spoken = await _dialog(["are eggs on my shopping list?", answer], chat, kitchen)
     return spoken, kitchen, chat.calls
 
 

@@ -226,6 +226,8 @@ def test_a_bind_beyond_loopback_without_a_token_is_refused(tmp_path: Path) -> No
         create_app(None, WebSettings(host="0.0.0.0"))  # type: ignore[arg-type] - refused before it is read
     with pytest.raises(ValueError, match="without a token"):
         create_app(None, WebSettings(host="192.168.1.20", token=""))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="without a token"):
+        create_app(None, WebSettings(host="0.0.0.0", token=" " * 16))  # type: ignore[arg-type]
 
 
 async def test_with_a_token_every_request_needs_it_by_header_or_the_cookie_the_link_sets(tmp_path: Path) -> None:
@@ -306,3 +308,56 @@ def test_every_word_on_the_page_has_a_korean_one_and_every_label_in_the_page_exi
     assert LABELS["ko"].keys() == LABELS["en"].keys()
     used = set(re.findall(r"\{\{t:([a-z_]+)\}\}", (STATIC_DIR / "index.html").read_text(encoding="utf-8")))
     assert used and used <= LABELS["en"].keys()
+
+
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+async def test_words_from_the_page_lose_control_and_bidi_characters_before_the_tools_keep_them(rig: Rig) -> None:
+    added = await rig.post("/api/list/add", {"item": "eggs\u001b[31mRED", "quantity": "2\u202e1"})
+    assert added.json() == {"ok": True, "text": "Added 21 eggs[31mRED to the shopping list."}
+    added = await rig.post("/api/list/add", {"item": "milk\u202eevil\n"})
+    assert added.json()["ok"] is True
+    assert [(e.item, e.quantity) for e in rig.home.lists.items()] == [("eggs[31mRED", "21"), ("milkevil", None)]
+    # What is ticked off is matched as cleaned too: the words sent as first typed still find the item.
+    ticked = await rig.post("/api/list/complete", {"item": "eggs\u001b[31mRED"})
+    assert ticked.json() == {"ok": True, "text": "Ticked eggs[31mRED off the list."}
+    # Nothing but control characters is no item at all.
+    blank = await rig.post("/api/list/add", {"item": "\u202e\x1b\x07"})
+    assert blank.status_code == 422 and "item" in blank.json()["text"]
+    assert [e.item for e in rig.home.lists.items()] == ["milkevil"]
+    kept = json.dumps([(e.text, e.data) for e in rig.record.entries()], ensure_ascii=False)
+    assert "RED" in kept and not _CONTROLS.search(kept), kept
+
+
+@pytest.mark.parametrize("path", ["/api/list/add", "/api/list/complete", "/api/timers/cancel"])
+@pytest.mark.parametrize("body", ["[" * 5000, '{"item": ' + "[" * 5000 + "1" + "]" * 5000 + "}"])
+async def test_a_body_nested_thousands_deep_gets_a_one_line_400_and_one_log_line(
+        rig: Rig, path: str, body: str, caplog: pytest.LogCaptureFixture) -> None:
+    rig.home.lists.add("eggs")
+    with caplog.at_level("INFO"):
+        answer = await rig.client.post(path, content=body.encode(), headers={
+            "Content-Type": "application/json", "X-CSRF-Token": rig.csrf, "Origin": BASE, "Sec-Fetch-Site": "same-origin"})
+    assert answer.status_code == 400, answer.text
+    assert "nested" in answer.text and answer.text.strip().count("\n") == 0
+    lines = [r for r in caplog.records if r.name.startswith("firmware_py.web")]
+    assert len(lines) == 1 and lines[0].exc_info is None and "\n" not in lines[0].getMessage(), lines
+    assert [e.item for e in rig.home.lists.items()] == ["eggs"]
+    assert (await rig.client.get("/api/state")).status_code == 200
+
+
+async def test_the_page_claims_nothing_until_its_first_state_arrives(rig: Rig) -> None:
+    rig.home.timers.start(300, "rice")
+    for n in range(16):
+        rig.home.lists.add(f"item {n}")
+    page = (await rig.client.get("/")).text
+    # Served before any state: what the stores hold comes only with the live feed, so the page says
+    # it is connecting and shows no "empty" line, no idle state and no "answered by" yet.
+    for empty in ("timers-empty", "list-empty", "notes-empty", "record-empty", "timeline-empty"):
+        tag = re.search(rf'<p id="{empty}"[^>]*>', page)
+        assert tag is not None and " hidden" in tag.group(0), (empty, tag)
+    answered = re.search(r'<p id="answered"[^>]*>', page)
+    assert answered is not None and " hidden" in answered.group(0)
+    connection = re.search(r'<span id="connection"[^>]*>([^<]*)<', page)
+    assert connection is not None and 'data-state="connecting"' in connection.group(0) and connection.group(1) == "connecting…"
+    assert "idle" not in re.search(r'<span id="state"[^>]*>[^<]*<', page).group(0)  # type: ignore[union-attr]

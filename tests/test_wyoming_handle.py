@@ -77,7 +77,7 @@ async def _interrupted_then_answered(assistant, chat, chat2) -> None:
     ends = [e.status for e in assistant.record.entries() if e.role == "turn"]
     assert ends == ["interrupted", "answered"], ends
     spoken = [(e.text, e.status) for e in assistant.record.entries() if e.role == "assistant"]
-    assert ("It is noon.", "spoken") in spoken and ("Yes.", "spoken") in spoken
+    assert ("It is noon.", "told") in spoken and ("Yes.", "told") in spoken
     assert chat2.calls  # the second turn reached the model
 
 
@@ -133,3 +133,13 @@ async def test_a_client_gone_after_the_first_chunk_frees_the_assistant_for_the_n
         assert Handled.from_event(got[-2]).text == "Yes."
     await assistant.until_idle()
     await _interrupted_then_answered(assistant, chat, chat2)
+
+
+async def test_control_characters_in_a_transcript_never_reach_the_assistant() -> None:
+    answers = ScriptedAnswers(["Hello. "])
+    async with serving(offer_from(answers=answers, answer_languages=["en"])) as (_, host, port):
+        async with client(host, port) as c:
+            await c.write_event(Transcript("hello \x1b[2J\x1b]0;pwned\x07 there\u202e").event())
+            await read_until(c, "handled-stop")
+    # The escape sequences would clear and retitle the terminal of whoever reads `hearth history`.
+    assert answers.asked == ["hello [2J]0;pwned there"]

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from wyoming.asr import Transcribe, Transcript
+from wyoming.handle import Handled
 from wyoming.audio import AudioChunk, AudioStart
 from wyoming.client import AsyncUnixClient
 from wyoming.error import Error
@@ -234,3 +235,73 @@ async def test_start_reports_the_port_it_bound_and_refuses_other_schemes(tmp_pat
             assert (await read_until(c, "info"))[-1].type == "info"
     finally:
         await unix.stop()
+
+
+async def _closed(reader: asyncio.StreamReader) -> bytes:
+    """Everything the server sends until it closes the connection (a reset counts as closed)."""
+    got = b""
+    try:
+        while piece := await asyncio.wait_for(reader.read(65536), 10):
+            got += piece
+    except ConnectionResetError:
+        pass
+    return got
+
+
+async def test_a_half_sent_header_or_a_silent_client_is_closed_after_the_idle_time() -> None:
+    async with serving(_offer(limits=WyomingLimits(client_idle_s=0.3))) as (server, host, port):
+        half_reader, half = await asyncio.open_connection(host, port)
+        half.write(b'{"type": "describe", "da')
+        await half.drain()
+        silent_reader, silent = await asyncio.open_connection(host, port)
+        # Each is closed once it has sent nothing for the idle time; the test waits for the close,
+        # however late, rather than timing it.
+        for reader in (half_reader, silent_reader):
+            assert b"idle" in await _closed(reader)
+        for writer in (half, silent):
+            writer.close()
+        await no_wyoming_tasks_left()
+        assert server.connections == 0
+        # A client that waits longer than the idle time for its answer is not idle: hearth owes it.
+        slow = ScriptedAnswers(["Thinking. ", "Done."], unit_s=0.4)
+        async with serving(offer_from(answers=slow, answer_languages=["en"], limits=WyomingLimits(client_idle_s=0.3))) as (_, h, p):
+            async with client(h, p) as c:
+                await c.write_event(Transcript("take your time").event())
+                got = await read_until(c, "handled-stop")
+                assert Handled.from_event(got[-2]).text == "Thinking. Done."
+                await c.write_event(Describe().event())
+                assert (await read_until(c, "info"))[-1].type == "info"
+
+
+async def test_a_connection_over_the_cap_is_refused_and_the_others_keep_working() -> None:
+    async with serving(_offer(limits=WyomingLimits(max_connections=2))) as (server, host, port):
+        async with client(host, port) as first, client(host, port) as second:
+            for c in (first, second):
+                await c.write_event(Describe().event())
+                assert (await read_until(c, "info"))[-1].type == "info"
+            reader, writer = await asyncio.open_connection(host, port)
+            writer.write(b'{"type": "describe"}\n')  # unread when it is refused: the error must still arrive
+            refused = await _closed(reader)
+            writer.close()
+            assert b'"type": "error"' in refused and b"busy" in refused
+            for c in (first, second):
+                await c.write_event(Ping(text="still here").event())
+                assert (await read_until(c, "pong"))[-1].data["text"] == "still here"
+        # Once they have gone, a new client is served.
+        await no_wyoming_tasks_left()
+        async with client(host, port) as c:
+            await c.write_event(Describe().event())
+            assert (await read_until(c, "info"))[-1].type == "info"
+
+
+async def test_control_characters_from_a_client_are_escaped_in_the_log(caplog) -> None:
+    caplog.set_level("INFO", logger="firmware_py.wyoming")
+    async with serving(_offer()) as (_, host, port):
+        reader, writer = await asyncio.open_connection(host, port)
+        writer.write(b'{"type": "\\u001b[2J\\u001b]0;pwned\\u0007", "data_length": 3}\n[1]')
+        await writer.drain()
+        reply = await _closed(reader)
+        writer.close()
+    assert b"garbled" in reply and b"\x1b" not in reply
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "\\x1b[2J" in logged and "\x1b" not in logged and "\x07" not in logged

@@ -153,3 +153,17 @@ async def test_text_that_stops_mid_sentence_waits_for_its_continuation() -> None
             await c.write_event(SynthesizeStop().event())
             await read_until(c, "synthesize-stopped")
     assert english.texts == ["Okay, one at a time, Dr. Smith."]
+
+
+async def test_control_characters_in_text_to_speak_are_taken_out() -> None:
+    english, _ = _voices()
+    async with serving(offer_from(synthesizers={"en": english})) as (_, host, port):
+        async with client(host, port) as c:
+            await c.write_event(Synthesize("Hello \x1b[2J\x1b]0;pwned\x07 there.").event())
+            await read_until(c, "audio-stop")
+            await c.write_event(SynthesizeStart().event())
+            await c.write_event(SynthesizeChunk("Once \x1b[31mmore").event())
+            await c.write_event(SynthesizeChunk(" with\u202e feeling.").event())
+            await c.write_event(SynthesizeStop().event())
+            await read_until(c, "synthesize-stopped")
+    assert english.texts == ["Hello [2J]0;pwned there.", "Once [31mmore with feeling."]

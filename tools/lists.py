@@ -6,6 +6,7 @@ import difflib
 import logging
 import sqlite3
 import time
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,8 +73,9 @@ class UnknownItem(Exception):
 
 
 def item_key(item: str) -> str:
-    """How items are matched: case and spacing do not matter."""
-    return " ".join(item.lower().split())
+    """How items are matched: case and spacing do not matter, nor control and format characters
+    (an item kept with a terminal escape or a bidi override in it is ticked off by its plain name)."""
+    return " ".join("".join(ch for ch in item.lower() if unicodedata.category(ch) not in ("Cc", "Cf")).split())
 
 
 class ListStore:

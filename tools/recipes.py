@@ -8,6 +8,7 @@ Korean on spaces only, and "김치찌개" must be found from "김치찌개를", 
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -64,6 +65,28 @@ STOPWORDS = frozenset(
     " read walk through step steps by aloud out loud again 읽어 읽어줘 읽어 줘 단계별로 차근차근 하나씩"
     " 레시피 요리법 조리법 만드는 만들기 만들어 법 방법 알려줘 알려 줘 찾아줘 찾아 좀 어떻게 끓여 끓이는 요리 하는".split()
 )
+# Words that ask for an idea rather than name a dish ("what should I cook", "quick dinner idea",
+# "뭐 해 먹지", "간단한 저녁 메뉴 추천해 줘"); with nothing else in a query, the book offers its quickest.
+_IDEA_WORDS = frozenset(
+    "idea ideas suggest suggestion suggestions recommend recommendation what what's whats is are should could can shall "
+    "would will we us i eat have tonight today now this evening something anything fast quickly speedy food meal meals "
+    "menu dish dishes option options hungry whip throw together up it that them don't dont know"
+    " 뭐 뭘 무엇 무얼 뭔가 해 줘 좀 거 걸 게 오늘 지금".split()
+)
+_IDEA_STEMS_KO = ("먹", "해먹", "만들", "추천", "메뉴", "간단", "빠른", "빨리", "금방", "쉬운", "쉽게", "후딱", "아이디어",
+                  "요리", "음식", "식사", "괜찮", "좋을", "좋은", "할까", "하지")
+"""Korean words that ask for an idea, as stems: their endings vary ("먹지", "먹을까", "추천해")."""
+_QUICK_WORDS = frozenset("quick quickly fast easy simple speedy 빠른 빨리 금방 간단한 간단히 간단하게 후딱 쉬운".split())
+_MEALS = {
+    "breakfast": ("breakfast", "brunch", "아침", "브런치"),
+    "lunch": ("lunch", "점심"),
+    "dinner": ("dinner", "supper", "tonight", "저녁"),
+}
+"""A meal a request may name, by the words that name it and the tags a recipe marks it with."""
+_NOT_A_MEAL = frozenset("snack sweet baking dessert side 간식 디저트 반찬 분식 잔치".split())
+"""Tags of what is no meal on its own: offered last when an idea for a meal is asked with no meal named."""
+_MEAL_WORDS_KO = {"breakfast": "아침", "lunch": "점심", "dinner": "저녁"}
+
 # Korean particles that cling to the noun ("김치찌개를"): searched both with and without them.
 _PARTICLES = ("으로", "에서", "이랑", "하고", "로", "를", "을", "은", "는", "이", "가", "도", "랑", "와", "과", "의", "에")
 _HANGUL = re.compile(r"^[\uac00-\ud7a3]+$")
@@ -90,12 +113,36 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFC", bare).lower()
 
 
-def query_terms(query: str) -> list[str]:
-    """The search words in ``query``: filler removed, Korean particles split off as extra variants."""
+def _asks_an_idea(word: str) -> bool:
+    return word in _IDEA_WORDS or word in _QUICK_WORDS or word.startswith(_IDEA_STEMS_KO) or meal_of(word) is not None
+
+
+def meal_of(query: str) -> str | None:
+    """The meal ``query`` names ("dinner", "저녁", "tonight" → ``"dinner"``), if any."""
+    words = set(re.findall(r"\w+", fold(query)))
+    stripped = {w[: -len(p)] for w in words for p in _PARTICLES if w.endswith(p) and len(w) > len(p)}
+    for meal, names in _MEALS.items():
+        if (words | stripped) & set(names):
+            return meal
+    return None
+
+
+def asks_quick(query: str) -> bool:
+    """Whether ``query`` asks for something quick ("quick", "easy", "간단한", "빨리")."""
+    return any(w in _QUICK_WORDS for w in re.findall(r"\w+", fold(query)))
+
+
+def query_terms(query: str, *, dish_only: bool = False) -> list[str]:
+    """The search words in ``query``: filler removed, Korean particles split off as extra variants.
+
+    ``dish_only``: also without the words that ask for an idea or name a meal ("what should I
+    cook for dinner", "간단한 저녁 메뉴 추천해 줘" hold no dish at all)."""
     text = fold(query)
     for phrase in _FILLER_PHRASES:
         text = text.replace(phrase, " ")
     words = [w for w in re.findall(r"\w+", text) if w not in STOPWORDS]
+    if dish_only:
+        words = [w for w in words if not _asks_an_idea(w)]
     terms: list[str] = []
     for word in words:
         terms.append(word)
@@ -297,6 +344,27 @@ class RecipeBook:
         ).fetchall()
         return [int(r[0]) for r in rows]
 
+    def quickest(self, limit: int = 2, *, meal: str | None = None, language: Language = "en") -> list[Recipe]:
+        """The quickest recipes to offer someone asking what to cook: those with a time, quickest
+        first; written in ``language`` first (a voice reads its own), then marked for ``meal``
+        ("dinner": tagged dinner or 저녁) when any is, else anything but a snack or a sweet."""
+        names = set(_MEALS.get(meal, ())) - {"tonight"} if meal else set()
+
+        def rank(recipe: Recipe) -> tuple[bool, bool]:
+            tags = {fold(t) for t in recipe.tags}
+            written_in = "ko" if _HANGUL.search(recipe.title) else "en"
+            fits = bool(tags & names) if meal else not tags & _NOT_A_MEAL
+            return (written_in != language, not fits)
+
+        found: list[Recipe] = []
+        with self._lock:
+            rows = self.conn.execute("SELECT id FROM recipes ORDER BY minutes IS NULL, minutes, id").fetchall()
+            for row in rows:
+                found.append(self._load(int(row[0])))
+                if sum(rank(r) == (False, False) for r in found) >= limit:
+                    break  # quickest first: nothing later can come before these
+        return sorted(found, key=rank)[:limit]  # stable: quickest first within each rank
+
     def by_path(self, path: str) -> Recipe | None:
         """The recipe read from ``path`` (relative to the folder), or None if it is gone."""
         with self._lock:
@@ -384,20 +452,50 @@ def _found_text(matches: list[Recipe], language: Language) -> str:
     return text
 
 
+SUGGESTED = 2
+"""How many recipes an idea offers: one, and one more to choose from."""
+
+
+def _suggested_text(offered: list[Recipe], meal: str | None, language: Language) -> str:
+    """The quickest recipes offered as an idea: "For dinner, how about fried rice? It takes 15
+    minutes. Or tomato pasta, 25 minutes." / "저녁으로 된장찌개 어때요? 25분이면 돼요. …"."""
+    names = [spoken_title(r, language) for r in offered]
+    first, *rest = offered
+    if language == "ko":
+        text = f"{_MEAL_WORDS_KO[meal] + '으로 ' if meal else ''}{names[0]} 어때요?"
+        if first.minutes:
+            text += f" {say_minutes(first.minutes, language)}이면 돼요."
+        for recipe, name in zip(rest, names[1:]):
+            text += f" 아니면 {name}도 {say_minutes(recipe.minutes, language)}이면 돼요." if recipe.minutes else f" 아니면 {name}도 있어요."
+        return text
+    text = f"{'For ' + meal + ', how' if meal else 'How'} about {names[0]}?"
+    if first.minutes:
+        text += f" It takes {say_minutes(first.minutes, language)}."
+    for recipe, name in zip(rest, names[1:]):
+        text += f" Or {name}, {say_minutes(recipe.minutes, language)}." if recipe.minutes else f" Or {name}."
+    return text
+
+
 def recipe_tools(book: RecipeBook, language: str = "en", limit: int = 5) -> list[ToolSpec]:
     """recipe_search, bound to ``book`` (which must be open), answering in ``language``."""
     lang = check_language(language)
     thread = ToolThread("recipe_search")  # a stuck disk holds this thread, not the model's
 
     async def recipe_search(args: RecipeSearchArgs) -> ToolOutput:
+        if not query_terms(args.query, dish_only=True):
+            # No dish, only an idea asked for ("quick dinner idea", "뭐 해 먹지"): offer the quickest.
+            meal = meal_of(args.query)
+            offered = await thread.run(functools.partial(book.quickest, SUGGESTED, meal=meal, language=lang))
+            if offered:
+                return ToolOutput(_suggested_text(offered, meal, lang),
+                                  {"query": args.query, "matches": [_match_data(r) for r in offered], "suggested": True})
         matches = await thread.run(book.search, args.query, limit)
+        if matches and asks_quick(args.query):
+            matches.sort(key=lambda r: (r.minutes is None, r.minutes or 0))  # "quick pasta": the quickest first
         if matches:
             return ToolOutput(_found_text(matches, lang), {"query": args.query, "matches": [_match_data(r) for r in matches]})
         data: dict[str, object] = {"query": args.query, "matches": []}
-        if not query_terms(args.query):
-            data["error"] = "empty_query"
-            text = "어떤 요리나 재료를 찾을까요?" if lang == "ko" else "Which dish or ingredient should I look for?"
-        elif await thread.run(book.count) == 0:
+        if await thread.run(book.count) == 0:
             data["error"] = "no_recipes"
             text = "레시피 폴더에 아직 레시피가 없어요." if lang == "ko" else "There are no recipes in the recipe folder yet."
         else:

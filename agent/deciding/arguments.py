@@ -102,6 +102,31 @@ def supported(value: Any, user_text: str) -> bool:
     return bool(wanted) and all(w in said for w in wanted)
 
 
+def said_part(value: str, user_text: str) -> str | None:
+    """The words of ``value`` that the user said, in its order ("cheddar cheese" of "we need more of
+    that cheese" is "cheese"); None when none is, or only a word that points ("it", "그거")."""
+    if HANGUL.search(value) or HANGUL.search(user_text):
+        kept = [w for w in value.split() if _korean_supported(w, user_text)]
+    else:
+        said = {_stem(w) for w in _words(user_text)}
+        kept = [w for w in _ARTICLES.sub("", value.strip()).split() if _words(w) and all(_stem(x) in said for x in _words(w))]
+    part = " ".join(kept).strip(" ,.!?")
+    return part if part and not _names_nothing(part) and not set(_words(part)) <= _LIST_WORDS else None
+
+
+def asked_back(tool: str, args: dict[str, Any], user_text: str, earlier: str = "") -> dict[str, Any]:
+    """An act's arguments as hearth asks them back (:mod:`agent.deciding.confirm`): a list item
+    only in words the user said, in this request or (``earlier``) the turns before; none at all
+    when they said none of it, so that it is asked for rather than named. "We're running low on
+    butter" was asked "Add milk to the shopping list?" with the model's item."""
+    item = args.get("item")
+    if tool not in ("shopping_add", "shopping_complete") or not isinstance(item, str):
+        return dict(args)
+    part = said_part(item, f"{corrected(user_text)} {earlier}".strip())
+    kept = {k: v for k, v in args.items() if k != "item"}
+    return kept if part is None else {**kept, "item": part}
+
+
 def _korean_supported(value: str, user_text: str) -> bool:
     # Whole words, each possibly followed by a particle: 라면 is in "라면을", 타이 is not in "타이머".
     said = [w for w in re.split(r"[\s,.!?]+", prepare(user_text)) if w]

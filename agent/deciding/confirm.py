@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from agent.deciding.corrections import corrected
-from agent.deciding.extract import timer_durations
+from agent.deciding.extract import HANGUL, shopping_item, timer_durations
 from agent.deciding.intents import speaks_korean, utterance_words
 from agent.deciding.tool_calls import ToolPlan
 from tools.timers import say_duration
@@ -39,10 +39,13 @@ class PendingAct:
 def missing_value(tool: str, args: dict[str, Any], user_text: str) -> str | None:
     """The required value of an acting call that the user's words do not hold, if any.
 
-    "Start a timer for the pizza" says no length: it is asked for ("How long?"), never made up.
+    "Start a timer for the pizza" says no length: it is asked for ("How long?"), never made up;
+    nor is a list item nobody said named ("What should I add to the shopping list?").
     """
     if tool == "timer_start" and not timer_durations(corrected(user_text), naming=True):
         return "duration_s"
+    if tool in ("shopping_add", "shopping_complete") and not args.get("item"):
+        return "item"  # not one the user said (see :func:`agent.deciding.arguments.asked_back`)
     return None
 
 
@@ -52,11 +55,26 @@ def supplied(pending: PendingAct, text: str) -> ToolPlan | None:
         said = timer_durations(corrected(text), naming=True)
         if said:
             return replace(pending.plan, args={**pending.plan.args, "duration_s": said[-1]})
+    if pending.needs == "item":
+        language = "ko" if HANGUL.search(text) else "en"
+        if answer_of(text, language) is not None or asks_to_repeat(text, language):
+            return None
+        complete = pending.plan.tool == "shopping_complete"
+        found = shopping_item(corrected(text), complete=complete)
+        item = found[0] if found is not None else " ".join(corrected(text).split()).strip(" ,.!?")
+        if item and len(item.split()) <= 4:
+            return replace(pending.plan, args={**pending.plan.args, "item": item})
     return None
 
 
 def ask_for(pending: PendingAct, language: str) -> str:
-    """The question for a missing value ("How long should the pizza timer be?")."""
+    """The question for a missing value ("How long should the pizza timer be?", "What should I add
+    to the shopping list?")."""
+    if pending.needs == "item":
+        complete = pending.plan.tool == "shopping_complete"
+        if language == "ko":
+            return "장보기 목록에서 뭘 뺄까요?" if complete else "장보기 목록에 뭘 넣을까요?"
+        return "What should I take off the shopping list?" if complete else "What should I add to the shopping list?"
     label = str(pending.plan.args.get("label") or "").strip()
     if language == "ko":
         return f"{label} 타이머를 얼마나 맞출까요?" if label else "몇 분으로 맞출까요?"

@@ -11,8 +11,10 @@ took back is never acted on.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from agent.deciding.extract import HANGUL
+from agent.deciding.spoken_numbers import durations, prepare
 
 _EN_MARKERS = (
     r"no,? wait", r"wait,? no", r"no,? sorry", r"sorry,? i mean", r"i mean", r"i meant", r"make (?:it|that)",
@@ -41,6 +43,9 @@ def corrected(text: str) -> str:
             last = match
     if last is None:
         return text
+    swapped = _new_length(text[: last.start()], text[last.end() :])
+    if swapped is not None:
+        return swapped
     before = _WORD.findall(text[: last.start()])
     after = text[last.end() :].strip()
     if korean:
@@ -52,3 +57,34 @@ def corrected(text: str) -> str:
             replaced -= 1  # an English request opens with its verb ("add", "set"): keep it
     kept = before[: len(before) - replaced]
     return " ".join([*kept, after]).strip()
+
+
+def _new_length(before: str, after: str) -> str | None:
+    """``before`` with its last length replaced by the one ``after`` gives, when ``after`` says a
+    length and nothing but that (a filler word aside) and other words stand between the two; else
+    None.
+
+    Said again after a sentence break, the new value comes in its own shape ("…forty minutes for
+    the stew, no wait. Make it an hour.", "사십 분 맞춰 줘. 아니 한 시간으로 해 줘."), not as the
+    words it replaces: counting words would take back "the stew" and keep the forty minutes.
+    """
+    new, old = durations(after), durations(before)
+    if len(new) != 1 or not old:
+        return None
+    said, source = prepare(after), unicodedata.normalize("NFKC", before)
+    rest = _FILLER.sub(" ", said[: new[0].start] + " " + said[new[0].end :])
+    if rest.strip(" ,.;:!?…") or len(prepare(before)) != len(source):
+        return None  # more than a length after it ("an hour for the soup"): the words are counted
+    spelled = unicodedata.normalize("NFKC", after)
+    length = (spelled if len(spelled) == len(said) else said)[new[0].start : new[0].end]  # the user's own spelling
+    value = old[-1]
+    if not re.search(r"\w", source[value.end :]):
+        return None  # the length was the last thing said before the correction: the words are counted
+    return (source[: value.start] + length + source[value.end :]).strip().rstrip(",;")
+
+
+_FILLER = re.compile(
+    r"\b(?:make|set|change|do|it|that|to|for|please|instead|then|actually|rather|just|only|be|should|a|an|the)\b|"
+    r"(?<=[\d분초간])(?:으로|로)|(?:해|바꿔|맞춰|하자|할게|해요|주세요|줘|요|로|으로|그걸|그거)(?=\s|$|[,.!?])"
+)
+"""Words around a new length that add nothing to it ("make it an hour", "한 시간으로 해 줘")."""

@@ -125,6 +125,64 @@ def asks_to_know(text: str, language: str) -> bool:
     return _found(text, language, _ASKS_TO_KNOW_EN, _ASKS_TO_KNOW_KO)
 
 
+_MEAL_EN = r"(?:dinner|lunch|breakfast|brunch|supper|tonight)"
+_IDEA_EN = re.compile(
+    rf"\bideas?\b(?! (?:how|when|where|why|if|whether|who)\b)(?! what (?!to (?:cook|make|eat|have)\b))"
+    rf".*\b(?:{_MEAL_EN}|meal|food|menu|dish|recipe|to (?:cook|make|eat))\b|"
+    rf"\b(?:{_MEAL_EN}|meal|menu|recipe|cooking) ideas?\b|"
+    rf"\bwhat (?:should|could|can|shall|do|will) (?:i|we) (?:cook|make|have|eat)"
+    rf"(?: (?:for {_MEAL_EN}|{_MEAL_EN}|today|this evening|now|quickly|with \w.*|using \w.*))*$|"
+    rf"\bwhat(?:'s| is) for {_MEAL_EN}\b|"
+    rf"\b(?:suggest|recommend)\b.*\b(?:{_MEAL_EN}|meal|dish|recipe|something (?:quick|easy|simple|to (?:cook|make|eat)))\b|"
+    rf"\b(?:don't|do not|dont) know what to (?:cook|make|eat|have)\b|\bwhat to (?:cook|make|eat|have) (?:for|tonight|today)\b"
+)
+_IDEA_KO = re.compile(
+    r"(?:뭐|뭘|무엇을?|무얼)\s*(?:해\s*먹|만들어\s*먹|먹|만들|요리)(?:지|을까|을래|을지|ㄹ까|까|래|할까|할지|하지)(?:\s|$|요)|"
+    r"(?:메뉴|식단|요리|음식|레시피|저녁|점심|아침)\s*(?:좀\s*)?(?:추천|아이디어)|"
+    r"(?:저녁|점심|아침)\s*메뉴\s*(?:뭐|뭘|정해|골라)"
+)
+
+
+_NOT_AN_IDEA_EN = re.compile(r"\b(?:substitut\w*|replac\w*|instead|alternative|how long|temperature|how hot|safe)\b")
+_NOT_AN_IDEA_KO = re.compile(r"대신|대체|몇 ?분|몇 ?도|온도|얼마나|보관")
+
+
+def asks_for_idea(text: str, language: str) -> bool:
+    """Whether the request asks for an idea of what to cook ("What is a quick idea for dinner
+    tonight?", "what should I cook", "뭐 해 먹지?", "간단한 저녁 메뉴 추천해 줘"): the recipe book
+    answers it, with its quickest recipes when no dish is named (:func:`tools.recipes.recipe_tools`).
+    A question for know-how that mentions an idea is not one ("any idea how long to cook rice?",
+    "recommend a substitute for butter in this recipe")."""
+    if _found(text, language, _NOT_AN_IDEA_EN, _NOT_AN_IDEA_KO):
+        return False
+    return _found(text, language, _IDEA_EN, _IDEA_KO)
+
+
+_TIME_LEFT_EN = re.compile(
+    r"^(?:(?:ok|okay|so|and|hey|um|uh|hmm)\s+)*(?:"
+    r"how (?:long|much (?:longer|more time|time))(?: (?:until|till|til|before|is left|left|to go|more|now|is it|does (?:it|that|the \w+) have))?"
+    r"|(?:is|are) (?:it|that|they|the \w+)(?: \w+)? (?:done|ready|finished|cooked)(?: yet)?"
+    r"|when (?:will|does|is|do) (?:it|that|they|the \w+)(?: \w+)? (?:be )?(?:done|ready|finished|go(?:ing)? off|goes off|ring)"
+    r")\b(?P<rest>.*)$"
+)
+_DONE_EN = re.compile(r"\b(?:done|ready|finished|cooked|left|longer|remaining|to go|go off|goes off|ring|more time)\b|^how much longer$")
+_KNOW_HOW_WORDS_EN = re.compile(r"\b(?:do i|do you|should|can i|does \w+ take|to cook|to boil|to bake|take to)\b")
+_TIME_LEFT_KO = re.compile(r"(?:언제|얼마나|몇 분|아직)?\s*(?:다 (?:돼|되|됐|익어|익었)|끝나|끝났|남았|남은|더 걸려|완성)")
+
+
+def asks_time_left(text: str, language: str) -> bool:
+    """Whether the words ask how long is left of what is cooking ("How long until it's done?",
+    "Is it ready yet?", "언제 다 돼?", "얼마나 더 걸려?"): with a timer running, the timer's status
+    answers, not general knowledge. "How long do I boil an egg?" asks know-how."""
+    words = utterance_words(text)
+    if not words:
+        return False
+    if speaks_korean(words, language):
+        return _TIME_LEFT_KO.search(words) is not None and is_question(text, language)
+    match = _TIME_LEFT_EN.match(words)
+    return match is not None and _DONE_EN.search(words) is not None and _KNOW_HOW_WORDS_EN.search(words) is None
+
+
 _BACKCHANNEL_EN = re.compile(
     r"^(?:(?:mm+|m+hm+|hm+|uh huh|uh-huh|okay|ok|right|alright|all right|i see|got it|cool|nice|great|ah+|oh+|aha|"
     r"yeah|yep|sure|fine|good|perfect)\s*)+$"

@@ -120,13 +120,27 @@ _CAP_HIT = {
 }
 
 
+_SHORT_ANSWER = {
+    "en": "Short answer: {fact}",
+    "ko": "짧게 말씀드리면, {fact}",
+}
+
+
+def short_answer(fact: str, language: str) -> str:
+    """The kitchen reference's fact said as it stands, marked as a short answer, when the reasoner
+    ran out of time before it said anything whole; in the fact's own language."""
+    korean = language == "ko" or any("가" <= ch <= "힣" for ch in fact)
+    return _SHORT_ANSWER["ko" if korean else "en"].format(fact=fact.strip())
+
+
 def holding_line(reason: Reason, language: str) -> str:
     """The talker's line while the reasoner works: short, and one its answer can follow."""
     return _HOLDING["ko" if language == "ko" else "en"][reason]
 
 
 def cap_line(language: str) -> str:
-    """What the talker says when a cap stopped the reasoner before it said anything."""
+    """What the talker says when a cap stopped the reasoner before it said anything whole, and the
+    kitchen reference has nothing near enough to the question (else :func:`short_answer`)."""
     return _CAP_HIT["ko" if language == "ko" else "en"]
 
 

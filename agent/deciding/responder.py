@@ -3,12 +3,15 @@
 One place holds the whole policy, in the order a request meets it:
 
 1. words that need no decision: a yes or no to the question asked the turn before, "undo that",
-   a command ("louder", "next step"), "what did you say?";
+   a new length for the timer just set ("actually, make that fifteen minutes"), a command
+   ("louder", "next step"), how long is left while a timer runs ("how long until it's done?"),
+   "what did you say?";
 2. the reasoner, when the words route there (:mod:`agent.deciding.routing`): a question for
    knowledge, or several acts in one request; the talker's holding line is said meanwhile;
 3. one decision under the grammar, or the Thinker's own when it decided on exactly these words;
    and the reasoner after all when the talker found no tool for a question, or chose an act the
-   words do not support on words that ask something;
+   words do not support on words that ask something; a request for an idea of what to cook is
+   the recipe search on the user's words whatever was decided (the book's quickest recipes);
 4. the tool, with the call's origin (:mod:`agent.deciding.origins`): asked back when the words do
    not support an act, refused when only a tool's result holds what it would do, answered from
    what the Thinker fetched early when that is the very call (waiting for it when it is still
@@ -26,22 +29,26 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+from agent.deciding.arguments import asked_back, supported
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
+from agent.deciding.intents import asks_for_idea, asks_time_left
 from agent.deciding.origins import offered_act, unsupported_origin
-from agent.deciding.reasoner import cap_line, holding_line
+from agent.deciding.reasoner import cap_line, holding_line, short_answer
 from agent.deciding.routing import Route, is_question, route_after_decision, route_by_words
 from agent.deciding.speculation import SpeculativeCall, SpeculativeRecord, call_key
 from agent.deciding.thinker import example_key, words_of
-from agent.deciding.tool_calls import NO_TOOL, SayDelta, ToolChosen, ToolPlan
+from agent.deciding.tool_calls import NO_TOOL, SayClosed, SayDelta, ToolChosen, ToolPlan
 from agent.deciding.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, usable_line
-from agent.deciding.undo import Act, asks_to_undo, cannot_undo, nothing_to_undo, opposite
+from agent.deciding.undo import Act, amended, asks_to_undo, cannot_undo, nothing_to_undo, opposite
 from agent.deps import TurnDeps
 from agent.events import Delegated, Event, ToolCalled, ToolStarted
-from agent.model.llm import ChatMessage
+from agent.model.llm import ChatMessage, stopped_at_cap
 from agent.results import ToolCallRecord, TurnResult
+from agent.speaking.phrases import Phrase, phrase
 from agent.timeline import Timeline
 from tools.executor import MAY_ACT, Origin
+from tools.recipes import MAX_QUERY_CHARS
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +58,9 @@ class Reply(Protocol):
     Cadence, then the speaker)."""
 
     kind: str
+
+    @property
+    def text(self) -> str: ...
 
     def feed(self, piece: str) -> None: ...
 
@@ -62,6 +72,24 @@ class Reply(Protocol):
 
 
 Answer = Callable[[str, Reply], Awaitable[None]]
+
+
+def feed_counted(reply: Reply, piece: str, count: int, cap: int | None) -> None:
+    """Feed the ``count``-th piece of a model stream capped at ``cap`` tokens: near the cap the
+    reply path cuts only at sentences (:meth:`ReplyPath.feed_counted
+    <agent.speaking.reply.ReplyPath.feed_counted>`); a writer that only keeps text is fed."""
+    counted = getattr(reply, "feed_counted", None)
+    if counted is None:
+        reply.feed(piece)
+    else:
+        counted(piece, count, cap)
+
+
+def cut_short(reply: Reply) -> None:
+    """The end of a model's text that was stopped mid-way (its token cap, its wall time): the
+    sentence it was writing is not said (:meth:`ReplyPath.cut_short
+    <agent.speaking.reply.ReplyPath.cut_short>`); a writer that only keeps text is flushed."""
+    getattr(reply, "cut_short", reply.flush)()
 
 
 class Responder:
@@ -131,6 +159,17 @@ class Responder:
                 reply.end()
 
             return undone
+        amend = amended(self.last_act, text, d.language) if "timer_adjust" in self.tools.registry else None
+        if amend is not None:
+            # "Actually, make that fifteen minutes": the timer just set, worked out from what it did.
+            tl.mark("amend", tool=amend[0])
+            change = ToolPlan("", amend[0], amend[1])
+
+            async def changed(text: str, reply: Reply) -> None:
+                await self.call_tool(change, text, reply, origin="user")
+                reply.end()
+
+            return changed
         command = local_command(text, d.language, self.tools.registry, self.last_tool in READING_TOOLS)
         if command is not None:
             tl.mark("command", tool=command.tool)
@@ -140,6 +179,18 @@ class Responder:
                 reply.end()
 
             return commanded
+        if asks_time_left(text, d.language) and "timer_status" in self.tools.registry:
+            # "How long until it's done?": with a timer running, its time left; else as before.
+            async def time_left(text: str, reply: Reply) -> None:
+                args = await self._running_timer(text)
+                if args is None:
+                    await self.think(text, reply)
+                    return
+                tl.mark("time_left", tool="timer_status")
+                await self.call_tool(ToolPlan("", "timer_status", args), text, reply, origin="user")
+                reply.end()
+
+            return time_left
         last = next((m.content for m in reversed(self.history) if m.role == "assistant" and m.content.strip()), None)
         if last is not None and asks_to_repeat(text, d.language):
             tl.mark("repeat")
@@ -153,16 +204,29 @@ class Responder:
             return repeated
         return None
 
+    async def _running_timer(self, text: str) -> dict[str, Any] | None:
+        """The status call's arguments when a timer runs (its label when the words name one of the
+        running timers: "is the rice done?"), or None when none does."""
+        probe = await self.tools.executor.call("timer_status", {}, origin="user")
+        data = probe.output.data if probe.ok and probe.output is not None else None
+        timers = (data or {}).get("timers") or []
+        if not timers:
+            return None
+        named = [t["label"] for t in timers if isinstance(t, dict) and t.get("label") and supported(t["label"], text)]
+        return {"label": named[0]} if len(named) == 1 else {}
+
     # -- 2. the decision ------------------------------------------------------------------
     async def think(self, text: str, reply: Reply) -> None:
         """The reasoner when the words route there; else one decision under the grammar (the line,
         the tool, its arguments), then the tool, or the reasoner when the talker is unsure."""
         delegating = self.deps.reasoner is not None and self.deps.features.reasoner
-        if delegating and (route := route_by_words(text, self.deps.language)) is not None:
+        # "What should I cook?", "뭐 해 먹지?": the recipe book answers, whatever the talker decides.
+        idea = asks_for_idea(text, self.deps.language) and "recipe_search" in self.tools.registry
+        if delegating and not idea and (route := route_by_words(text, self.deps.language)) is not None:
             await self.delegate(route, text, reply)
             reply.end()
             return
-        held = delegating and is_question(text, self.deps.language)  # a plain answer may be the reasoner's
+        held = (delegating and is_question(text, self.deps.language)) or idea  # a plain answer may be the reasoner's
         decided = self._decided_already(text)
         if decided is not None:
             plan, line = decided.plan, None
@@ -176,7 +240,9 @@ class Responder:
                 line = self._line(plan.tool, plan.say, text)  # a wait is ahead: it gets its line
         else:
             plan, line = await self._decide(text, reply, hold_plain=held)
-        if delegating:
+        if idea:
+            plan, line = self._idea(plan, line, text)
+        elif delegating:
             acts = plan.tool is not None and self.tools.acts(plan.tool)
             route = route_after_decision(text, self.deps.language, plan.tool, self._supported(plan, text), acts)
             if route.to == "reasoner":
@@ -191,6 +257,17 @@ class Responder:
             await self.call_tool(plan, text, reply, line=line, afresh=True)
         reply.end()
 
+    def _idea(self, plan: ToolPlan, line: str | None, text: str) -> tuple[ToolPlan, str | None]:
+        """A request for an idea of what to cook as the recipe search, with the user's own words
+        as its query (the book offers its quickest recipes when they name no dish): the talker's
+        line is kept when it chose the search, else the search's own line is said. It had chosen
+        the search for "quick" and the book asked back which dish; or it had answered alone."""
+        self.timeline.mark("idea", decided=plan.tool or NO_TOOL)
+        query = " ".join(text.split())[:MAX_QUERY_CHARS]
+        if plan.tool != "recipe_search":
+            line = self._line("recipe_search", "", text)
+        return ToolPlan(plan.say if plan.tool == "recipe_search" else "", "recipe_search", {"query": query}, raw=plan.raw), line
+
     def _supported(self, plan: ToolPlan, text: str) -> bool:
         tools = self.tools
         return plan.tool is None or not tools.acts(plan.tool) or tools.grounded is None or tools.grounded(plan.tool, plan.args, text)
@@ -198,8 +275,10 @@ class Responder:
     # -- the reasoner ---------------------------------------------------------------------
     async def delegate(self, route: Route, text: str, reply: Reply, fallback: ToolPlan | None = None) -> None:
         """The reasoner answers, within its caps, while the talker's holding line is said. When a cap
-        stops it, what it said or did stands and the talker says the rest could not be done in time;
-        when it fails (a server gone), the talker answers as it would have."""
+        stops it, what it said or did stands, but never an unfinished sentence; when it said nothing
+        whole, the kitchen reference's best fact for the question is said as a short answer, or,
+        with none near enough, that it could not be worked out in time. When it fails (a server
+        gone), the talker answers as it would have."""
         d, tl = self.deps, self.timeline
         reasoner = d.reasoner
         assert reasoner is not None and route.reason in ("knowledge", "several_acts", "talker_unsure")
@@ -209,6 +288,12 @@ class Responder:
         self.emit(Delegated(route.reason, reasoner.where))
         self._say_line(line, reply, kind="holding")
         said = False
+        facts: list[str] = []
+        start = len(reply.text)  # where the reasoner's own answer begins
+
+        def answered() -> bool:
+            return any(ch.isalpha() for ch in reply.text[start:])
+
         try:
             async with asyncio.timeout(reasoner.settings.max_s):
                 tl.mark("reasoner_start")
@@ -226,23 +311,34 @@ class Responder:
                 else:
                     facts = reasoner.facts_for(text)
                     tl.mark("reference", facts=len(facts))
+                    count = 0
                     async for piece in reasoner.answer(text, self.history, line, facts):
                         tl.mark_once("reasoner_first_token")
                         said = said or bool(piece.strip())
-                        reply.feed(piece)
+                        count += 1
+                        feed_counted(reply, piece, count, reasoner.settings.max_tokens)
                     tl.mark("reasoner_end")
+                    if stopped_at_cap(reasoner.chat):
+                        tl.mark("reasoner_token_cap", tokens=reasoner.settings.max_tokens)
+                        cut_short(reply)  # its last sentence was cut off: not said
+                        if not answered():
+                            self._short_answer(facts, reply, fallback=phrase(d.language, Phrase.NO_ANSWER))
         except TimeoutError:
             tl.mark("reasoner_capped", after_s=reasoner.settings.max_s, said=said)
             log.info("the reasoner ran past %.1f s on %r", reasoner.settings.max_s, text)
-            reply.flush()
-            if not said:
-                reply.feed(cap_line(d.language))
+            cut_short(reply)  # a sentence it was writing is not said
+            if route.reason == "several_acts":
+                if not said:
+                    reply.feed(cap_line(d.language))
+            elif not answered():
+                self._short_answer(facts, reply, fallback=cap_line(d.language))
         except Exception as exc:  # noqa: BLE001 - a reasoner that fails leaves the talker to answer
             log.warning("the reasoner failed (%s); the talker answers %r", exc, text)
             tl.mark("reasoner_failed", error=str(exc)[:200])
             if said:
-                reply.flush()
-                return
+                cut_short(reply)  # a sentence it broke off in is not said
+                if route.reason == "several_acts" or answered():
+                    return
             self.result.route = None
             plan = fallback if fallback is not None else (await self._decide(text, reply))[0]
             if plan.tool is None:
@@ -251,6 +347,15 @@ class Responder:
             else:
                 await self.call_tool(plan, text, reply)
         reply.flush()
+
+    def _short_answer(self, facts: Sequence[str], reply: Reply, fallback: str) -> None:
+        """The reference's best fact for the question (found by its own bar), marked as a short
+        answer; ``fallback`` when it has none."""
+        if facts:
+            self.timeline.mark("short_answer", facts=len(facts))
+            reply.feed(short_answer(facts[0], self.deps.language))
+        else:
+            reply.feed(fallback)
 
     def _decided_already(self, text: str):
         record = self.speculation
@@ -266,6 +371,8 @@ class Responder:
         a tool is not fed (the reasoner may answer instead)."""
         tl, tools = self.timeline, self.tools
         say: list[str] = []
+        closed: str | None = None  # the line as it is said (cut at its last whole sentence if capped)
+        chosen = False
         plan: ToolPlan | None = None
         held: str | None = None
         tl.mark("llm_start")
@@ -274,13 +381,17 @@ class Responder:
                 tl.mark_once("first_token")
                 if isinstance(event, SayDelta):
                     say.append(event.text)
+                elif isinstance(event, SayClosed):
+                    closed = event.text
                 elif isinstance(event, ToolChosen):
+                    chosen = True
                     slow = event.tool is not None and tools.speaks_first(event.tool)
                     tl.mark("tool_chosen", tool=event.tool or NO_TOOL, slow=slow)
+                    line = closed if closed is not None else "".join(say)
                     if event.tool is None:
                         if not hold_plain:
-                            reply.feed("".join(say))
-                    elif (line := self._line(event.tool, "".join(say), text)) is not None:
+                            reply.feed(line)
+                    elif (line := self._line(event.tool, line, text)) is not None:
                         if self._fetched_early(event.tool):
                             held = line
                         else:
@@ -293,7 +404,7 @@ class Responder:
             if isinstance(prompt, tuple):
                 tl.mark("decision_prompt", tokens=prompt[0], evaluated=prompt[1])
         assert plan is not None
-        if plan.tool is None and not say and plan.say and not hold_plain:  # the decision broke off before the reader saw the tool
+        if plan.tool is None and not chosen and plan.say and not hold_plain:  # the decision broke off before the reader saw the tool
             reply.feed(plan.say)
         return plan, held
 
@@ -357,11 +468,14 @@ class Responder:
         record = ToolCallRecord(plan.tool, dict(plan.args), acts=tools.acts(plan.tool), origin=origin)
         self.result.tool_calls.append(record)
         if origin == "model":
-            needs = missing_value(plan.tool, plan.args, text)
-            pending = PendingAct(replace(plan, args={k: v for k, v in plan.args.items() if k != needs}), needs)
+            # Asked back in the user's words: a list item they never said is asked for, not named.
+            earlier = " ".join(m.content for m in self.history if m.role == "user")
+            args = asked_back(plan.tool, plan.args, text, earlier)
+            needs = missing_value(plan.tool, args, text)
+            pending = PendingAct(replace(plan, args={k: v for k, v in args.items() if k != needs}), needs)
             log.info("not acting on %s%s: not supported by %r; asking", plan.tool, plan.args, text)
             tl.mark("tool_refused", tool=plan.tool, reason="ask_back", needs=needs, origin=origin)
-            reply.feed(ask_for(pending, d.language) if needs else question(plan.tool, plan.args, d.language))
+            reply.feed(ask_for(pending, d.language) if needs else question(plan.tool, args, d.language))
             reply.flush()
             self.result.pending = pending
             self.emit(ToolCalled(plan.tool, dict(plan.args), "refused", {"reason": "asked back", "needs": needs}, origin=origin))
@@ -411,8 +525,12 @@ class Responder:
                 ChatMessage("system", d.system_prompt), *self.history, ChatMessage("user", text),
                 ChatMessage("assistant", plan.say), ChatMessage("user", answer_prompt(plan.tool, result)),
             ]
+            count = 0
             async for piece in d.chat.stream(messages, tools.answer_max_tokens):
-                reply.feed(piece)
+                count += 1
+                feed_counted(reply, piece, count, tools.answer_max_tokens)
+            if stopped_at_cap(d.chat):
+                cut_short(reply)  # its last sentence was cut off at the cap: not said
         else:
             reply.feed(spoken_result(result, d.language))
         reply.flush()

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agent.model.llm import ChatMessage
+from agent.speaking.cadence import whole_sentences
 from tools.registry import NO_TOOL
 
 log = logging.getLogger(__name__)
@@ -90,6 +91,11 @@ class PlanReader:
                 self._tool_done = True
                 events.append(ToolChosen(None if tool == NO_TOOL else tool))
         return events
+
+    @property
+    def said(self) -> tuple[str, bool]:
+        """The ``say`` text read so far, and whether it is complete (its closing quote was read)."""
+        return "".join(self._say_parts), self._say_done
 
     def _read_say(self) -> list[SayDelta | SayClosed]:
         if self._say_at is None:
@@ -242,6 +248,7 @@ class ToolCallPlanner:
         examples: Sequence[Example] | ExamplePicker = (),
         max_tokens: int = 96,
         repair: ArgRepair | None = None,
+        say_chars: int | None = None,
     ) -> None:
         self.chat = chat
         self.specs = list(specs)
@@ -250,6 +257,20 @@ class ToolCallPlanner:
         self.examples = examples
         self.max_tokens = max_tokens
         self.repair = repair
+        self.say_chars = say_chars
+        """The cap the grammar puts on ``say`` (its ``maxLength``), if any: a line that long was cut
+        there, and is said up to its last whole sentence."""
+
+    def spoken(self, say: str, closed: bool = True) -> str:
+        """The line as it is said: when the cap cut it (it fills ``say_chars``, or the decision's
+        token cap fell inside it and it never ``closed``), up to its last whole sentence, so that
+        no half sentence is spoken ("… your business. You can find" ends at "business.")."""
+        if closed and (self.say_chars is None or len(say) < self.say_chars):
+            return say
+        whole = whole_sentences(say)
+        if whole != say:
+            log.info("the line was cut at its cap; saying %r of %r", whole, say)
+        return whole
 
     def system_message(self) -> str:
         """The fixed head of every decision prompt (worth evaluating once, before the first press)."""
@@ -281,9 +302,9 @@ class ToolCallPlanner:
         async for piece in self.chat.stream(messages, self.max_tokens, json_schema=self.schema):
             pieces.append(piece)
             for event in reader.feed(piece):
-                yield event
+                yield SayClosed(self.spoken(event.text)) if isinstance(event, SayClosed) else event
         earlier = " ".join(m.content for m in history if m.role == "user")
-        yield self._decide("".join(pieces), user_text, earlier)
+        yield self._decide("".join(pieces), user_text, earlier, reader.said)
 
     async def plan(
         self,
@@ -299,16 +320,18 @@ class ToolCallPlanner:
                 return event
         raise AssertionError("stream() always ends with a plan")
 
-    def _decide(self, raw: str, user_text: str, earlier: str = "") -> ToolPlan:
+    def _decide(self, raw: str, user_text: str, earlier: str = "", said: tuple[str, bool] = ("", True)) -> ToolPlan:
         try:
             data = json.loads(raw)
         except json.JSONDecodeError:
-            # The grammar makes this rare; running out of tokens mid-object is the usual cause.
+            # The grammar makes this rare; running out of tokens mid-object is the usual cause. Cut
+            # inside the line (a Korean line costs tokens fast), its whole sentences are the answer.
             log.warning("tool decision is not valid JSON: %r", raw[:200])
-            return ToolPlan(say="", tool=None, raw=raw)
+            text, closed = said
+            return ToolPlan(say="" if closed else self.spoken(text, closed=False), tool=None, raw=raw)
         tool = data.get("tool")
         name = None if tool in (None, NO_TOOL) else str(tool)
         args = dict(data.get("args") or {})
         if name is not None and self.repair is not None:
             args = self.repair(name, args, user_text, earlier=earlier)
-        return ToolPlan(say=str(data.get("say", "")), tool=name, args=args, raw=raw)
+        return ToolPlan(say=self.spoken(str(data.get("say", ""))), tool=name, args=args, raw=raw)

@@ -317,4 +317,5 @@ def default_planner(
         picker,
         max_tokens=max_tokens,
         repair=functools.partial(repair_arguments, copied=example_values()) if repair else None,
+        say_chars=max_chars,
     )

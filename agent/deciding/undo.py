@@ -1,9 +1,12 @@
-"""Taking the last act back: "undo that", "no, put it back", "아니 취소".
+"""Taking the last act back ("undo that", "no, put it back", "아니 취소"), or changing it
+("Actually, make that fifteen minutes", "아니, 십오 분으로 해 줘").
 
 Every act hearth makes is remembered with what the tool reported (the timer it
 started, the item it added), and the opposite call is worked out from that record,
 never from the model: a timer started is cancelled, a timer cancelled is started
 again with the time it had left, a pause is resumed, an added item is ticked off.
+A new length for the timer just set or changed is worked out the same way: the
+difference, added to that timer.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.deciding.intents import speaks_korean, utterance_words
+from agent.deciding.spoken_numbers import durations
 
 _UNDO_EN = re.compile(
     r"^(?:no,? )?(?:undo(?: that| it| the last one)?|take (?:that|it) back|put it back|reverse that|revert that)(?: please)?$"
@@ -74,3 +78,55 @@ def cannot_undo(language: str) -> str:
 
 def nothing_to_undo(language: str) -> str:
     return "되돌릴 게 없어요." if language == "ko" else "There's nothing to take back."
+
+
+_AMEND_EN = re.compile(
+    r"^(?:(?:oh|oops|sorry|wait|hmm|um|uh|ok|okay|no|nope|actually)\s+)*"
+    r"(?:(?:make|change) (?:it|that|the timer|that timer)(?: to| for)?|set (?:it|that) (?:to|for)|(?:it|that) should be|i meant|i mean|actually)\s+"
+    r"(?P<x>.+?)(?:\s+(?:instead|please|then|actually))*$"
+    r"|^(?:no|nope)\s+(?P<y>.+?)(?:\s+(?:instead|please))*$"
+)
+_AMEND_KO = re.compile(
+    r"^(?:(?:아니|아니다|아니요|아뇨|아 ?참|그게 아니라|정정할게|잠깐)\s+)+(?P<x>.+?)\s*(?:으로|로)?\s*"
+    r"(?:해|바꿔|고쳐|변경해|맞춰)?\s*(?:줘|주세요|줄래|요)?$"
+    r"|^(?P<y>.+?)\s*(?:으로|로)\s*(?:바꿔|고쳐|변경해)\s*(?:줘|주세요|줄래|요)?$"
+)
+
+
+def amended(act: Act | None, text: str, language: str) -> tuple[str, dict[str, Any]] | None:
+    """The call that gives the timer just set or changed the length the words now say, or None.
+
+    "Set a timer for ten minutes for the rice" then "Actually, make that fifteen minutes": the rice
+    timer gets the five minutes it lacks (its time already run stays run), worked out from what
+    the act did, not asked back as an adjustment of fifteen minutes. Only the whole utterance
+    counts, with a word that changes what was said ("actually", "make it", "no", "아니", "바꿔")
+    and one length and nothing else ("…fifteen minutes for the pasta" is another timer).
+    """
+    if act is None or act.tool not in ("timer_start", "timer_adjust"):
+        return None
+    words = utterance_words(text)
+    korean = speaks_korean(words, language)
+    match = (_AMEND_KO if korean else _AMEND_EN).match(words)
+    if match is None:
+        return None
+    said = match["x"] if match["x"] is not None else match["y"]
+    found = durations(said)
+    if len(found) != 1 or _other_words(said, found[0].start, found[0].end, korean):
+        return None
+    wanted = int(round(found[0].value))
+    label = act.data.get("label", act.args.get("label")) or "last"
+    if act.tool == "timer_start":
+        before = act.data.get("duration_s", act.args.get("duration_s"))
+    else:
+        before = act.args.get("delta_s")
+        wanted = wanted if isinstance(before, int) and before >= 0 else -wanted
+    if not isinstance(before, int) or isinstance(before, bool) or wanted == before:
+        return None
+    return "timer_adjust", {"label": label, "delta_s": wanted - before}
+
+
+def _other_words(said: str, start: int, end: int, korean: bool) -> bool:
+    """Whether ``said`` holds words besides the length at ``start:end`` (filler aside)."""
+    rest = (said[:start] + " " + said[end:]).split()
+    filler = {"으로", "로", "정도", "만", "쯤", "딱"} if korean else {"for", "a", "an", "of", "just", "only", "exactly", "about"}
+    return any(word not in filler for word in rest)

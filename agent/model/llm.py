@@ -91,6 +91,14 @@ async def stream_from_thread(work: Callable[[Callable[[str], None]], None], stop
         await asyncio.shield(worker)
 
 
+def stopped_at_cap(chat: Any) -> bool:
+    """Whether ``chat``'s latest reply, once its stream has ended, stopped at its token cap and not
+    where the model ended it: the last sentence may be unfinished (:meth:`ReplyPath.cut_short
+    <agent.speaking.reply.ReplyPath.cut_short>`). The models here say so in ``capped``; a model
+    that does not is taken to have finished."""
+    return getattr(chat, "capped", False) is True
+
+
 @dataclass(frozen=True)
 class ChatMessage:
     role: Role
@@ -181,6 +189,8 @@ class LlamaChatModel:
         self.last_prompt: tuple[int, int] = (0, 0)
         """(tokens in the prompt, tokens evaluated for it) of the latest call: the rest was
         shared with what an earlier call left in the model's cache, or loaded from a kept head."""
+        self.capped = False
+        """Whether the latest reply stopped at its token cap (see :func:`stopped_at_cap`)."""
         self._heads: OrderedDict[tuple[int, ...], bytes] = OrderedDict()
         self._background: set[threading.Event] = set()
         """Cancel flags of background work (keeping heads), set by any real call."""
@@ -409,15 +419,18 @@ class LlamaChatModel:
                 stopping_criteria=llama_cpp.StoppingCriteriaList([stop_when_cancelled]),
                 grammar=grammar,
             )
+            finish = None
             try:
                 for chunk in stream:
                     if cancel.is_set():
                         break
                     text = chunk["choices"][0]["text"]
+                    finish = chunk["choices"][0].get("finish_reason") or finish
                     if text:
                         emit(text)
             finally:
                 stream.close()
+            self.capped = finish == "length" and not cancel.is_set()
 
     def _evaluate_in_slices(self, llama: Any, tokens: list[int], cancel: threading.Event, n_head: int = 0) -> bool:
         """Evaluate all of ``tokens`` but the last past what the cache already holds, a slice at a
@@ -501,6 +514,7 @@ class LlamaChatModel:
         prompt, stops = self.format(messages)
         prompt += reply_start
         head = self.head_of(messages, prompt)
+        self.capped = False
         for background in list(self._background):
             background.set()  # a real call goes first
         cancel = threading.Event()

@@ -157,6 +157,8 @@ class _Link:
         self._lock = threading.Lock()
         self._socket: socket.socket | None = None
         self.cancel = threading.Event()
+        self.capped = False
+        """The server said the reply stopped at its token cap (``finish_reason`` "length")."""
 
     def attach(self, sock: socket.socket) -> None:
         with self._lock:
@@ -192,6 +194,9 @@ class RemoteChatModel:
         self.last_prompt: tuple[int, int] = (0, 0)
         """(tokens in the prompt, tokens evaluated for it) of the latest reply, as the server reported
         them; (0, 0) when it reported nothing usable (llama-cpp-python's server reports nothing)."""
+        self.capped = False
+        """Whether the latest reply stopped at its token cap, as the server reported it (see
+        :func:`agent.model.llm.stopped_at_cap`)."""
         self._background: set[_Link] = set()
         """Requests that only warm the server's cache, closed by any real call."""
 
@@ -287,7 +292,7 @@ class RemoteChatModel:
             for payload in payloads:
                 if payload == "[DONE]":
                     return counts
-                counts = self._take(payload, emit) or counts
+                counts = self._take(payload, emit, link) or counts
                 if link.cancel.is_set():
                     return None
             if not chunk:
@@ -296,8 +301,9 @@ class RemoteChatModel:
                 raise self._error("malformed stream: it ended before [DONE]")
         return None
 
-    def _take(self, payload: str, emit: Callable[[str], None]) -> tuple[int, int] | None:
-        """Emit the text of one event; its prompt counts, if it has them."""
+    def _take(self, payload: str, emit: Callable[[str], None], link: _Link | None = None) -> tuple[int, int] | None:
+        """Emit the text of one event; its prompt counts, if it has them. A reply that stopped at
+        its token cap is noted on ``link``."""
         try:
             event = json.loads(payload)
         except ValueError:
@@ -317,6 +323,8 @@ class RemoteChatModel:
             if not isinstance(content, str):
                 raise self._error(f"malformed stream: content is not text: {payload[:80]!r}")
             emit(content)
+        if link is not None and choices and isinstance(choices[0], dict) and choices[0].get("finish_reason") == "length":
+            link.capped = True
         return _prompt_counts(event)
 
     async def _pieces(
@@ -390,8 +398,11 @@ class RemoteChatModel:
         for background in list(self._background):
             background.close()  # a real call goes first
         self.last_prompt = (0, 0)
+        self.capped = False
         body = self._body(messages, max_tokens or self.settings.max_tokens, json_schema)
         report: list[tuple[int, int] | None] = []
-        async for piece in self._pieces(body, _Link(), report):
+        link = _Link()
+        async for piece in self._pieces(body, link, report):
             yield piece
         self.last_prompt = (report[0] if report else None) or (0, 0)
+        self.capped = link.capped

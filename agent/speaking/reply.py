@@ -22,6 +22,12 @@ from agent.speaking.speech_out import UnitSpeaker
 log = logging.getLogger(__name__)
 
 
+CLAUSE_RESERVE = 32
+"""Within this many tokens of a model's cap (counted as its stream's pieces, one or more tokens
+each), units end only at sentences: the sentence being written may be cut off at the cap, and no
+clause of it may have been said by then."""
+
+
 class ReplyPath:
     """One reply's text on its way to the speaker: filters, Cadence, then ``units``.
 
@@ -62,6 +68,33 @@ class ReplyPath:
         for unit in self.cadence.flush():
             self._queue(unit)
         self._after_boundary = True
+
+    def feed_counted(self, piece: str, count: int, cap: int | None) -> None:
+        """:meth:`feed` the ``count``-th piece of a stream capped at ``cap`` tokens (None: no cap
+        known); near the cap (:data:`CLAUSE_RESERVE`) the rest is cut only at sentences, so that if
+        the cap falls mid-sentence (:meth:`cut_short`) nothing of that sentence was said."""
+        if cap is not None and count == max(1, cap - CLAUSE_RESERVE):
+            self.cadence.sentences_only()
+        self.feed(piece)
+
+    def cut_short(self) -> None:
+        """The writer was stopped mid-way (its token cap, its wall time): :meth:`flush`, but the
+        sentence it was writing is dropped, neither spoken nor kept in :attr:`text`. Units given
+        out before stay: they were certain, and may have been heard."""
+        self._pass_on(self.filters.flush())
+        dropped = self.cadence.drop_unfinished()
+        if dropped:
+            log.info("the reply was cut off mid-sentence; not saying %r", dropped[:200])
+            self._take_back(len(dropped))
+        self.flush()
+
+    def _take_back(self, chars: int) -> None:
+        """Drop the last ``chars`` characters passed on (still held by Cadence, never a unit)."""
+        while chars > 0 and self.parts:
+            last = self.parts.pop()
+            if len(last) > chars:
+                self.parts.append(last[: len(last) - chars])
+            chars -= len(last)
 
     def _pass_on(self, text: str) -> None:
         if text:

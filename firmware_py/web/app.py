@@ -36,6 +36,7 @@ from starlette.routing import Route
 from agent.live_view import LiveView
 from agent.record import ConversationRecord
 from firmware_py.home_tools import HomeTools
+from firmware_py.safe_text import clean
 from firmware_py.web import kept
 from firmware_py.web.feed import Feed
 from firmware_py.web.labels import labels
@@ -97,7 +98,7 @@ class Page:
         self.timelines = kept.TimelineIndex()
         self._last_kept = ""
         self._kept_due = False
-        self._last_live: tuple[str, int] = ("", -1)
+        self._last_live: tuple[str, int, int] = ("", -1, 0)
         self._unsubscribe: list[Callable[[], None]] = []
         self.loop: asyncio.AbstractEventLoop | None = None
         """The event loop the pages are served on, found on the first call made from it."""
@@ -133,8 +134,10 @@ class Page:
     def _publish_live(self, snapshot: dict[str, Any]) -> None:
         self.feed.publish("live", {"live": snapshot})
         # A state change or a settled call: the stores or the record may have moved. The breaths
-        # between units (speaking <-> pausing) are not worth a read of the stores each.
-        mark = (snapshot["state"].replace("pausing", "speaking"), len(snapshot["calls"]))
+        # between units (speaking <-> pausing) are not worth a read of the stores each. A text turn
+        # changes no state: each unit it sends is what moves the record.
+        told = len(snapshot["units"]) if snapshot["typed"] else 0
+        mark = (snapshot["state"].replace("pausing", "speaking"), len(snapshot["calls"]), told)
         if mark != self._last_live:
             self._last_live = mark
             self.schedule_kept()
@@ -319,9 +322,16 @@ async def _json_body(request: Request, csrf: str) -> dict[str, Any] | Response:
         body = await request.json()
     except (ValueError, UnicodeDecodeError):
         return PlainTextResponse("the body is not JSON\n", 400)
+    except RecursionError:
+        # Thousands of "[" fit in the size limit and take the decoder past Python's recursion
+        # limit; no change the page makes is nested at all, so this is a request to refuse, not a fault.
+        log.warning("page: refused a change to %s nested too deeply to read", request.url.path)
+        return PlainTextResponse("the body is nested too deeply; a change is one flat JSON object\n", 400)
     if not isinstance(body, dict):
         return PlainTextResponse("the body must be a JSON object\n", 400)
-    return body
+    # Words from the page are kept (the list, the record) and shown again, on the page and in a
+    # terminal: control and bidirectional characters are taken out here, before any tool sees them.
+    return {key: clean(value) if isinstance(value, str) else value for key, value in body.items()}
 
 
 def _script_json(value: object) -> str:

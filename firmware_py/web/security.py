@@ -53,8 +53,9 @@ def is_loopback(host: str) -> bool:
 
 
 def refuse_unsafe_bind(host: str, token: str | None) -> None:
-    """Raise ValueError for a bind beyond loopback with no token to guard it."""
-    if not is_loopback(host) and not token:
+    """Raise ValueError for a bind beyond loopback with no token to guard it (a blank one is none;
+    the configuration refuses a weak one before it gets here)."""
+    if not is_loopback(host) and not (token and token.strip()):
         raise ValueError(
             f"the companion page would listen on {host}, beyond this machine, without a token: "
             "set serve.web_token in the configuration or bind to 127.0.0.1"

@@ -522,9 +522,12 @@ def _header(timeline: dict[str, Any], width_px: int) -> tuple[str, ...]:
     chars = (width_px - 24) / (CHAR_PX * FONT_PX / LABEL_PX)
     lines = []
     transcript, outcome = timeline.get("transcript"), timeline.get("outcome")
+    # Words given as text (Home Assistant's handle) were sent, not heard in the kitchen.
+    typed = any(m.get("name") == "final_transcript" and m.get("detail", {}).get("typed") for m in timeline.get("marks", ()))
+    said = "sent as text" if typed else "heard"
     parts = []
     if transcript is not None:
-        parts.append(f"heard: {str(transcript)!r}" if str(transcript).strip() else "heard: nothing")
+        parts.append(f"{said}: {str(transcript)!r}" if str(transcript).strip() else f"{said}: nothing")
     if outcome:
         parts.append(f"outcome: {outcome}")
     if parts:

@@ -9,12 +9,16 @@ until it has read its answer, as the wyoming library's own client and Home Assis
 Bad input gets an ``error`` event and the connection stays usable: an unknown event, audio in
 a format that makes no sense, a request for a language or voice not offered, an event over the
 size limits.  Only a stream that is not Wyoming at all ends the connection, after its error.
+
+A client that stops sending, partway through an event or between requests, is disconnected
+after ``WyomingLimits.client_idle_s`` (it may stay silent while hearth is still answering it), and
+so is one that stops reading what is written to it.  Text a client sends to be kept or spoken
+has control characters taken out where it comes in (:func:`firmware_py.safe_text.clean`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
@@ -28,6 +32,7 @@ from wyoming.ping import Ping, Pong
 from wyoming.server import AsyncEventHandler
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
 
+from firmware_py.safe_text import clean, printable
 from firmware_py.wyoming.asr import Refused, Utterance, check_format, transcribe
 from firmware_py.wyoming.handle import answer
 from firmware_py.wyoming.offer import Voice, WyomingOffer
@@ -35,6 +40,10 @@ from firmware_py.wyoming.tts import TextStream, synthesize_stream, synthesize_wh
 from firmware_py.wyoming.wire import Garbled, Oversize, read_event
 
 logger = logging.getLogger(__name__)
+
+CLOSE_S = 5.0
+"""How long a closing connection may take to hand over what is still written to it before it is
+dropped (a client that reads nothing would otherwise hold it for ever)."""
 
 
 def pick_language(requested: str | None, offered: list[str], what: str) -> str:
@@ -73,6 +82,7 @@ class Connection(AsyncEventHandler):
         voice_locks: Mapping[str, asyncio.Lock],
         recognizer_slots: Mapping[str, asyncio.Semaphore],
         live: set[asyncio.Task[None]] | None = None,
+        admitted: set[Connection] | None = None,
     ) -> None:
         super().__init__(reader, writer)
         self.offer = offer
@@ -81,6 +91,8 @@ class Connection(AsyncEventHandler):
         self.recognizer_slots = recognizer_slots
         self.live = live if live is not None else set()
         """The server's set of connection tasks being served; this one is in it while it runs."""
+        self.admitted = admitted if admitted is not None else set()
+        """The server's connections let in and not yet ended; this one leaves it when it ends."""
         self._jobs: asyncio.TaskGroup | None = None
         self._job: asyncio.Task[None] | None = None
         self._transcribe: Transcribe | None = None
@@ -88,6 +100,8 @@ class Connection(AsyncEventHandler):
         self._utterance: Utterance | None = None
         self._refusing_audio = False  # audio of a refused stream is dropped quietly until its audio-stop
         self._text: TextStream | None = None
+        self._quiet: asyncio.Timeout | None = None
+        """The deadline of the read under way: when the client has sent nothing for too long."""
 
     # -- the connection's life --------------------------------------------------------------
 
@@ -106,17 +120,21 @@ class Connection(AsyncEventHandler):
         except* Exception:
             logger.exception("Wyoming connection failed")
         finally:
-            self.writer.close()
-            with contextlib.suppress(ConnectionError, OSError):
-                await self.writer.wait_closed()
+            self.admitted.discard(self)  # closing: its place may be taken
+            await close_writer(self.writer)
             if task is not None:
                 self.live.discard(task)
 
     async def _read_events(self) -> None:
         limits = self.offer.limits
         while True:
+            self._quiet = asyncio.timeout_at(self._deadline())
             try:
-                event = await read_event(self.reader, limits.max_data_bytes, limits.max_payload_bytes)
+                async with self._quiet:
+                    event = await read_event(self.reader, limits.max_data_bytes, limits.max_payload_bytes, self._heard)
+            except TimeoutError:
+                await self._error(f"nothing received for {limits.client_idle_s:g} s; closing the connection", "idle")
+                return
             except Oversize as exc:
                 await self._error(str(exc), "too-large")
                 if exc.event_type == "audio-chunk" and self._utterance is not None:
@@ -125,9 +143,28 @@ class Connection(AsyncEventHandler):
             except Garbled as exc:
                 await self._error(f"{exc}; closing the connection", "garbled")
                 return
+            finally:
+                self._quiet = None
             if event is None:
                 return
             await self.handle_event(event)
+
+    def _owed(self) -> bool:
+        """hearth is answering a request whose every part the client has sent: it may be silent."""
+        answering = self._job is not None and not self._job.done()
+        return answering and self._utterance is None and self._text is None
+
+    def _deadline(self) -> float | None:
+        """When the read under way gives up on a client that has sent nothing since now."""
+        idle_s = self.offer.limits.client_idle_s
+        if idle_s is None or self._owed():
+            return None
+        return asyncio.get_running_loop().time() + idle_s
+
+    def _heard(self) -> None:
+        """Part of an event arrived, or an answer was finished: the client has its idle time again."""
+        if self._quiet is not None and not self._quiet.expired():
+            self._quiet.reschedule(self._deadline())
 
     async def handle_event(self, event: Event) -> bool:
         try:
@@ -139,9 +176,17 @@ class Connection(AsyncEventHandler):
         return True
 
     async def write_event(self, event: Event) -> None:
-        await async_write_event(event, self.writer)
+        idle_s = self.offer.limits.client_idle_s
+        try:
+            async with asyncio.timeout(idle_s):
+                await async_write_event(event, self.writer)
+        except TimeoutError:
+            logger.info("a Wyoming client read nothing for %g s; disconnecting it", idle_s)
+            raise ConnectionResetError(f"the client read nothing for {idle_s:g} s") from None
 
     async def _error(self, text: str, code: str) -> None:
+        # Refusals repeat what the client sent (an event's type); it must not drive a terminal.
+        text = printable(text)
         logger.info("Wyoming request refused: %s", text)
         await self.write_event(Error(text=text, code=code).event())
 
@@ -192,6 +237,7 @@ class Connection(AsyncEventHandler):
         await self._previous_answered()
         assert self._jobs is not None
         self._job = self._jobs.create_task(self._guarded(work, what), name=f"wyoming {what}")
+        self._job.add_done_callback(lambda _job: self._heard())
 
     async def _guarded(self, work: Callable[[], Coroutine[Any, Any, None]], what: str) -> None:
         # The coroutine is made here, so a job cancelled before it began leaves none unawaited.
@@ -226,7 +272,7 @@ class Connection(AsyncEventHandler):
         context = context_source() if context_source is not None else ""
         extra = [*(request.transcript_names or []), *(request.transcript_terms or [])] if request else []
         if extra:
-            context = " ".join([context, ", ".join(str(x) for x in extra)]).strip()
+            context = " ".join([context, ", ".join(clean(str(x)) for x in extra)]).strip()
         await self._previous_answered()
         self._utterance = Utterance(source, recognizer, self.offer.limits)
         utterance, slot = self._utterance, self.recognizer_slots[language]
@@ -274,8 +320,8 @@ class Connection(AsyncEventHandler):
         if len(request.text) > limit:
             raise Refused(f"synthesize: text of {len(request.text)} characters is over the limit of {limit}", "text-too-long")
         rules = self.offer.rules_for(voice.language)
-        lock = self.voice_locks[voice.name]
-        await self._start(lambda: synthesize_whole(voice, request.text, rules, lock, self.write_event), "synthesize")
+        lock, text = self.voice_locks[voice.name], clean(request.text)
+        await self._start(lambda: synthesize_whole(voice, text, rules, lock, self.write_event), "synthesize")
 
     async def _start_text(self, request: SynthesizeStart) -> None:
         voice = self._voice(request.voice, "synthesize-start")
@@ -290,7 +336,7 @@ class Connection(AsyncEventHandler):
         kind = event.type
         assert self._text is not None
         if SynthesizeChunk.is_type(kind):
-            text = SynthesizeChunk.from_event(event).text
+            text = clean(SynthesizeChunk.from_event(event).text)
             limit = self.offer.limits.max_text_chars
             if self._text.chars + len(text) > limit:
                 self._text.end()
@@ -314,5 +360,45 @@ class Connection(AsyncEventHandler):
         if len(request.text) > limit:
             raise Refused(f"transcript: text of {len(request.text)} characters is over the limit of {limit}", "text-too-long")
         assert self.offer.answers is not None
-        answers = self.offer.answers
-        await self._start(lambda: answer(answers, request.text, request.context, self.write_event), "handle")
+        # The words are kept in the conversation record and printed by `hearth history`.
+        answers, text = self.offer.answers, clean(request.text)
+        await self._start(lambda: answer(answers, text, request.context, self.write_event), "handle")
+
+
+class Busy(AsyncEventHandler):
+    """A connection over ``WyomingLimits.max_connections``: told so in one ``error`` event, then closed."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, limit: int) -> None:
+        super().__init__(reader, writer)
+        self.limit = limit
+
+    async def handle_event(self, event: Event) -> bool:
+        return False
+
+    async def run(self) -> None:
+        logger.info("Wyoming: %d connections open already; one more refused", self.limit)
+        text = f"hearth serves {self.limit} Wyoming connections at once and all are in use; try again later"
+        try:
+            async with asyncio.timeout(CLOSE_S):
+                await async_write_event(Error(text=text, code="busy").event(), self.writer)
+                self.writer.write_eof()
+                # Closed with what the client sent still unread, the socket would be reset and the
+                # error lost on the way: what it sends is read past until it closes its side.
+                while await self.reader.read(64 * 1024):
+                    pass
+        except (TimeoutError, ConnectionError, OSError):
+            pass
+        finally:
+            await close_writer(self.writer)
+
+
+async def close_writer(writer: asyncio.StreamWriter) -> None:
+    """Close the connection, handing over what is written for at most :data:`CLOSE_S`, then drop it."""
+    writer.close()
+    try:
+        async with asyncio.timeout(CLOSE_S):
+            await writer.wait_closed()
+    except TimeoutError:
+        writer.transport.abort()
+    except (ConnectionError, OSError):
+        pass

@@ -58,6 +58,14 @@ class WyomingLimits:
     """Utterances one recognizer works on at once for Wyoming clients; later ones queue their audio
     and start when one ends.  Each keeps a decode in a worker thread, and the kitchen's own turns
     share those threads and the recognizer, so a crowd of clients must not take them all."""
+    client_idle_s: float | None = 30.0
+    """A client that sends nothing for this long is disconnected: stopped partway through an event
+    (half a header), or between requests.  While hearth still owes it an answer it may stay silent
+    for as long as the answer takes; a client that reads nothing of what is written to it for this
+    long is disconnected too.  None: never."""
+    max_connections: int = 32
+    """Connections served at once; one more is told it is busy (an ``error`` event) and closed, so
+    clients that connect and stall cannot take every socket and task the kitchen's server has."""
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,9 @@ import contextlib
 import logging
 from urllib.parse import urlparse
 
-from wyoming.server import AsyncServer, AsyncTcpServer, AsyncUnixServer
+from wyoming.server import AsyncEventHandler, AsyncServer, AsyncTcpServer, AsyncUnixServer
 
-from firmware_py.wyoming.connection import Connection
+from firmware_py.wyoming.connection import Busy, Connection
 from firmware_py.wyoming.info import build_info
 from firmware_py.wyoming.offer import WyomingOffer
 
@@ -28,12 +28,16 @@ class WyomingServer:
     A recognizer works on a few utterances at once (each keeps its own state and decodes one
     at a time inside), so one client streaming live audio does not hold another one up, and a
     crowd of clients queues rather than taking every worker thread the kitchen's own turns need.
+    At most ``limits.max_connections`` clients are served at once; one more is told it is busy.
     """
 
     def __init__(self, offer: WyomingOffer) -> None:
         self.offer = offer
         self._server: AsyncServer | None = None
         self._connections: set[asyncio.Task[None]] = set()
+        self._admitted: set[Connection] = set()
+        """Connections let in and not yet ended, counted from the moment they are accepted (their
+        tasks start later, so a burst of clients would otherwise all be let in)."""
 
     @property
     def connections(self) -> int:
@@ -52,8 +56,14 @@ class WyomingServer:
         locks = {voice.name: asyncio.Lock() for voice in self.offer.voices}
         slots = {language: asyncio.Semaphore(self.offer.limits.utterances_per_recognizer) for language in self.offer.recognizers}
 
-        def connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> Connection:
-            return Connection(reader, writer, self.offer, info, locks, slots, self._connections)
+        limit = self.offer.limits.max_connections
+
+        def connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> AsyncEventHandler:
+            if len(self._admitted) >= limit:
+                return Busy(reader, writer, limit)
+            connection = Connection(reader, writer, self.offer, info, locks, slots, self._connections, self._admitted)
+            self._admitted.add(connection)
+            return connection
 
         await server.start(connect)
         self._server = server
@@ -80,4 +90,5 @@ class WyomingServer:
                 task.cancel()
             if late:
                 await asyncio.wait(late)
+        self._admitted.clear()  # any accepted but never started: their tasks were cancelled with the server
         logger.info("Wyoming server stopped")

@@ -4,16 +4,20 @@ The format is the library's (a JSON line, optional extra JSON data, optional pay
 reader trusts the lengths a client states.  Here a payload or data block over the limit is read
 past in small pieces and reported as :class:`Oversize`, so the connection stays in step and the
 client gets an ``error`` event instead of the server holding gigabytes.
+
+Data and payloads are read in pieces, each piece telling ``progress``, so a connection can be
+timed out when it stops sending rather than when an event takes long to arrive whole.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 
 from wyoming.event import Event
 
-_DISCARD_PIECE = 64 * 1024
+_PIECE = 64 * 1024
 
 
 class Oversize(Exception):
@@ -28,17 +32,30 @@ class Garbled(Exception):
     """The stream is not Wyoming (a line that is not a JSON event); the connection cannot continue."""
 
 
-async def _discard(reader: asyncio.StreamReader, size: int) -> None:
+def _nothing() -> None:
+    pass
+
+
+async def _read(reader: asyncio.StreamReader, size: int, progress: Callable[[], None], keep: bool = True) -> bytes:
+    """``size`` bytes (or none kept, with ``keep`` False), read in pieces; ``progress`` after each."""
+    pieces = []
     while size > 0:
-        piece = await reader.readexactly(min(size, _DISCARD_PIECE))
+        piece = await reader.readexactly(min(size, _PIECE))
+        progress()
         size -= len(piece)
+        if keep:
+            pieces.append(piece)
+    return b"".join(pieces)
 
 
-async def read_event(reader: asyncio.StreamReader, max_data: int, max_payload: int) -> Event | None:
+async def read_event(
+    reader: asyncio.StreamReader, max_data: int, max_payload: int, progress: Callable[[], None] = _nothing
+) -> Event | None:
     """The next event, or None at the end of the stream (also when it ends inside an event).
 
-    Raises :class:`Oversize` for an event over the limits (already read past) and
-    :class:`Garbled` for a header that is not a JSON event.
+    ``progress`` is called each time a part of the event (its header line, a piece of its data or
+    payload) has arrived.  Raises :class:`Oversize` for an event over the limits (already read
+    past) and :class:`Garbled` for a header that is not a JSON event.
     """
     try:
         line = await reader.readline()
@@ -46,6 +63,7 @@ async def read_event(reader: asyncio.StreamReader, max_data: int, max_payload: i
         raise Garbled(f"event header too long: {exc}") from None
     if not line:
         return None
+    progress()
     try:
         header = json.loads(line)
         event_type = header["type"]
@@ -58,17 +76,17 @@ async def read_event(reader: asyncio.StreamReader, max_data: int, max_payload: i
         raise Garbled(f"not a Wyoming event header ({exc.__class__.__name__})") from None
     try:
         if data_length > max_data:
-            await _discard(reader, data_length + payload_length)
+            await _read(reader, data_length + payload_length, progress, keep=False)
             raise Oversize(event_type, "data", data_length, max_data)
         if data_length:
-            extra = json.loads(await reader.readexactly(data_length))
+            extra = json.loads(await _read(reader, data_length, progress))
             if not isinstance(extra, dict):
                 raise Garbled(f"{event_type}: extra data is not a JSON object")
             data.update(extra)
         if payload_length > max_payload:
-            await _discard(reader, payload_length)
+            await _read(reader, payload_length, progress, keep=False)
             raise Oversize(event_type, "payload", payload_length, max_payload)
-        payload = await reader.readexactly(payload_length) if payload_length else None
+        payload = await _read(reader, payload_length, progress) if payload_length else None
     except asyncio.IncompleteReadError:
         return None
     except ValueError as exc:

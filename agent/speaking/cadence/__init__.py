@@ -6,7 +6,7 @@ keeps what must stay whole, :mod:`.korean` reads Korean endings, :mod:`.pacing` 
 """
 
 from agent.speaking.cadence.engine import Cadence
-from agent.speaking.cadence.boundaries import Boundary, Tier, ends_sentence_here, scan, sentence_ends
+from agent.speaking.cadence.boundaries import Boundary, Tier, ends_sentence_here, scan, sentence_ends, whole_sentences
 from agent.speaking.cadence.pacing import LivePacer, PaceSettings, speech_pauses, typed_delays
 from agent.speaking.cadence.split import CadenceRules, UnitStream, find_cut, split_units
 
@@ -25,4 +25,5 @@ __all__ = [
     "speech_pauses",
     "split_units",
     "typed_delays",
+    "whole_sentences",
 ]

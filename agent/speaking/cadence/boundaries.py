@@ -139,6 +139,19 @@ def ends_sentence_here(text: str, language: str | None = None) -> bool:
     return any(b.mark == words and b.tier >= Tier.SENTENCE for b in scan(probe, 0, True, language).boundaries)
 
 
+def whole_sentences(text: str, language: str | None = None) -> str:
+    """``text`` up to the end of its last complete sentence; "" when it holds none.
+
+    For a text a model stopped writing at its cap: "Hello, I'm here to help. You can find" is
+    "Hello, I'm here to help.". A text that ends a sentence (:func:`ends_sentence_here`) is whole.
+    """
+    if ends_sentence_here(text, language):
+        return text[: _words_end(text, len(text))]
+    words = _words_end(text, len(text))
+    marks = [b.mark for b in scan(text, 0, True, language).boundaries if b.tier >= Tier.SENTENCE and b.mark < words]
+    return text[: _words_end(text, marks[-1])] if marks else ""
+
+
 def sentence_ends(text: str) -> list[int]:
     """The marks of the sentence and paragraph boundaries in a whole text (for evaluation)."""
     return [b.mark for b in scan(text, 0, final=True).boundaries if b.tier >= Tier.SENTENCE]

@@ -35,6 +35,14 @@ class Cadence:
         """The text fed and not yet given out in a unit."""
         return self.stream.held
 
+    def sentences_only(self) -> None:
+        """Cut the rest only at sentences (see :meth:`UnitStream.sentences_only`)."""
+        self.stream.sentences_only()
+
+    def drop_unfinished(self) -> str:
+        """Forget what is held after its last whole sentence (see :meth:`UnitStream.drop_unfinished`)."""
+        return self.stream.drop_unfinished()
+
     def end(self) -> None:
         self.pacer.end()
 

@@ -14,9 +14,21 @@ on every longer text, so the two agree on every text however it is cut into piec
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, replace
 
-from agent.speaking.cadence.boundaries import Boundary, Region, Scan, Tier, candidates, ends_sentence_here, scan, scan_region, settled_end
+from agent.speaking.cadence.boundaries import (
+    Boundary,
+    Region,
+    Scan,
+    Tier,
+    candidates,
+    ends_sentence_here,
+    scan,
+    scan_region,
+    settled_end,
+    whole_sentences,
+)
 
 
 @dataclass(frozen=True)
@@ -196,6 +208,20 @@ class UnitStream:
     def held(self) -> str:
         """The text fed and not yet given out in a unit."""
         return self._text
+
+    def sentences_only(self) -> None:
+        """From now on a unit ends only at a sentence or paragraph: the clause tier never opens
+        (the writer is near its cap, and may be cut off in the sentence it is writing)."""
+        self.rules = replace(self.rules, weak_open_chars=sys.maxsize)
+
+    def drop_unfinished(self) -> str:
+        """Forget the held text after its last whole sentence (its writer was cut off mid-sentence),
+        and return what was forgotten; the units given out already stay."""
+        keep = len(whole_sentences(self._text, self.rules.language))
+        dropped, self._text = self._text[keep:], self._text[:keep]
+        if dropped:
+            self._reset()
+        return dropped
 
     def settle(self) -> list[str]:
         """What :meth:`flush` gives out, but only if the text held ends a sentence; else nothing.
