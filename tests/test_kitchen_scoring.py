@@ -118,3 +118,37 @@ def test_figures_line_up_against_snr_per_kind():
     series, refs = snr_series(conditions, "tool_args_accuracy")
     assert series == {"fan": [(0.0, 50.0), (10.0, 80.0)]} and refs == {"clean": 90.0, "room": 85.0}
     assert condition_figures({"turns": 3, "tool_args_accuracy": {"share": 0.5}}, parse_kitchen(["tap@5"], "kitchen-a")[0])["tool_args_accuracy"] == 0.5
+
+
+def test_the_picture_is_drawn_when_there_is_a_sound_at_some_snr(tmp_path: Path):
+    from bench.kitchen.loop import draw_accuracy
+
+    conditions = {
+        "clean": {"noise": None, "speech": True, "tool_args_accuracy": 0.9, "transcript_error": 0.04},
+        "fan@10": {"noise": "fan", "snr_db": 10.0, "speech": True, "tool_args_accuracy": 0.8, "transcript_error": 0.15},
+    }
+    assert draw_accuracy(conditions, tmp_path / "snr.png", "test")
+    assert (tmp_path / "snr.png").read_bytes()[:4] == b"\x89PNG"
+    assert not draw_accuracy({"clean": conditions["clean"]}, tmp_path / "none.png", "test")
+
+
+def test_the_hearing_bench_sums_up_a_condition_and_noise_alone():
+    from bench.kitchen.hear import render, summarize
+
+    fan, alone = parse_kitchen(["fan@10", "noise-only:fan@10"], "kitchen-a")
+    rows = [
+        {"speech_found": True, "transcript": "set a timer", "transcript_error": 0.0, "start_error_s": 0.02, "end_error_s": 0.1,
+         "turn_end_p": 0.9, "turn_end_heard": True, "decode_s": 0.5},
+        {"speech_found": True, "transcript": "set it time", "transcript_error": 0.5, "start_error_s": 0.04, "end_error_s": 0.9,
+         "turn_end_p": 0.3, "turn_end_heard": False, "decode_s": 0.7},
+        {"speech_found": False, "transcript": "", "transcript_error": 1.0},
+    ]
+    figures = summarize(rows, fan)
+    assert figures["transcript_error"] == 0.5 and figures["speech_found"] == pytest.approx(0.6667)
+    assert figures["late_end_takes"] == 1 and figures["turn_end_heard"] == 0.5 and figures["end_error_s"] == 0.5
+    noise = summarize([{"speech_found": True, "transcript": "Thank you."}, {"speech_found": False, "transcript": ""}], alone)
+    assert noise == {"takes": 2, "false_starts": 1, "phantom_words": 1}
+    table = render({"suite": "tiny", "turns": 3, "room": "kitchen-a", "seed": 0, "git_commit": "abcdef0123",
+                    "conditions": {"fan@10": {"none": figures}, "noise-only:fan@10": {"none": noise}},
+                    "front_ends": {"none": {"cpu_s_per_audio_s": 0.0}}})
+    assert "| fan@10 | none | 50.0 % |" in table and "1 / 1 of 2" in table

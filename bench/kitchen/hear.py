@@ -31,7 +31,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -133,12 +133,13 @@ def suite_turns(suite_name: str, limit: int | None) -> tuple[Any, list[tuple[str
 
 def run(
     suite_name: str, conditions: tuple[Condition, ...], front_ends: dict[str, FrontEnd], room: RoomPreset, seed: int,
-    limit: int | None = None, config: Any = None, progress: bool = True,
+    limit: int | None = None, config: Any = None, progress: bool = True, each: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
+    """Every turn under every condition through every front end; ``each`` is given the result so far
+    after each condition (a long sweep stopped keeps what it finished)."""
     from tqdm import tqdm
 
     from audio.wav import read_wav
-    from bench.provenance import git_commit
     from bench.suites.audio import default_cache_dir
     from bench.suites.scoring import transcript_error
     from firmware_py.config import load_config
@@ -149,11 +150,12 @@ def run(
     rows: list[dict[str, Any]] = []
     cpu = {name: 0.0 for name in front_ends}
     audio_s = 0.0
+    requests = {key: read_wav(path, RATE).samples for key, _, path in turns}
     bar = tqdm(total=len(turns) * len(conditions), unit="take", disable=not progress, file=sys.stderr)
-    for key, text, path in turns:
-        request = read_wav(path, RATE).samples
-        for condition in conditions:
-            take = kitchen_audio(request, condition, room, seed, cache_dir=default_cache_dir())
+    done: list[Condition] = []
+    for condition in conditions:
+        for key, text, _ in turns:
+            take = kitchen_audio(requests[key], condition, room, seed, cache_dir=default_cache_dir())
             audio_s += len(take.samples) / RATE
             for name, function in front_ends.items():
                 began = time.process_time()
@@ -165,7 +167,19 @@ def run(
                     row["transcript_error"] = round(transcript_error(text, row["transcript"], suite.language), 4)
                 rows.append(row)
             bar.update(1)
+        done.append(condition)
+        if each is not None:
+            each(_result(suite, room, seed, len(turns), tuple(done), front_ends, cpu, audio_s, rows))
     bar.close()
+    return _result(suite, room, seed, len(turns), conditions, front_ends, cpu, audio_s, rows)
+
+
+def _result(
+    suite: Any, room: RoomPreset, seed: int, turns: int, conditions: tuple[Condition, ...], front_ends: dict[str, FrontEnd],
+    cpu: dict[str, float], audio_s: float, rows: list[dict[str, Any]],
+) -> dict[str, Any]:
+    from bench.provenance import git_commit
+
     return {
         "suite": suite.suite,
         "language": suite.language,
@@ -174,7 +188,7 @@ def run(
         "seed": seed,
         "git_commit": git_commit(),
         "machine": {"platform": platform.platform(), "processor": platform.machine(), "python": platform.python_version()},
-        "turns": len(turns),
+        "turns": turns,
         "front_ends": {name: {"cpu_s_per_audio_s": round(cpu[name] / audio_s, 5) if audio_s else None} for name in front_ends},
         "conditions": {c.name: {name: summarize([r for r in rows if r["condition"] == c.name and r["front_end"] == name], c)
                                 for name in front_ends} for c in conditions},
@@ -262,11 +276,15 @@ def main(argv: Iterable[str] | None = None) -> int:
     except (ConditionError, ValueError) as exc:
         print(f"bench.kitchen.hear: {exc}", file=sys.stderr)
         return 2
-    result = run(args.suite, conditions, front_ends, room, args.seed, args.limit)
+    def write(result: dict[str, Any]) -> None:
+        if args.out is not None:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+    result = run(args.suite, conditions, front_ends, room, args.seed, args.limit, each=write)
     print(render(result))
     if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        write(result)
         draw(result, args.out.with_suffix(".png"))
         print(f"written to {args.out}")
     return 0
