@@ -66,6 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--category", nargs="*", default=[], help="only scenarios of these categories (e.g. recipe weather air)")
     bench.add_argument("--rounds", type=int, default=1, help="play every scenario this many times")
     bench.add_argument("--no-pictures", action="store_true", help="skip the PNG/HTML timelines")
+    bench.add_argument("--kitchen", nargs="+", default=[], metavar="COND",
+                       help="play every scenario under each kitchen condition: clean, room, fan@10, tap@5, noise-only:fan@10, …")
+    bench.add_argument("--room", default="kitchen-a", help="the kitchen's room preset (kitchen-a, kitchen-small, kitchen-near, kitchen-open)")
+    bench.add_argument("--seed", type=int, default=0, help="seeds the kitchen's sounds")
 
     history = sub.add_parser("history", help="print the conversation record, turn by turn")
     _common(history)
@@ -165,11 +169,16 @@ def _run_models(args: argparse.Namespace) -> int:
 
 async def _run_bench(config, args: argparse.Namespace) -> int:
     from agent.features import FEATURES
-    from bench.loop.runner import BenchSettings, SuiteRun
+    from bench.loop.runner import BenchSettings, SuiteRun, parse_kitchen
 
     unknown = [name for name in args.ablate if name not in FEATURES]
     if unknown:
         print(f"hearth bench: unknown feature {', '.join(unknown)}; known: {', '.join(sorted(FEATURES))}", file=sys.stderr)
+        return 2
+    try:
+        kitchen = parse_kitchen(args.kitchen, args.room) if args.kitchen else ()
+    except ValueError as exc:
+        print(f"hearth bench: {exc}", file=sys.stderr)
         return 2
     settings = BenchSettings(
         suite=args.suite,
@@ -179,8 +188,21 @@ async def _run_bench(config, args: argparse.Namespace) -> int:
         categories=tuple(args.category),
         rounds=args.rounds,
         pictures=not args.no_pictures,
+        kitchen=kitchen,
+        room=args.room,
+        seed=args.seed,
     )
     report = await SuiteRun(config, settings).run()
+    if kitchen:
+        for name, figures in report["kitchen"]["conditions"].items():
+            if figures["speech"]:
+                print(f"{name}: transcript error {figures['transcript_error']}; right tool and arguments {figures['tool_args_accuracy']}; "
+                      f"acts unasked {figures['acting_without_request']}, on wrong arguments {figures['wrong_acts']}; "
+                      f"first audio median {figures['first_audio_s']} s; lost an ending {figures['dropped_tail_turns']}")
+            else:
+                print(f"{name}: {figures['turns']} presses, {figures['turns_started']} heard speech, {figures['acts']} acted")
+        print(f"{report['suite']} in {report['kitchen']['room']}: written to {args.out}")
+        return 0
     base = report["variants"]["baseline"]
     print(f"{report['suite']}: {base['turns']} turns ({report['audio']}); "
           f"end of listening median {base['endpoint_s']['median']} s; first audio median {base['first_audio_s']['median']} s; "

@@ -80,6 +80,7 @@ def render_report(report: dict[str, Any]) -> str:
     for key in ("tool_accuracy", "tool_args_accuracy", "tool_accuracy_tool_turns", "no_tool_accuracy", "pretool_coverage", "answer_accuracy"):
         lines.append(f"| {LABELS[key]} | " + " | ".join(_pct(report["variants"][v].get(key, {})) for v in variants) + " |")
     lines.append("| acts nobody asked for (turns) | " + " | ".join(_num(report["variants"][v].get("acting_without_request")) for v in variants) + " |")
+    lines.append("| acts on arguments not asked for (turns) | " + " | ".join(_num(report["variants"][v].get("wrong_acts")) for v in variants) + " |")
     lines += ["", "## Heartbeat", "", "| figure | " + " | ".join(variants) + " |", "| --- | " + " | ".join("---" for _ in variants) + " |"]
     for key in ("stc", "stc_speculable"):
         lines.append(f"| {LABELS[key]} | " + " | ".join(_pct(report["variants"][v].get(key) or {}) for v in variants) + " |")
@@ -102,6 +103,10 @@ def render_report(report: dict[str, Any]) -> str:
             "",
             "Ratios (×) are variant median / baseline median, from runs interleaved scenario by scenario.",
         ]
+    if report.get("kitchen"):
+        from bench.kitchen.loop import render_kitchen
+
+        lines += ["", render_kitchen(report["kitchen"]).rstrip()]
     failures = [r for r in report["scenarios"] if "error" in r]
     if failures:
         lines += ["", "## Failures", ""]

@@ -6,6 +6,9 @@ also run with that feature off, right after (and, every other scenario, right
 before) the baseline, so that with/without figures come from the same
 minutes of the same machine; the report gives their ratios.
 
+With ``--kitchen COND …`` each scenario is played under every kitchen condition
+(:mod:`bench.kitchen`) back to back in the same way, and the report gives a table per condition.
+
 Writes ``DIR/metrics.json``, ``DIR/timelines/<scenario>.{json,png,html}`` and
 ``DIR/report.md``.  A scenario that fails is recorded and the run goes on.
 """
@@ -19,7 +22,7 @@ import resource
 import shutil
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +65,35 @@ class BenchSettings:
     """Render each timeline as PNG and HTML (after all runs, so drawing never competes with them)."""
     progress: bool = True
     """Show a progress bar on stderr."""
+    kitchen: tuple[Any, ...] = ()
+    """Kitchen conditions (:class:`bench.kitchen.mix.Condition`, see :func:`parse_kitchen`) to play
+    every scenario under; empty plays the requests as they are."""
+    room: str = "kitchen-a"
+    """The kitchen's room preset (:data:`bench.kitchen.rooms.PRESETS`)."""
+    seed: int = 0
+    """Seeds the kitchen's sounds."""
+
+
+def parse_kitchen(names: list[str], room: str) -> tuple[Any, ...]:
+    """``--kitchen``'s conditions, checked with ``--room``'s preset; ValueError with a one-line
+    message for a bad name."""
+    from bench.kitchen.mix import parse_conditions
+    from bench.kitchen.rooms import room_preset
+
+    room_preset(room)
+    return parse_conditions(names)
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One way each scenario is played: a variant of the features, under a kitchen condition or none."""
+
+    name: str
+    """The row's ``variant`` and the report's column."""
+    features: str
+    """The variant of the features (a key of ``SuiteRun.variants``)."""
+    condition: Any = field(default=None)
+    """The kitchen condition (:class:`bench.kitchen.mix.Condition`), or None."""
 
 
 def _transcript_error(language: str, reference: str, hypothesis: str) -> float:
@@ -78,11 +110,12 @@ def _score_turn(
     result: TurnResult, expected: list[Any], reference: str, language: str, asr_decode_s: float | None,
     heard: HeardReference | None = None, acting: set[str] | None = None,
 ) -> dict[str, Any]:
-    from bench.suites.scoring import ToolCall, score_calls
+    from bench.suites.scoring import ToolCall, score_calls, wrong_acts
 
     tl = result.timeline
     # What happened: a call asked back ("Cancel the pasta timer?") was not made.
     score = score_calls(expected, [ToolCall(c.name, dict(c.args)) for c in result.tool_calls if c.ran])
+    wrong = wrong_acts(expected, [ToolCall(c.name, dict(c.args)) for c in result.tool_calls if c.acted])
     timing = turn_figures(tl)
     return {
         "outcome": result.outcome.value,
@@ -91,6 +124,11 @@ def _score_turn(
         "tool_calls": [{"name": c.name, "args": c.args, "ran": c.ran, "acted": c.acted} for c in result.tool_calls],
         # An act (a timer, the list, a note) the user did not ask for: the worst thing a speaker can do.
         "acted_unasked": any(c.acted and c.name not in {_expected_tool(e) for e in expected} for c in result.tool_calls),
+        # An act on what the user did not say: a misheard argument, or a tool nobody asked for.
+        "wrong_act": bool(wrong),
+        "wrong_act_detail": "; ".join(wrong) or None,
+        "acted": any(c.acted for c in result.tool_calls),
+        "heard_speech": tl.first("speech_start") is not None,
         "right_tool": score.right_tool,
         "right_args": score.right_args,
         "tool_detail": score.detail,
@@ -121,6 +159,15 @@ class SuiteRun:
         self.variants: dict[str, Features] = {BASELINE: Features()}
         for name in settings.ablate:
             self.variants[f"no-{name}"] = Features().without(name)
+        self.arms = self._arms()
+        self.takes: dict[tuple[str, str], Any] = {}
+
+    def _arms(self) -> list[Arm]:
+        """Every variant, under every kitchen condition when there are any."""
+        conditions = self.settings.kitchen
+        if not conditions:
+            return [Arm(name, name) for name in self.variants]
+        return [Arm(c.name if name == BASELINE else f"{c.name} {name}", name, c) for c in conditions for name in self.variants]
 
     async def run(self) -> dict[str, Any]:
         from bench.suites.scenarios import load_suite
@@ -140,6 +187,12 @@ class SuiteRun:
         # Audio and references first: the reference model is let go before the loop's models load.
         audio = self._prepare_audio(scenarios, suite.language)
         self.references = self._prepare_references(audio, config)
+        if s.kitchen:
+            from bench.kitchen.loop import prepare_takes
+            from bench.kitchen.rooms import room_preset
+            from bench.suites.audio import default_cache_dir
+
+            self.takes = prepare_takes(audio, s.kitchen, room_preset(s.room), s.seed, default_cache_dir())
         speaker = WavFileSpeaker(config.audio.output_rate)
         started = time.monotonic()
         deps = await self.build(config, speaker)
@@ -150,17 +203,17 @@ class SuiteRun:
         # for the others by running first.
         await assistant.keep_heads()
 
-        total = len(scenarios) * len(self.variants) * s.rounds
+        total = len(scenarios) * len(self.arms) * s.rounds
         bar = _progress(total, s.progress)
         for round_index in range(s.rounds):
             for index, scenario in enumerate(scenarios):
-                names = list(self.variants)
-                if index % 2:  # alternate the order so a drifting machine favours no variant
-                    names.reverse()
-                for variant in names:
-                    deps.features = self.variants[variant]
-                    bar.set_postfix_str(f"{scenario.id} [{variant}]", refresh=False)
-                    await self._run_scenario(assistant, scenario, audio, suite.language, variant, round_index)
+                arms = list(self.arms)
+                if index % 2:  # alternate the order so a drifting machine favours no variant or condition
+                    arms.reverse()
+                for arm in arms:
+                    deps.features = self.variants[arm.features]
+                    bar.set_postfix_str(f"{scenario.id} [{arm.name}]", refresh=False)
+                    await self._run_scenario(assistant, scenario, audio, suite.language, arm, round_index)
                     bar.update(1)
         bar.close()
         await close_turn_deps(deps)
@@ -200,7 +253,7 @@ class SuiteRun:
             decoder.close()
 
     async def _run_scenario(
-        self, assistant: Assistant, scenario: Any, audio: dict[str, Path | Exception], language: str, variant: str, round_index: int
+        self, assistant: Assistant, scenario: Any, audio: dict[str, Path | Exception], language: str, arm: Arm, round_index: int
     ) -> None:
         assistant.forget()
         # Every variant starts from the same model state (the warm prompt head), so the one that
@@ -215,7 +268,8 @@ class SuiteRun:
             row: dict[str, Any] = {
                 "scenario": scenario.id,
                 "turn": turn_index,
-                "variant": variant,
+                "variant": arm.name,
+                **({"features": arm.features, "condition": arm.condition.name} if arm.condition is not None else {}),
                 "round": round_index,
                 "category": scenario.category,
                 "synthetic": scenario.synthetic,
@@ -230,10 +284,14 @@ class SuiteRun:
                 if reasoner is not None and not assistant.deps.features.prewarm:
                     reasoner.forget()  # cold: no head kept, nothing in its cache
                 cpu_before = time.process_time()  # all of hearth's threads, the models' included
-                result = await play_request(assistant, read_wav(path, 16000))
+                if arm.condition is None:
+                    result = await play_request(assistant, read_wav(path, 16000))
+                else:
+                    result = await self._play_kitchen(assistant, key, arm, row, list(expected), text, language)
                 row["cpu_s"] = round(time.process_time() - cpu_before, 3)
-                decode_s = getattr(assistant.deps.recognizer, "last_decode_s", None)
-                row |= _score_turn(result, list(expected), text, language, decode_s, self.references.get(key), self._tools_that(assistant))
+                if arm.condition is None:
+                    decode_s = getattr(assistant.deps.recognizer, "last_decode_s", None)
+                    row |= _score_turn(result, list(expected), text, language, decode_s, self.references.get(key), self._tools_that(assistant))
                 if scenario.answer is not None and turn_index == 0:
                     # The fact checked in what the listener heard of the answer.
                     row["answer_right"] = answer_right(" ".join(result.spoken), scenario.answer)
@@ -247,6 +305,30 @@ class SuiteRun:
             if "error" in row:
                 break
 
+    async def _play_kitchen(
+        self, assistant: Assistant, key: str, arm: Arm, row: dict[str, Any], expected: list[Any], text: str, language: str,
+    ) -> TurnResult:
+        """Play the turn's take under the arm's condition and score it, latency from the real end of speech."""
+        from bench.kitchen.loop import from_real_end, moved_reference, play_take
+
+        take = self.takes[key, arm.condition.name]
+        if isinstance(take, Exception):
+            raise take
+        result, true_end = await play_take(assistant, take)
+        decode_s = getattr(assistant.deps.recognizer, "last_decode_s", None)
+        speech = arm.condition.speech
+        # Noise alone asks for nothing: any tool is wrong, and there are no words to get wrong.
+        row |= _score_turn(result, expected if speech else [], text if speech else "", language, decode_s,
+                           moved_reference(self.references.get(key), take), self._tools_that(assistant))
+        row["speech_end_s"] = take.speech_end_s
+        row["clipped"] = take.clipped
+        if true_end is not None:
+            row |= from_real_end(result.timeline, true_end)
+        if not speech:
+            row["transcript_error"] = None
+            row["heard_words"] = bool(result.transcript.strip())
+        return result
+
     @staticmethod
     def _tools_that(assistant: Assistant, speculable: bool = False) -> set[str]:
         """The acting tools (or, with ``speculable``, those that may run early) of the loop's registry."""
@@ -258,7 +340,7 @@ class SuiteRun:
     def _keep_timeline(self, row: dict[str, Any], result: TurnResult) -> None:
         name = row["scenario"] + (f"-t{row['turn']}" if row["turn"] else "")
         if row["variant"] != BASELINE:
-            name += f"--{row['variant']}"
+            name += "--" + "".join(ch if ch.isalnum() or ch in "@.-" else "-" for ch in row["variant"])
         if row["round"]:
             name += f"-r{row['round']}"
         data = result.timeline.to_dict() | {
@@ -271,7 +353,7 @@ class SuiteRun:
 
     def _summarize(self, suite: Any, config: HearthConfig, startup_s: float) -> dict[str, Any]:
         by_variant: dict[str, dict[str, Any]] = {}
-        for variant in self.variants:
+        for variant in (arm.name for arm in self.arms):
             rows = [r for r in self.rows if r["variant"] == variant and "error" not in r]
             tool_rows = [r for r in rows if r.get("uses_tool")]
             by_variant[variant] = {
@@ -289,6 +371,11 @@ class SuiteRun:
                 "dropped_tail_turns": sum(1 for r in rows if r.get("dropped_tail")),
                 "cut_off_turns": sum(1 for r in rows if r.get("cut_off")),
                 "acting_without_request": sum(1 for r in rows if r.get("acted_unasked")),
+                "wrong_acts": sum(1 for r in rows if r.get("wrong_act")),
+                "acting_turns": sum(1 for r in rows if r.get("acted")),
+                "turns_started": sum(1 for r in rows if r.get("heard_speech")),
+                "heard_words": sum(1 for r in rows if r.get("heard_words")),
+                "vad_end_offset_s": aggregate(rows, "vad_end_offset_s"),
                 "resumed_turns": sum(1 for r in rows if r.get("resumed")),
                 "cut_off_turns_with_pauses": sum(1 for r in rows if r.get("cut_off") and r.get("pause")),
                 "pause_turns": sum(1 for r in rows if r.get("pause")),
@@ -314,11 +401,12 @@ class SuiteRun:
             }
         for variant, stats in by_variant.items():
             stats.update(_conversation_cost([r for r in self.rows if r["variant"] == variant and "error" not in r]))
-        base = by_variant[BASELINE]
+        first = self.arms[0].name  # the baseline, or the first kitchen condition
+        base = by_variant[first]
         ratios = {
             variant: {key: ratio(stats[key]["median"], base[key]["median"]) for key in LATENCY_KEYS}
             for variant, stats in by_variant.items()
-            if variant != BASELINE
+            if variant != first
         }
         synthetic = sorted({bool(r["synthetic"]) for r in self.rows})
         return {
@@ -334,11 +422,34 @@ class SuiteRun:
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "variants": by_variant,
             "ratios_vs_baseline": ratios,
+            **({"kitchen": self._kitchen_summary(by_variant)} if self.settings.kitchen else {}),
             "scenarios": self.rows,
+        }
+
+    def _kitchen_summary(self, by_variant: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        from bench.kitchen.loop import condition_figures
+        from bench.kitchen.rooms import room_preset
+
+        room = room_preset(self.settings.room)
+        return {
+            "room": room.name,
+            "room_what": room.what,
+            "seed": self.settings.seed,
+            "conditions": {arm.name: condition_figures(by_variant[arm.name], arm.condition) for arm in self.arms},
+            "picture": None,
         }
 
     def _write(self, report: dict[str, Any]) -> None:
         out = self.settings.out
+        kitchen = report.get("kitchen")
+        if kitchen is not None:
+            from bench.kitchen.loop import draw_accuracy
+
+            try:
+                if draw_accuracy(kitchen["conditions"], out / "kitchen-snr.png", f"{report['suite']} in {kitchen['room']}"):
+                    kitchen["picture"] = "kitchen-snr.png"
+            except Exception:  # noqa: BLE001 - a picture that fails to draw must not lose the figures
+                log.exception("could not draw the kitchen's picture")
         (out / "metrics.json").write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
         for base, data in self.timelines:
             base.with_suffix(".json").write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

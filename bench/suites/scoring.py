@@ -359,6 +359,19 @@ def score_calls(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) ->
     return CallScore(True, not problems, "; ".join(problems) or "ok")
 
 
+def wrong_acts(expected: Sequence[ExpectedCall], acted: Sequence[ToolCall]) -> list[str]:
+    """Acts with arguments the request did not have: each call that acted and matches no expected call
+    of its tool in every expected argument (the right tool with a misheard argument, or an acting
+    tool nobody asked for).  ``acted`` holds only the calls that changed something.  Empty when
+    every act was asked for."""
+    wrong = []
+    for call in acted:
+        if not any(e.tool == call.name and not _arg_mismatches(e, call) for e in expected):
+            args = ", ".join(f"{k}={v!r}" for k, v in call.args.items())
+            wrong.append(f"{call.name}({args})")
+    return wrong
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Transcript error
 
