@@ -47,8 +47,8 @@ class Thresholds:
     """
 
     good_snr_db: float = 20.0
-    """At or above: hearth hears well.  The noise is a hundredth of the voice's power, where what
-    is left of the errors is the room's (15.6 %); no figure was measured at 20 dB itself."""
+    """At or above: hearth hears well.  The noise is a hundredth of the voice's power; what is left
+    of the errors should be mostly the room's (15.6 %), though no figure was measured at 20 dB itself."""
     usable_snr_db: float = 10.0
     """At or above (and under ``good_snr_db``): hearth hears, but mishears more (27 % at 10 dB).
     Under it the errors climb towards 68-73 % at 0-5 dB: most requests would be misheard."""
@@ -244,7 +244,7 @@ def judge(floor: Floor, voice: Voice, thresholds: Thresholds = Thresholds()) -> 
         needed = t.good_snr_db - snr
         closer = 10 ** (needed / 20)
         advice.append(
-            f"Move hearth closer to where you cook: your voice is {snr:.0f} dB over the noise and {t.good_snr_db:.0f} dB "
+            f"Move hearth's microphone closer to where you cook: your voice is {snr:.0f} dB over the noise and {t.good_snr_db:.0f} dB "
             f"hears well, {needed:.0f} dB more; each halving of the distance gives about 6 dB, so about "
             f"{_times(closer)} closer."
         )
