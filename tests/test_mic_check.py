@@ -404,6 +404,16 @@ def test_korean_asks_for_the_korean_sentence(monkeypatch, capsys, config_file) -
 REAL_VOICE_DETECTOR = mic_cli.voice_detector
 
 
+def test_the_microphone_is_the_one_hearth_run_opens() -> None:
+    from audio.portaudio import SoundDeviceMicrophone
+    from firmware_py.config import parse_config
+
+    # Built, not opened: nothing touches a sound card here.
+    microphone = mic_cli.open_microphone(parse_config({"audio": {"input_device": "kitchen-mic"}}))
+    assert isinstance(microphone, SoundDeviceMicrophone)
+    assert microphone.settings.device == "kitchen-mic" and microphone.sample_rate == RATE
+
+
 class _NoMicrophone:
     sample_rate = RATE
 

@@ -81,7 +81,7 @@ def test_silero_finds_the_voice_and_the_snr_is_the_one_mixed(silero, speech, snr
     assert floor.mean_dbfs == pytest.approx(float(dbfs(noise_power)), abs=0.5)
     assert floor.voice_s < 0.3, "Silero took the room's noise for a voice"
     voice = measure_voice(speech + under, silero, floor)
-    assert voice.snr_db == pytest.approx(snr, abs=1.5)
+    assert voice.snr_db == pytest.approx(snr, abs=1.0)
     assert voice.seconds == pytest.approx(float(np.sum(voice_frames(speech, silero))) * 512 / RATE, abs=0.3)
 
 
