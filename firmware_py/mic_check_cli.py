@@ -280,9 +280,8 @@ def report_lines(floor: Floor, voice: Voice, verdict: Verdict, heard: Heard | st
     when there was nothing to decode), the verdict and the advice, as printed."""
     low, high = VOICE_BAND_HZ
     lines = [
-        f"Noise floor   {floor.mean_dbfs:4.0f} dBFS  on average over {floor.seconds:.1f} s, in the voice band "
-        f"({low:.0f}-{high:.0f} Hz); over time {floor.p10_dbfs:.0f} / {floor.p50_dbfs:.0f} / {floor.p90_dbfs:.0f} dBFS "
-        "(10th / 50th / 90th percentile)",
+        f"Noise floor   {floor.mean_dbfs:4.0f} dBFS  on average over {floor.seconds:.1f} s, in the voice band ({low:.0f}-{high:.0f} Hz)",
+        f"               over time {floor.p10_dbfs:.0f} / {floor.p50_dbfs:.0f} / {floor.p90_dbfs:.0f} dBFS (10th / 50th / 90th percentile)",
     ]
     if voice.level_dbfs is None or voice.snr_db is None:
         lines.append(f"Your voice    none heard (peak {voice.peak_dbfs:.0f} dBFS)")
@@ -326,7 +325,7 @@ async def check(
               "cook (the extractor fan on if it usually is).", file=out)
         out.flush()
         await source.take(int(settings.ready_s * SAMPLE_RATE))
-        print(f"\n1/2  Quiet, please: say nothing for {settings.floor_s:.0f} s while hearth listens to the room.", file=out)
+        print(f"\n1/2  Quiet, please: say nothing for {settings.floor_s:g} s while hearth listens to the room.", file=out)
         out.flush()
         meter.start(None)
         quiet = await source.take(int(settings.floor_s * SAMPLE_RATE), meter)
