@@ -3,6 +3,9 @@
 A voice leaves a little silence before and after what it says (piper: about 0.06 s before and
 0.15 s after a sentence).  A pause between two spoken units is heard as that silence plus
 whatever is inserted, so whoever times pauses needs to know it.
+
+Levels in dBFS, frame by frame within a band of frequencies, are what ``hearth mic-check`` measures
+the room and the voice in.
 """
 
 from __future__ import annotations
