@@ -3,6 +3,9 @@
 A voice leaves a little silence before and after what it says (piper: about 0.06 s before and
 0.15 s after a sentence).  A pause between two spoken units is heard as that silence plus
 whatever is inserted, so whoever times pauses needs to know it.
+
+Levels in dBFS, frame by frame within a band of frequencies, are what ``hearth mic-check`` measures
+the room and the voice in.
 """
 
 from __future__ import annotations
@@ -43,3 +46,35 @@ def finite_samples(samples: np.ndarray) -> np.ndarray:
     if -1.0 <= low and high <= 1.0:
         return flat
     return np.clip(np.nan_to_num(flat, nan=0.0, posinf=1.0, neginf=-1.0), -1.0, 1.0)
+
+
+SILENCE_DBFS = -120.0
+"""The level given to digital silence (no power at all), so that levels stay finite numbers."""
+
+
+def dbfs(power: float | np.ndarray) -> float | np.ndarray:
+    """Mean power (of full scale 1.0) in dB: 0 dBFS is an RMS of 1.0, the level hearth counts from
+    everywhere (-40 dBFS is an RMS of 0.01; a full-scale sine is -3 dBFS).  Never below
+    :data:`SILENCE_DBFS`."""
+    level = 10.0 * np.log10(np.maximum(power, 10.0 ** (SILENCE_DBFS / 10.0)))
+    return float(level) if np.ndim(level) == 0 else level
+
+
+def band_power(samples: np.ndarray, sample_rate: int, frame: int, low_hz: float, high_hz: float) -> np.ndarray:
+    """The mean power of each whole ``frame`` of ``samples`` between ``low_hz`` and ``high_hz``.
+
+    Measured on the frame's spectrum (a Hann window, corrected so that a tone or noise inside the
+    band reads the power it has), so no filter state carries from one frame to the next and a
+    frame reads the same wherever it is cut from.  A trailing part frame is left out.
+    """
+    x = finite_samples(samples)
+    n = len(x) // frame
+    if n == 0:
+        return np.zeros(0)
+    frames = x[: n * frame].reshape(n, frame).astype(np.float64)
+    window = 0.5 - 0.5 * np.cos(2.0 * np.pi * np.arange(frame) / frame)
+    spectrum = np.fft.rfft(frames * window, axis=1)
+    freqs = np.fft.rfftfreq(frame, 1.0 / sample_rate)
+    inside = (freqs >= low_hz) & (freqs < high_hz) & (freqs > 0) & (freqs < sample_rate / 2)
+    # Parseval: each bin other than DC and Nyquist stands for itself and its mirror.
+    return 2.0 * np.sum(np.abs(spectrum[:, inside]) ** 2, axis=1) / (frame * np.sum(window**2))

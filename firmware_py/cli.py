@@ -75,6 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     _common(history)
     history.add_argument("--last", type=int, default=20, help="how many of the latest turns (default 20)")
 
+    mic = sub.add_parser("mic-check", help="measure whether hearth will hear you from where you cook, and what would help")
+    _common(mic)
+    mic.add_argument("--device", help="the input device to check (a part of its name, or its index; default: audio.input_device)")
+    mic.add_argument("--seconds", type=float, default=5.0, metavar="S",
+                     help="how long to listen to the quiet room (default 5; the sentence may take twice that, at least 8 s)")
+
     add_cadence_command(sub)
     add_model_commands(sub)
     return parser
@@ -113,6 +119,11 @@ def main(argv: list[str] | None = None) -> int:
         from firmware_py.cadence_cli import run as run_cadence
 
         return run_cadence(args)
+    if args.command == "mic-check":
+        # Its own exit statuses: 2 says the microphone hears poorly, so a bad configuration is 4.
+        from firmware_py.mic_check_cli import run as run_mic_check
+
+        return run_mic_check(args)
 
     from firmware_py.config import ConfigError, expand_path
     from firmware_py.gpio import NoButton
