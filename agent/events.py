@@ -50,6 +50,8 @@ class TranscriptFinal:
     typed: bool = False
     """The words came as text (a text turn: Home Assistant's ``handle``), not heard by hearth's
     microphone."""
+    confidence: float | None = None
+    """How sure the hearing was, 0–1 (:mod:`agent.listening.hearing`); None for typed words."""
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,10 @@ class Features:
     """At a tool call, flush the stream filters (in order) and the sentence splitter, so the line
     before the tool reaches the speaker before the tool starts instead of with the answer."""
 
+    hearing_confidence: bool = True
+    """Weigh each heard turn (:mod:`agent.listening.hearing`): say it was not caught when the
+    hearing is lost, and ask an act back first when it is doubtful; off, every transcript is
+    acted on as heard."""
     heartbeat: bool = True
     """Think and fetch on the partial transcripts while the user speaks (:mod:`agent.deciding.thinker`),
     and answer from what is ready when they stop."""

@@ -25,6 +25,7 @@ from agent.deciding.thinker import Thinker
 from agent.deciding.undo import Act
 from agent.deps import TurnDeps
 from agent.events import Event, State, StateChanged, TranscriptFinal, TranscriptPartial, TurnFailed, TurnInterrupted, UtteranceEnded
+from agent.listening.hearing import SURE, Hearing
 from agent.listening.listen import Press, UtteranceListener
 from agent.model.llm import ChatMessage, stopped_at_cap
 from agent.results import Outcome, TurnResult
@@ -131,6 +132,8 @@ class Turn:
         self._reading: EarlyReading | None = None
         self.speculation: SpeculativeRecord | None = None
         """What the Thinker thought and fetched while the user spoke, handed over at the end of speech."""
+        self.hearing: Hearing = SURE
+        """How sure the words being answered were heard (typed words are sure)."""
 
     # -- control ---------------------------------------------------------------------------
     def start(self) -> asyncio.Task[TurnResult]:
@@ -247,6 +250,15 @@ class Turn:
                 self.result.outcome = Outcome.NOT_UNDERSTOOD
                 await self._say_phrase(Phrase.NOT_UNDERSTOOD)
                 return
+            self.hearing = listener.hearing if self.deps.features.hearing_confidence else SURE
+            if self.hearing.verdict == "unheard":
+                # Words, but too poorly heard to answer or act on: asked again, nothing done. A
+                # question hearth asked stays open, so the user can say their answer again.
+                self.timeline.mark("not_heard", text=text, confidence=round(self.hearing.confidence, 3))
+                self.result.outcome = Outcome.NOT_UNDERSTOOD
+                self.result.pending = self.pending
+                await self._say_phrase(Phrase.NOT_HEARD)
+                return
             if listener.ended_by != "finished":
                 self._committed.set()
                 await self._respond(text)
@@ -322,6 +334,7 @@ class Turn:
             responder = Responder(
                 self.deps, self.timeline, self.result, self._committed, self.history,
                 pending=self.pending, last_act=self.last_act, last_tool=self.last_tool, speculation=self.speculation, emit=self.emit,
+                hearing=self.hearing,
             )
             think = responder.without_model(text) or responder.think
         try:

@@ -78,3 +78,30 @@ def band_power(samples: np.ndarray, sample_rate: int, frame: int, low_hz: float,
     inside = (freqs >= low_hz) & (freqs < high_hz) & (freqs > 0) & (freqs < sample_rate / 2)
     # Parseval: each bin other than DC and Nyquist stands for itself and its mirror.
     return 2.0 * np.sum(np.abs(spectrum[:, inside]) ** 2, axis=1) / (frame * np.sum(window**2))
+
+
+def speech_snr_db(samples: np.ndarray, sample_rate: int, speech: tuple[int, int], frame_s: float = 0.02) -> float | None:
+    """How far the voice stands above the room in one utterance, in dB, or None when it cannot tell.
+
+    ``speech`` is the (start, end) sample span the voice detector called speech.  The voice's
+    level is the mean power of the louder half of the frames in that span, in the voice's band
+    (150 Hz–4 kHz, where hum and hiss do not count); the room's is the median of the frames
+    outside it (from the press to the speech, and after it).  The room's power is taken off
+    the voice's, so speech over a loud fan reads low even though the sum is loud.
+    """
+    frame = max(1, int(frame_s * sample_rate))
+    power = band_power(samples, sample_rate, frame, 150.0, 4000.0)
+    if len(power) < 5:
+        return None
+    first, last = max(0, speech[0] // frame), min(len(power), -(-speech[1] // frame))
+    inside = power[first:last]
+    outside = np.concatenate([power[:first], power[last:]])
+    if len(inside) < 5:
+        return None
+    if len(outside) < 3:
+        return None  # no room heard apart from the voice; the quiet between words is too unsure a guess
+    room = float(np.median(outside))
+    loud = np.sort(inside)[len(inside) // 2 :]
+    voice = float(np.mean(loud)) - room
+    floor = 10.0 ** (SILENCE_DBFS / 10.0)
+    return max(-30.0, float(dbfs(max(voice, floor)) - dbfs(max(room, floor))))

@@ -71,6 +71,11 @@ class Transcript:
     """On a final decoded with more than one hypothesis: each hypothesis's text and its mean token
     log-probability, the decoder's best first (``text`` may be another, chosen by the household's
     words); empty otherwise."""
+    avg_logprob: float | None = None
+    """The mean token log-probability of ``hypothesis`` (of ``text`` on a final), when the
+    recognizer scores its words: near 0 for a sure decode, below about -0.6 for a doubtful one."""
+    no_speech_prob: float | None = None
+    """The recognizer's probability that the audio held no speech at all, when it gives one."""
 
 
 @dataclass(frozen=True)

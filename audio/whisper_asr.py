@@ -113,6 +113,10 @@ class Hypothesis:
     """Why a decode was redone or its text repaired, for the log and the timeline."""
     alternatives: tuple[tuple[str, float], ...] = ()
     """A final's n best that passed the checks (text, mean token log-probability), the decoder's best first."""
+    avg_logprob: float | None = None
+    """The mean token log-probability of ``text`` as decoded (None for silence, which is not decoded)."""
+    no_speech_prob: float | None = None
+    """The decoder's probability that the audio held no speech."""
 
 
 def is_silence(samples: np.ndarray, threshold_rms: float) -> bool:
@@ -238,8 +242,14 @@ class WhisperRecognizer:
 
     def decode(self, samples: np.ndarray, context: str = "") -> str:
         """Blocking final decode of one utterance (16 kHz float32) to text."""
+        return self.final(samples, context).text
+
+    def final(self, samples: np.ndarray, context: str = "") -> Transcript:
+        """Blocking final decode of one utterance (16 kHz float32), with its scores."""
         hypothesis = self._hypothesis(samples, True, context, None)
-        return hypothesis.text if hypothesis is not None else ""
+        if hypothesis is None:
+            return Transcript("", True, audio_s=len(samples) / SAMPLE_RATE)
+        return _final_transcript(hypothesis, len(samples))
 
     def _window_s(self, window: Window, audio_samples: int) -> float:
         s = self.settings
@@ -288,7 +298,7 @@ class WhisperRecognizer:
         if cancel is not None and cancel.is_set():
             return None
         if is_silence(samples, s.silence_rms):
-            return Hypothesis("", True, window)
+            return Hypothesis("", True, window, no_speech_prob=1.0)
         # Only a final with the household's words is worth a beam search, unless its caller wants the n best.
         hypotheses = max(s.hypotheses if context.strip() else 1, wanted) if final else 1
         if self._decoder is None:
@@ -313,12 +323,14 @@ class WhisperRecognizer:
                 reason = distrust(decode, context, s.checks)
                 text = speech_text(decode, s.checks)
         alternatives: list[tuple[str, float]] = []
+        logprob = decode.avg_logprob
         if final:
             self.last_decode_s = spent
             alternatives = self._checked_alternatives(decode, context) if reason is None and text else []
             if alternatives:
                 chosen = self._rescored(decode, alternatives, context)
                 if chosen != text:
+                    logprob = dict(alternatives).get(chosen, logprob)
                     note = (note + "; " if note else "") + f"the kitchen's words chose {chosen!r} over {text!r}"
                     text = chosen
             if reason in ("repetition", "no_end") and text:
@@ -327,7 +339,7 @@ class WhisperRecognizer:
                 text = repaired
             if note:
                 logger.info("final decode: %s", note)
-        return Hypothesis(text, reason is None, window, note, tuple(alternatives))
+        return Hypothesis(text, reason is None, window, note, tuple(alternatives), logprob, decode.no_speech_prob)
 
     def _whole(self, hypothesis: Hypothesis) -> bool:
         """Whether a partial is what the final decode of the same audio would say."""
@@ -350,7 +362,7 @@ class WhisperRecognizer:
         job: asyncio.Future[Hypothesis | None] | None = None
         job_len = 0
         decoded_len = 0  # samples the newest finished partial decode covered
-        whole: tuple[int, str] | None = None  # (samples covered, text) of the newest partial that can be the final
+        whole: tuple[int, Hypothesis] | None = None  # (samples covered, decode) of the newest partial that can be the final
         # Ticks count from the first request for a transcript, not from the first chunk.
         next_tick = loop.time() + s.partial_interval_s
         min_partial = int(s.min_partial_audio_s * SAMPLE_RATE)
@@ -365,11 +377,14 @@ class WhisperRecognizer:
                 return None
             candidate = hypothesis.text if self._whole(hypothesis) else None
             if candidate is not None:
-                whole = (job_len, candidate)
+                whole = (job_len, hypothesis)
             shown, stable = policy.update(hypothesis.text)
             # Yielded even when the text is unchanged: that it now covers more
             # audio tells the listener whether it can stand in for the final.
-            return Transcript(shown, False, stable, job_len / SAMPLE_RATE, candidate)
+            return Transcript(
+                shown, False, stable, job_len / SAMPLE_RATE, candidate,
+                avg_logprob=hypothesis.avg_logprob, no_speech_prob=hypothesis.no_speech_prob,
+            )
 
         try:
             while not reader.done():
@@ -407,18 +422,18 @@ class WhisperRecognizer:
                 if shown is not None:
                     # The listener may know this already covers all the speech and stop here.
                     yield shown
-            alternatives: tuple[tuple[str, float], ...] = ()
             if total == 0:
-                final = ""
+                yield Transcript("", True, hypothesis="")
             elif whole is not None and whole[0] == total and hypotheses <= 1:
                 logger.debug("final reuses the last partial decode")
-                final = whole[1]
+                yield _final_transcript(whole[1], total)
             else:
                 hypothesis = await asyncio.to_thread(self._hypothesis, utterance.snapshot(), True, context, cancel, hypotheses)
                 self.last_final = hypothesis
-                final = hypothesis.text if hypothesis is not None else ""
-                alternatives = hypothesis.alternatives if hypothesis is not None else ()
-            yield Transcript(final, True, len(final), total / SAMPLE_RATE, final, alternatives)
+                if hypothesis is None:
+                    yield Transcript("", True, audio_s=total / SAMPLE_RATE, hypothesis="")
+                else:
+                    yield _final_transcript(hypothesis, total)
         finally:
             cancel.set()
             if reader.done() and not reader.cancelled():
@@ -427,6 +442,14 @@ class WhisperRecognizer:
             if job is not None:
                 # The thread cannot be stopped; its result is dropped.
                 job.cancel()
+
+
+def _final_transcript(hypothesis: Hypothesis, samples: int) -> Transcript:
+    text = hypothesis.text
+    return Transcript(
+        text, True, len(text), samples / SAMPLE_RATE, text, hypothesis.alternatives,
+        avg_logprob=hypothesis.avg_logprob if text else None, no_speech_prob=hypothesis.no_speech_prob,
+    )
 
 
 async def _read(audio: AsyncIterator[AudioChunk], utterance: _Utterance) -> None:

@@ -19,8 +19,13 @@ from bench.loop.scripted import EnergyVad, ToneSynthesizer, speech_like  # noqa:
 class ScriptedRecognizer:
     """Yields a partial every ``partial_every_s`` of audio, then ``text`` as the final."""
 
-    def __init__(self, text: str, language: str = "en", partial_every_s: float = 0.5, decode_s: float = 0.01) -> None:
+    def __init__(
+        self, text: str, language: str = "en", partial_every_s: float = 0.5, decode_s: float = 0.01,
+        avg_logprob: float | None = None, no_speech_prob: float | None = None,
+    ) -> None:
         self.text = text
+        self.avg_logprob = avg_logprob
+        self.no_speech_prob = no_speech_prob
         self.language = language
         self.sample_rate = 16000
         self.partial_every_s = partial_every_s
@@ -41,7 +46,9 @@ class ScriptedRecognizer:
                 yield Transcript(shown, False, 0, seconds)
         self.audio_seen.append(seconds)
         await asyncio.sleep(self.decode_s)
-        yield Transcript(self.text, True, len(self.text), seconds, self.text)
+        yield Transcript(
+            self.text, True, len(self.text), seconds, self.text, avg_logprob=self.avg_logprob, no_speech_prob=self.no_speech_prob,
+        )
 
 
 class ScriptedTurnModel:
@@ -91,12 +98,13 @@ class ScriptedChatModel:
                 self.closed_early += 1
 
 
-async def say(assistant, text: str, speech_s: float = 0.4):
-    """One tapped utterance that the scripted recognizer hears as ``text``; the turn's result."""
+async def say(assistant, text: str, speech_s: float = 0.4, avg_logprob: float | None = None):
+    """One tapped utterance that the scripted recognizer hears as ``text`` (its words scored
+    ``avg_logprob``); the turn's result."""
     from agent.listening.listen import Press
     from audio.wav import WavFileMicrophone
 
-    assistant.deps.recognizer = ScriptedRecognizer(text)
+    assistant.deps.recognizer = ScriptedRecognizer(text, avg_logprob=avg_logprob)
     press = Press()
     asyncio.get_running_loop().call_later(0.0, press.release)
     audio = WavFileMicrophone(speech_like(speech_s, silence_before_s=0.1, silence_after_s=0.0)).chunks()

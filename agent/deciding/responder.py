@@ -43,6 +43,7 @@ from agent.deciding.tool_use import ToolUse, answer_prompt, pretool_line, spoken
 from agent.deciding.undo import Act, amended, asks_to_undo, cannot_undo, nothing_to_undo, opposite
 from agent.deps import TurnDeps
 from agent.events import Delegated, Event, ToolCalled, ToolStarted
+from agent.listening.hearing import SURE, Hearing
 from agent.model.llm import ChatMessage, stopped_at_cap
 from agent.results import ToolCallRecord, TurnResult
 from agent.speaking.phrases import Phrase, phrase
@@ -108,8 +109,11 @@ class Responder:
         last_tool: str | None = None,
         speculation: SpeculativeRecord | None = None,
         emit: Callable[[Event], None] = lambda _e: None,
+        hearing: Hearing = SURE,
     ) -> None:
         assert deps.tools is not None
+        self.hearing = hearing
+        """How sure the words were heard: on a doubtful hearing an act is asked back first."""
         self.emit = emit
         """Where a settled tool call is told (:class:`ToolCalled`), for the record."""
         self.deps = deps
@@ -467,14 +471,18 @@ class Responder:
         origin = origin or self._origin(plan, text)
         record = ToolCallRecord(plan.tool, dict(plan.args), acts=tools.acts(plan.tool), origin=origin)
         self.result.tool_calls.append(record)
-        if origin == "model":
+        doubtful = record.acts and origin == "user" and self.hearing.verdict != "sure"
+        if origin == "model" or doubtful:
             # Asked back in the user's words: a list item they never said is asked for, not named.
+            # An act on words heard over noise is asked back too: a misheard "seven" must cost
+            # one question, never a thirty-minute timer.
             earlier = " ".join(m.content for m in self.history if m.role == "user")
             args = asked_back(plan.tool, plan.args, text, earlier)
             needs = missing_value(plan.tool, args, text)
             pending = PendingAct(replace(plan, args={k: v for k, v in args.items() if k != needs}), needs)
-            log.info("not acting on %s%s: not supported by %r; asking", plan.tool, plan.args, text)
-            tl.mark("tool_refused", tool=plan.tool, reason="ask_back", needs=needs, origin=origin)
+            why = "heard doubtfully" if doubtful else "not supported by"
+            log.info("not acting on %s%s: %s %r; asking", plan.tool, plan.args, why, text)
+            tl.mark("tool_refused", tool=plan.tool, reason="ask_back", needs=needs, origin=origin, doubtful=doubtful)
             reply.feed(ask_for(pending, d.language) if needs else question(plan.tool, args, d.language))
             reply.flush()
             self.result.pending = pending

@@ -17,7 +17,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -25,8 +25,9 @@ from agent.events import Event, SpeechStarted, TranscriptFinal, TranscriptPartia
 from agent.features import Features
 from agent.timeline import RESUMED, Timeline
 from agent.listening.turn_end import TurnEndSettings, quiet_since, sounds_unfinished
-from audio.levels import finite_samples
-from audio.protocols import AudioChunk, Recognizer, TurnEndModel, VoiceActivityDetector
+from agent.listening.hearing import SURE, Hearing, HearingSettings, weigh
+from audio.levels import finite_samples, speech_snr_db
+from audio.protocols import AudioChunk, Recognizer, Transcript, TurnEndModel, VoiceActivityDetector
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,8 @@ class ListenSettings:
     """Audio kept from before the detected speech start, so the first syllable is not cut."""
     tail_s: float = 0.25
     """Most audio passed on after the detected speech end."""
+    hearing: HearingSettings = HearingSettings()
+    """How sure a hearing must be to be answered, and to be acted on without asking back."""
 
 
 COVER_MARGIN_S = 0.05
@@ -78,7 +81,8 @@ class _Attempt:
         self.fed = 0  # samples handed over
         self.closed = False
         self.latest: tuple[float, str] = (0.0, "")  # (seconds covered, text) of the newest partial
-        self.whole: tuple[float, str] | None = None  # the newest partial that is a whole hypothesis
+        self.last_partial: Transcript | None = None
+        self.whole: tuple[float, Transcript] | None = None  # the newest partial that is a whole hypothesis
         self.covered = asyncio.Event()
         self.cover_needed_s: float | None = None
         self.task = asyncio.create_task(self._recognize(recognizer, timeline, emit, context), name="recognize")
@@ -93,17 +97,18 @@ class _Attempt:
         while (chunk := await self.queue.get()) is not None:
             yield chunk
 
-    async def _recognize(self, recognizer: Recognizer, timeline: Timeline, emit: Callable[[Event], None], context: str) -> str:
-        final = ""
+    async def _recognize(self, recognizer: Recognizer, timeline: Timeline, emit: Callable[[Event], None], context: str) -> Transcript:
+        final = Transcript("", True)
         async for hyp in recognizer.transcribe(self._audio(), context):
             if hyp.is_final:
-                final = hyp.text.strip()
+                final = replace(hyp, text=hyp.text.strip())
             else:
                 self.latest = (hyp.audio_s, hyp.text)
+                self.last_partial = hyp
                 if hyp.hypothesis is not None:
                     # Only a whole hypothesis may stand in for the final; the shown text keeps
                     # earlier partials' words and could lack the end of the request.
-                    self.whole = (hyp.audio_s, hyp.hypothesis)
+                    self.whole = (hyp.audio_s, hyp)
                     if self.cover_needed_s is not None and hyp.audio_s >= self.cover_needed_s:
                         self.covered.set()
                 timeline.mark("partial_transcript", text=hyp.text, stable_chars=hyp.stable_chars, audio_s=round(hyp.audio_s, 3))
@@ -159,6 +164,8 @@ class UtteranceListener:
         context: str = "",
     ) -> None:
         self.features = features
+        self.hearing: Hearing = SURE
+        """The last utterance's hearing, weighed once its final transcript is in."""
         self.vad = vad
         self.recognizer = recognizer
         self.s = settings
@@ -281,9 +288,11 @@ class UtteranceListener:
         if not self.attempt.closed:
             self.attempt.close()
             tl.mark("final_decode_started")
-        text = await self._final_text(self.attempt)
-        tl.mark("final_transcript", text=text)
-        self.emit(TranscriptFinal(text))
+        final = await self._final_text(self.attempt)
+        text = final.text
+        self.hearing = self._weigh(final, self.attempt.last_partial)
+        tl.mark("final_transcript", text=text, **self.hearing.marks())
+        self.emit(TranscriptFinal(text, confidence=self.hearing.confidence))
         return True, text
 
     async def _take(self, chunk: AudioChunk, watching: bool = False) -> bool:
@@ -339,7 +348,21 @@ class UtteranceListener:
                 tl.mark("final_decode_started")
         return resumed
 
-    async def _final_text(self, attempt: _Attempt) -> str:
+    def _weigh(self, final: Transcript, partial: Transcript | None) -> Hearing:
+        """How sure the hearing of ``final`` is (:mod:`agent.listening.hearing`)."""
+        assert self.speech_start is not None and self.speech_end is not None
+        start = self._utterance_start()
+        end = min(self.total, self.speech_end + int(self.s.tail_s * self.rate))
+        # The room is heard before the speech (from the press) and after it; the voice between.
+        snr = speech_snr_db(self._buffer[: self.total], self.rate, (self.speech_start, self.speech_end))
+        if partial is not None and partial is final:
+            partial = None
+        hearing = weigh(replace(final, audio_s=final.audio_s or (end - start) / self.rate), snr, partial, self.s.hearing)
+        if hearing.verdict != "sure":
+            log.info("heard %r %s (confidence %.2f, weakest: %s)", final.text, hearing.verdict, hearing.confidence, hearing.weakest)
+        return hearing
+
+    async def _final_text(self, attempt: _Attempt) -> Transcript:
         """The final decode's text, or a whole partial hypothesis' if one already covered all the speech.
 
         A partial decode running when the utterance ends would otherwise delay the
@@ -359,7 +382,9 @@ class UtteranceListener:
         assert attempt.whole is not None
         self.timeline.mark("final_from_partial", audio_s=round(attempt.whole[0], 3))
         await attempt.discard()
-        return attempt.whole[1].strip()
+        whole = attempt.whole[1]
+        text = (whole.hypothesis or "").strip()
+        return replace(whole, text=text, is_final=True, stable_chars=len(text))
 
     def _weigh_pause(self, at: int) -> None:
         """Start (or renew) what decides whether this pause ends the turn: the words, the sound."""
@@ -392,7 +417,7 @@ class UtteranceListener:
         if attempt is None:
             return None
         if attempt.task.done() and not attempt.task.cancelled() and attempt.task.exception() is None:
-            return attempt.task.result()
+            return attempt.task.result().text
         needed = (pause.at - self._utterance_start()) / self.rate
         covered, text = attempt.latest
         return text if covered >= needed else None

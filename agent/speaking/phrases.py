@@ -13,6 +13,8 @@ class Phrase(str, Enum):
     FAILED_HEARING = "failed_hearing"
     FAILED_ANSWER = "failed_answer"
     FAILED_VOICE = "failed_voice"
+    NOT_HEARD = "not_heard"
+    """Words were heard, but too poorly to act on or answer (:mod:`agent.listening.hearing`)."""
 
 
 _PHRASES: dict[str, dict[Phrase, str]] = {
@@ -24,6 +26,7 @@ _PHRASES: dict[str, dict[Phrase, str]] = {
         Phrase.FAILED_HEARING: "Sorry, something went wrong with hearing you. Please try again.",
         Phrase.FAILED_ANSWER: "Sorry, something went wrong with my answer. Please try again.",
         Phrase.FAILED_VOICE: "Sorry, something went wrong with my voice. Please try again.",
+        Phrase.NOT_HEARD: "Sorry, I didn't catch that. Could you say it again?",
     },
     "ko": {
         Phrase.NO_SPEECH: "아무 말도 들리지 않았어요. 버튼을 누르고 다시 말해 주세요.",
@@ -33,6 +36,7 @@ _PHRASES: dict[str, dict[Phrase, str]] = {
         Phrase.FAILED_HEARING: "죄송해요, 말씀을 듣다가 문제가 생겼어요. 다시 해 주세요.",
         Phrase.FAILED_ANSWER: "죄송해요, 대답을 만들다가 문제가 생겼어요. 다시 해 주세요.",
         Phrase.FAILED_VOICE: "죄송해요, 목소리에 문제가 생겼어요. 다시 해 주세요.",
+        Phrase.NOT_HEARD: "죄송해요, 잘 못 들었어요. 다시 한 번 말해 주세요.",
     },
 }
 

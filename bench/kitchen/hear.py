@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from agent.listening.hearing import weigh
+from audio.levels import speech_snr_db
 from bench.kitchen.front_ends import FrontEnd, resolve_front_end
 from bench.kitchen.mix import Condition, ConditionError, kitchen_audio, parse_conditions
 from bench.kitchen.rooms import DEFAULT_ROOM, RoomPreset, room_preset
@@ -89,8 +91,13 @@ class Ears:
             first = max(0, int((start - self.listen.preroll_s) * RATE))
             last = min(len(samples), int((end + self.listen.tail_s) * RATE))
             began = time.perf_counter()
-            transcript = self.recognizer.decode(samples[first:last], self.context)
+            final = self.recognizer.final(samples[first:last], self.context)
             row["decode_s"] = round(time.perf_counter() - began, 3)
+            transcript = final.text
+            # The loop's hearing of the turn (no partial to agree with: offline there is one decode).
+            heard_until = min(len(samples), int((end + 1.0) * RATE))
+            snr = speech_snr_db(samples[:heard_until], RATE, (int(start * RATE), int(end * RATE)))
+            row |= {"hearing_" + k: v for k, v in weigh(final, snr, None, self.listen.hearing).marks().items()}
         row["transcript"] = transcript
         if self.turn_model is not None and real_end is not None:
             # Asked as the loop asks it: once the detector's hangover of silence follows the speech.

@@ -1,0 +1,141 @@
+"""How sure hearth is that it heard the words it is about to act on.
+
+Over a fan, a tap or a radio, Whisper still writes a sentence, often a fluent and wrong one
+("…for 30 minutes" for "…for seven minutes").  Each heard turn is therefore weighed on what
+the recognizer and the room say about it:
+
+- the decoder's mean token log-probability of the words chosen (near 0 when sure);
+- its probability that there was no speech at all;
+- the voice's level above the room's on this turn (:func:`audio.levels.speech_snr_db`);
+- whether the last partial decode, made on most of the same audio, agreed with the final.
+
+Each is mapped to 0–1 between where it is lost and where it is sure; the turn's confidence
+is the weakest of them, since one bad sign is enough to doubt a hearing.  Below
+``unheard_below`` hearth says it did not catch that instead of answering; below
+``doubtful_below`` an act is asked back before it is made (:mod:`agent.deciding.confirm`),
+while a question that only reads may go ahead.  The thresholds were set on the kitchen
+bench's rooms and checked on others (docs/hearing.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from audio.protocols import Transcript
+from audio.whisper_decode import DEFAULT_HALLUCINATIONS, normalize
+
+Verdict = Literal["sure", "doubtful", "unheard"]
+
+
+@dataclass(frozen=True)
+class HearingSettings:
+    """Where each sign of a hearing is lost and where it is sure, and the verdict's thresholds."""
+
+    logprob_lost: float = -1.0
+    """A mean token log-probability at or below this gives no confidence at all."""
+    logprob_sure: float = -0.35
+    """A mean token log-probability at or above this is sure."""
+    snr_lost_db: float = 0.0
+    """A voice no louder than the room (dB above it on this turn) gives no confidence."""
+    snr_sure_db: float = 15.0
+    """A voice this far above the room is sure."""
+    no_speech_sure: float = 0.2
+    """A no-speech probability at or below this is sure; at 1.0 nothing was heard."""
+    agreement_lost: float = 0.3
+    """The share of the last partial's words the final kept, at or below which the hearing
+    changed its mind too much to be trusted."""
+    agreement_sure: float = 0.8
+    """The share kept at or above which partial and final agree."""
+    partial_cover: float = 0.6
+    """A partial is compared with the final only when it covered this share of the audio."""
+    doubtful_below: float = 0.5
+    """Below this confidence an act is asked back first."""
+    unheard_below: float = 0.15
+    """Below this confidence hearth says it did not catch that and does nothing."""
+    phantom_sure: float = 0.9
+    """A text Whisper is known to invent over noise ("Thank you.", "you") is taken only above
+    this confidence; below it the turn is not heard."""
+
+
+PHANTOMS = frozenset(normalize(text) for text in (*DEFAULT_HALLUCINATIONS, "thank you very much", "bye bye"))
+"""Whole transcripts Whisper writes over noise or silence, compared without case, spaces or
+punctuation.  "Yes", "okay" and "네" are not among them: they answer hearth's questions."""
+
+_key = normalize
+
+
+def _scale(value: float, lost: float, sure: float) -> float:
+    return min(1.0, max(0.0, (value - lost) / (sure - lost)))
+
+
+def agreement(partial: str, final: str) -> float:
+    """The share of ``partial``'s words that ``final`` also has (1.0 when the partial had none)."""
+    said = [_key(w) for w in partial.split() if _key(w)]
+    if not said:
+        return 1.0
+    left = [_key(w) for w in final.split() if _key(w)]
+    kept = 0
+    for word in said:
+        if word in left:
+            left.remove(word)
+            kept += 1
+    return kept / len(said)
+
+
+@dataclass(frozen=True)
+class Hearing:
+    """One turn's hearing, weighed."""
+
+    text: str
+    confidence: float
+    """0–1: the weakest of the signs below, each scaled between lost and sure."""
+    verdict: Verdict
+    avg_logprob: float | None = None
+    no_speech_prob: float | None = None
+    snr_db: float | None = None
+    agreement: float | None = None
+    weakest: str = ""
+    """Which sign set the confidence ("logprob", "snr", "no_speech", "agreement", "phantom"), for the log."""
+
+    def marks(self) -> dict[str, object]:
+        """The figures for the turn's timeline."""
+        def r(x: float | None) -> float | None:
+            return None if x is None else round(x, 3)
+        return {
+            "confidence": r(self.confidence), "verdict": self.verdict, "weakest": self.weakest,
+            "avg_logprob": r(self.avg_logprob), "no_speech_prob": r(self.no_speech_prob),
+            "snr_db": r(self.snr_db), "agreement": r(self.agreement),
+        }
+
+
+SURE = Hearing("", 1.0, "sure")
+"""A hearing nothing is known against (typed words; a recognizer that gives no scores)."""
+
+
+def weigh(
+    final: Transcript, snr_db: float | None, partial: Transcript | None = None, settings: HearingSettings = HearingSettings(),
+) -> Hearing:
+    """The hearing of ``final``: its confidence from the signs there are, and the verdict."""
+    s = settings
+    signs: dict[str, float] = {}
+    if final.avg_logprob is not None:
+        signs["logprob"] = _scale(final.avg_logprob, s.logprob_lost, s.logprob_sure)
+    if final.no_speech_prob is not None:
+        signs["no_speech"] = _scale(1.0 - final.no_speech_prob, 0.0, 1.0 - s.no_speech_sure)
+    if snr_db is not None:
+        signs["snr"] = _scale(snr_db, s.snr_lost_db, s.snr_sure_db)
+    agreed: float | None = None
+    if partial is not None and final.audio_s > 0 and partial.audio_s >= s.partial_cover * final.audio_s:
+        agreed = agreement(partial.hypothesis or partial.text, final.text)
+        signs["agreement"] = _scale(agreed, s.agreement_lost, s.agreement_sure)
+    weakest = min(signs, key=lambda k: signs[k]) if signs else ""
+    confidence = signs[weakest] if signs else 1.0
+    if not _key(final.text):
+        confidence, weakest = 0.0, "empty"
+    elif _key(final.text) in PHANTOMS and confidence < s.phantom_sure:
+        confidence, weakest = 0.0, "phantom"
+    verdict: Verdict = "unheard" if confidence < s.unheard_below else "doubtful" if confidence < s.doubtful_below else "sure"
+    return Hearing(
+        final.text, confidence, verdict, final.avg_logprob, final.no_speech_prob, snr_db, agreed, weakest,
+    )
