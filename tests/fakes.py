@@ -22,8 +22,10 @@ class ScriptedRecognizer:
     def __init__(
         self, text: str, language: str = "en", partial_every_s: float = 0.5, decode_s: float = 0.01,
         avg_logprob: float | None = None, no_speech_prob: float | None = None,
+        alternatives: tuple[tuple[str, float], ...] = (),
     ) -> None:
         self.text = text
+        self.alternatives = alternatives
         self.avg_logprob = avg_logprob
         self.no_speech_prob = no_speech_prob
         self.language = language
@@ -47,7 +49,8 @@ class ScriptedRecognizer:
         self.audio_seen.append(seconds)
         await asyncio.sleep(self.decode_s)
         yield Transcript(
-            self.text, True, len(self.text), seconds, self.text, avg_logprob=self.avg_logprob, no_speech_prob=self.no_speech_prob,
+            self.text, True, len(self.text), seconds, self.text, self.alternatives,
+            avg_logprob=self.avg_logprob, no_speech_prob=self.no_speech_prob,
         )
 
 
@@ -98,13 +101,13 @@ class ScriptedChatModel:
                 self.closed_early += 1
 
 
-async def say(assistant, text: str, speech_s: float = 0.4, avg_logprob: float | None = None):
+async def say(assistant, text: str, speech_s: float = 0.4, avg_logprob: float | None = None, alternatives=()):
     """One tapped utterance that the scripted recognizer hears as ``text`` (its words scored
     ``avg_logprob``); the turn's result."""
     from agent.listening.listen import Press
     from audio.wav import WavFileMicrophone
 
-    assistant.deps.recognizer = ScriptedRecognizer(text, avg_logprob=avg_logprob)
+    assistant.deps.recognizer = ScriptedRecognizer(text, avg_logprob=avg_logprob, alternatives=tuple(alternatives))
     press = Press()
     asyncio.get_running_loop().call_later(0.0, press.release)
     audio = WavFileMicrophone(speech_like(speech_s, silence_before_s=0.1, silence_after_s=0.0)).chunks()

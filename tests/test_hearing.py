@@ -180,3 +180,36 @@ async def test_switched_off_every_hearing_is_acted_on() -> None:
     finally:
         await executor.close()
     assert kitchen.timers == [(1800, None)]
+
+
+def test_rivals_are_the_close_hearings_with_other_words() -> None:
+    final = Transcript(
+        "Time the eggs for 30 minutes.", True, 0, 2.0, "", (
+            ("Time the eggs for 30 minutes.", -0.30), ("Time the eggs for 30 minutes", -0.31),
+            ("Time the eggs for seven minutes.", -0.34), ("Tie me the legs for thirty minutes.", -0.9),
+        ), avg_logprob=-0.30, no_speech_prob=0.01,
+    )
+    assert weigh(final, 30.0).rivals == ("Time the eggs for seven minutes.",)
+    assert weigh(final, 30.0, settings=HearingSettings(rival_margin=0.02)).rivals == ()
+
+
+async def test_an_act_a_close_rival_hearing_does_not_support_is_asked_back() -> None:
+    from agent.deciding.arguments import grounded
+
+    chat = TimedJson(decision("", "timer_start", {"duration_s": 1800, "label": "eggs"}))
+    kitchen = Kitchen()
+    deps, _, executor = tool_deps(chat, kitchen, text="x", grounded=grounded)
+    said = "Time the eggs for 30 minutes."
+    close = ((said, -0.20), ("Time the eggs for seven minutes.", -0.25))
+    far = ((said, -0.20), ("Time the eggs for seven minutes.", -0.9))
+    executor.start()
+    try:
+        assistant = Assistant(deps)
+        asked = await say(assistant, said, avg_logprob=-0.2, alternatives=close)
+        made = await say(assistant, said, avg_logprob=-0.2, alternatives=far)
+    finally:
+        await executor.close()
+    assert asked.spoken == ["Start a timer for 30 minutes?"]
+    assert asked.timeline.first("rival_hearing").detail["rival"] == "Time the eggs for seven minutes."
+    assert kitchen.timers == [(1800, "eggs")]  # only the second, whose rival was far behind
+    assert made.tool_calls[0].ran

@@ -272,6 +272,19 @@ class Responder:
             line = self._line("recipe_search", "", text)
         return ToolPlan(plan.say if plan.tool == "recipe_search" else "", "recipe_search", {"query": query}, raw=plan.raw), line
 
+    def _heard_doubtfully(self, plan: ToolPlan) -> bool:
+        """Whether the words an act stands on may have been misheard: the hearing was doubtful, or
+        a nearly-as-likely hearing of the same audio does not support its arguments ("seven
+        minutes" against "thirty minutes")."""
+        hearing = self.hearing
+        if hearing.verdict != "sure":
+            return True
+        rival = next((r for r in hearing.rivals if not self._supported(plan, r)), None)
+        if rival is not None:
+            self.timeline.mark("rival_hearing", tool=plan.tool, rival=rival)
+            return True
+        return False
+
     def _supported(self, plan: ToolPlan, text: str) -> bool:
         tools = self.tools
         return plan.tool is None or not tools.acts(plan.tool) or tools.grounded is None or tools.grounded(plan.tool, plan.args, text)
@@ -471,7 +484,7 @@ class Responder:
         origin = origin or self._origin(plan, text)
         record = ToolCallRecord(plan.tool, dict(plan.args), acts=tools.acts(plan.tool), origin=origin)
         self.result.tool_calls.append(record)
-        doubtful = record.acts and origin == "user" and self.hearing.verdict != "sure"
+        doubtful = record.acts and origin == "user" and self._heard_doubtfully(plan)
         if origin == "model" or doubtful:
             # Asked back in the user's words: a list item they never said is asked for, not named.
             # An act on words heard over noise is asked back too: a misheard "seven" must cost

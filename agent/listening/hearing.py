@@ -53,6 +53,9 @@ class HearingSettings:
     """Below this confidence an act is asked back first."""
     unheard_below: float = 0.15
     """Below this confidence hearth says it did not catch that and does nothing."""
+    rival_margin: float = 0.06
+    """Another of the n best whose mean log-probability is within this of the best is a rival
+    hearing: an act its words do not support is asked back (:mod:`agent.deciding.responder`)."""
     phantom_sure: float = 0.9
     """A text Whisper is known to invent over noise ("Thank you.", "you") is taken only above
     this confidence; below it the turn is not heard."""
@@ -97,6 +100,9 @@ class Hearing:
     agreement: float | None = None
     weakest: str = ""
     """Which sign set the confidence ("logprob", "snr", "no_speech", "agreement", "phantom"), for the log."""
+    rivals: tuple[str, ...] = ()
+    """Other hearings of the same audio the decoder found nearly as likely (other words, not
+    only other punctuation): an act must be supported by each of them to go ahead unasked."""
 
     def marks(self) -> dict[str, object]:
         """The figures for the turn's timeline."""
@@ -105,7 +111,7 @@ class Hearing:
         return {
             "confidence": r(self.confidence), "verdict": self.verdict, "weakest": self.weakest,
             "avg_logprob": r(self.avg_logprob), "no_speech_prob": r(self.no_speech_prob),
-            "snr_db": r(self.snr_db), "agreement": r(self.agreement),
+            "snr_db": r(self.snr_db), "agreement": r(self.agreement), "rivals": list(self.rivals),
         }
 
 
@@ -138,4 +144,18 @@ def weigh(
     verdict: Verdict = "unheard" if confidence < s.unheard_below else "doubtful" if confidence < s.doubtful_below else "sure"
     return Hearing(
         final.text, confidence, verdict, final.avg_logprob, final.no_speech_prob, snr_db, agreed, weakest,
+        rivals(final, s.rival_margin),
     )
+
+
+def rivals(final: Transcript, margin: float) -> tuple[str, ...]:
+    """The n best within ``margin`` of the best mean log-probability whose words differ from the final's."""
+    if len(final.alternatives) < 2:
+        return ()
+    best = max(score for _, score in final.alternatives)
+    chosen = _key(final.text)
+    found: list[str] = []
+    for text, score in final.alternatives:
+        if score >= best - margin and _key(text) != chosen and _key(text) not in {_key(f) for f in found}:
+            found.append(text.strip())
+    return tuple(found)
