@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from firmware_py.safe_text import clean
 
@@ -164,6 +164,19 @@ class ListenConfig(Section):
     """Give up if nobody speaks this long after the press."""
     max_utterance_s: float = Field(28.0, ge=2.0, le=29.0)
     """Longest utterance (Whisper sees at most 30 s)."""
+    doubtful_below: float = Field(0.5, ge=0.0, le=1.0)
+    """Hearing confidence (0–1: the weakest of the decoder's certainty, its no-speech probability,
+    the voice's level above the room, the partials' agreement) below which an act is asked back
+    before it is made ("Start a timer for 30 minutes?").  0 never asks."""
+    unheard_below: float = Field(0.15, ge=0.0, le=1.0)
+    """Hearing confidence below which hearth says it did not catch that and does nothing; at most
+    ``doubtful_below``.  0 answers whatever was heard."""
+
+    @model_validator(mode="after")
+    def _unheard_at_most_doubtful(self) -> ListenConfig:
+        if self.unheard_below > self.doubtful_below:
+            raise ValueError(f"unheard_below ({self.unheard_below}) must not exceed doubtful_below ({self.doubtful_below})")
+        return self
 
 
 class ButtonConfig(Section):

@@ -26,6 +26,7 @@ from agent.deciding.thinker import ThinkerSettings
 from agent.deciding.tool_calls import JsonChatModel
 from agent.deciding.tool_use import ToolUse
 from tools.executor import ToolExecutor
+from agent.listening.hearing import HearingSettings
 from agent.listening.turn_end import TurnEndSettings
 from agent.deps import TurnDeps
 from agent.listening.listen import ListenSettings
@@ -314,6 +315,7 @@ def listen_settings(config: HearthConfig) -> ListenSettings:
             finished_threshold=config.listen.finished_threshold,
             end_silence_s=max(config.listen.end_silence_s, config.vad.min_silence_s),
         ),
+        hearing=HearingSettings(doubtful_below=config.listen.doubtful_below, unheard_below=config.listen.unheard_below),
     )
 
 

@@ -213,3 +213,14 @@ async def test_an_act_a_close_rival_hearing_does_not_support_is_asked_back() -> 
     assert asked.timeline.first("rival_hearing").detail["rival"] == "Time the eggs for seven minutes."
     assert kitchen.timers == [(1800, "eggs")]  # only the second, whose rival was far behind
     assert made.tool_calls[0].ran
+
+
+def test_the_thresholds_come_from_the_configuration() -> None:
+    from firmware_py.config import load_config
+    from firmware_py.wiring import listen_settings
+
+    config = load_config(overrides={"listen.doubtful_below": 0.3, "listen.unheard_below": 0.1})
+    hearing = listen_settings(config).hearing
+    assert (hearing.doubtful_below, hearing.unheard_below) == (0.3, 0.1)
+    with pytest.raises(Exception, match="unheard_below"):
+        load_config(overrides={"listen.doubtful_below": 0.2, "listen.unheard_below": 0.4})
