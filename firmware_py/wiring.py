@@ -315,7 +315,10 @@ def listen_settings(config: HearthConfig) -> ListenSettings:
             finished_threshold=config.listen.finished_threshold,
             end_silence_s=max(config.listen.end_silence_s, config.vad.min_silence_s),
         ),
-        hearing=HearingSettings(doubtful_below=config.listen.doubtful_below, unheard_below=config.listen.unheard_below),
+        hearing=HearingSettings(
+            doubtful_below=config.listen.doubtful_below, unheard_below=config.listen.unheard_below,
+            use_logprob=config.language == "en",  # measured for tiny.en only (docs/hearing.md)
+        ),
     )
 
 

@@ -224,3 +224,15 @@ def test_the_thresholds_come_from_the_configuration() -> None:
     assert (hearing.doubtful_below, hearing.unheard_below) == (0.3, 0.1)
     with pytest.raises(Exception, match="unheard_below"):
         load_config(overrides={"listen.doubtful_below": 0.2, "listen.unheard_below": 0.4})
+
+
+def test_korean_goes_by_the_other_signs() -> None:
+    from firmware_py.config import load_config
+    from firmware_py.wiring import listen_settings
+
+    korean = listen_settings(load_config(overrides={"language": "ko"})).hearing
+    english = listen_settings(load_config(overrides={"language": "en"})).hearing
+    low = _final("타이머 십 분 맞춰 줘.", logprob=-1.3)
+    assert weigh(low, 30.0, settings=korean).verdict == "sure"
+    assert weigh(low, 30.0, settings=english).verdict == "unheard"
+    assert weigh(low, -2.0, settings=korean).verdict == "unheard"

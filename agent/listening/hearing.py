@@ -32,6 +32,10 @@ Verdict = Literal["sure", "doubtful", "unheard"]
 class HearingSettings:
     """Where each sign of a hearing is lost and where it is sure, and the verdict's thresholds."""
 
+    use_logprob: bool = True
+    """Whether the decoder's log-probability is a sign.  Its scale is the model's own: the
+    thresholds below were set for Whisper tiny.en; Whisper base on Korean has not been measured
+    on real Korean speech (its only test voice is robotic), so Korean goes by the other signs."""
     logprob_lost: float = -1.0
     """A mean token log-probability at or below this gives no confidence at all."""
     logprob_sure: float = -0.35
@@ -125,7 +129,7 @@ def weigh(
     """The hearing of ``final``: its confidence from the signs there are, and the verdict."""
     s = settings
     signs: dict[str, float] = {}
-    if final.avg_logprob is not None:
+    if final.avg_logprob is not None and s.use_logprob:
         signs["logprob"] = _scale(final.avg_logprob, s.logprob_lost, s.logprob_sure)
     if final.no_speech_prob is not None:
         signs["no_speech"] = _scale(1.0 - final.no_speech_prob, 0.0, 1.0 - s.no_speech_sure)
