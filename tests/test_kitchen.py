@@ -310,3 +310,80 @@ def test_the_high_pass_takes_off_hum_and_keeps_the_voice():
     assert resolve_front_end("bench.kitchen.front_ends:highpass") is high
     with pytest.raises(ValueError, match="no front end 'denoise'"):
         resolve_front_end("denoise")
+
+
+def test_a_front_end_may_hand_the_detector_another_signal():
+    from bench.kitchen.front_ends import split
+
+    mic, clean = np.ones(4, dtype=np.float32), np.zeros(4, dtype=np.float32)
+    same = split(mic)
+    assert same[0] is same[1] and same[0].dtype == np.float32
+    recognize, detect = split((mic, clean))
+    assert recognize.tolist() == [1, 1, 1, 1] and detect.tolist() == [0, 0, 0, 0]
+
+
+def test_the_hearing_bench_gives_the_detector_and_turn_model_the_split_signal():
+    from types import SimpleNamespace
+
+    from bench.kitchen.hear import Ears
+
+    heard = {}
+
+    class Vad:
+        def reset(self): pass
+        def accept(self, samples):
+            heard["vad"] = samples
+            return [SimpleNamespace(speech=True, sample=RATE // 2), SimpleNamespace(speech=False, sample=RATE)]
+        def flush(self): return []
+
+    class Recognizer:
+        def final(self, samples, context):
+            from audio.protocols import Transcript
+
+            heard["asr"] = samples
+            return Transcript("words", True, avg_logprob=-0.1, no_speech_prob=0.0)
+
+    class Turn:
+        def probability(self, samples):
+            heard["turn"] = samples
+            return 0.9
+
+    ears = Ears.__new__(Ears)
+    ears.vad, ears.recognizer, ears.turn_model, ears.context = Vad(), Recognizer(), Turn(), ""
+    from agent.listening.hearing import HearingSettings
+
+    ears.listen = SimpleNamespace(preroll_s=0.0, tail_s=0.0, turn_end=SimpleNamespace(finished_threshold=0.5), hearing=HearingSettings())
+    ears.config = SimpleNamespace(vad=SimpleNamespace(min_silence_s=0.0))
+    mic, clean = np.ones(2 * RATE, dtype=np.float32), np.zeros(2 * RATE, dtype=np.float32)
+    row = ears.hear(mic, 0.5, 1.0, detect=clean)
+    assert heard["vad"] is clean and heard["turn"].max() == 0.0  # the detector and turn model: the cleaned signal
+    assert heard["asr"].min() == 1.0 and len(heard["asr"]) == RATE // 2  # the recognizer: the microphone, over the detector's span
+    assert row["transcript"] == "words" and row["turn_end_heard"] is True
+    ears.hear(mic, 0.5, 1.0)
+    assert heard["vad"] is mic  # without a split, one signal for all
+
+
+def test_gain_control_brings_a_quiet_voice_up_and_leaves_a_steady_floor_alone():
+    from bench.kitchen.front_ends import agc
+
+    rng = np.random.default_rng(0)
+    t = np.arange(3 * RATE) / RATE
+    floor = 0.001 * rng.standard_normal(len(t))
+    voice = np.where(t >= 1.0, 0.005 * np.sin(2 * np.pi * 300 * t), 0.0)  # −49 dBFS, 23 dB under the target
+    out = agc((floor + voice).astype(np.float32))
+    assert len(out) == len(t) and out.dtype == np.float32
+    rms = lambda x: 20 * np.log10(np.sqrt(np.mean(np.square(x))))  # noqa: E731
+    assert rms(out[int(2.5 * RATE):]) == pytest.approx(-26.0, abs=3.0)  # the voice near the target by then
+    assert rms(out[: RATE // 2]) < rms(floor[: RATE // 2]) + 1.0  # the floor alone is not brought up
+    assert np.abs(agc(np.ones(RATE, dtype=np.float32))).max() <= 1.0
+
+
+def test_blends_line_the_microphone_up_with_the_suppressors_delay():
+    from bench.kitchen.front_ends import _delayed, _frames
+
+    x = np.arange(10, dtype=np.float32)
+    assert _delayed(x, 3).tolist() == [0, 0, 0, 0, 1, 2, 3, 4, 5, 6]
+    assert _delayed(x, 0) is not None and _delayed(x, 0).tolist() == x.tolist()
+    seen = []
+    out = _frames(x, 4, lambda f: (seen.append(len(f)), f * 2)[1])
+    assert seen == [4, 4, 4] and out.tolist() == (2 * x).tolist()  # whole frames, the last padded; as long as the input

@@ -39,7 +39,7 @@ import numpy as np
 
 from agent.listening.hearing import weigh
 from audio.levels import speech_snr_db
-from bench.kitchen.front_ends import FrontEnd, resolve_front_end
+from bench.kitchen.front_ends import FrontEnd, resolve_front_end, split
 from bench.kitchen.mix import Condition, ConditionError, kitchen_audio, parse_conditions
 from bench.kitchen.rooms import DEFAULT_ROOM, RoomPreset, room_preset
 
@@ -79,9 +79,13 @@ class Ears:
             return None, None
         return starts[0] / RATE, (ends[-1] if ends else len(samples)) / RATE
 
-    def hear(self, samples: np.ndarray, real_start: float | None, real_end: float | None) -> dict[str, Any]:
-        """One take, after its front end: what the detector, the recognizer and the turn model make of it."""
-        start, end = self.speech(samples)
+    def hear(self, samples: np.ndarray, real_start: float | None, real_end: float | None,
+             detect: np.ndarray | None = None) -> dict[str, Any]:
+        """One take, after its front end: what the detector, the recognizer and the turn model make of
+        it.  ``detect``, when given, is what the detector and the turn model hear instead (a split
+        front end); the recognizer hears ``samples`` over the detector's span."""
+        detect = samples if detect is None else detect
+        start, end = self.speech(detect)
         row: dict[str, Any] = {"speech_found": start is not None, "vad_start_s": start, "vad_end_s": end}
         if real_start is not None and start is not None and end is not None and real_end is not None:
             row["start_error_s"] = round(start - real_start, 3)
@@ -104,7 +108,7 @@ class Ears:
             first = max(0, int(((start if start is not None else 0.0) - self.listen.preroll_s) * RATE))
             until = int((real_end + self.config.vad.min_silence_s) * RATE)
             if until > first:
-                p = self.turn_model.probability(samples[first:until])
+                p = self.turn_model.probability(detect[first:until])
                 row["turn_end_p"] = round(p, 3)
                 row["turn_end_heard"] = p >= self.listen.turn_end.finished_threshold
         return row
@@ -166,10 +170,10 @@ def run(
             audio_s += len(take.samples) / RATE
             for name, function in front_ends.items():
                 began = time.process_time()
-                processed = np.asarray(function(take.samples), dtype=np.float32)
+                recognize, detect = split(function(take.samples))
                 cpu[name] += time.process_time() - began
                 row = {"turn": key, "condition": condition.name, "front_end": name, "text": text if condition.speech else ""}
-                row |= ears.hear(processed, take.speech_start_s, take.speech_end_s)
+                row |= ears.hear(recognize, take.speech_start_s, take.speech_end_s, None if detect is recognize else detect)
                 if condition.speech:
                     row["transcript_error"] = round(transcript_error(text, row["transcript"], suite.language), 4)
                 rows.append(row)
