@@ -80,9 +80,8 @@ class _Attempt:
         self.queue: asyncio.Queue[AudioChunk | None] = asyncio.Queue()
         self.fed = 0  # samples handed over
         self.closed = False
-        self.latest: tuple[float, str] = (0.0, "")  # (seconds covered, text) of the newest partial
         self.last_partial: Transcript | None = None
-        self.whole: tuple[float, Transcript] | None = None  # the newest partial that is a whole hypothesis
+        self.whole: Transcript | None = None  # the newest partial that is a whole hypothesis
         self.covered = asyncio.Event()
         self.cover_needed_s: float | None = None
         self.task = asyncio.create_task(self._recognize(recognizer, timeline, emit, context), name="recognize")
@@ -90,7 +89,7 @@ class _Attempt:
     def require_cover(self, seconds: float) -> None:
         """A whole hypothesis covering ``seconds`` of audio is as good as the final: it heard all the speech."""
         self.cover_needed_s = seconds
-        if self.whole is not None and self.whole[0] >= seconds:
+        if self.whole is not None and self.whole.audio_s >= seconds:
             self.covered.set()
 
     async def _audio(self) -> AsyncIterator[AudioChunk]:
@@ -103,12 +102,11 @@ class _Attempt:
             if hyp.is_final:
                 final = replace(hyp, text=hyp.text.strip())
             else:
-                self.latest = (hyp.audio_s, hyp.text)
                 self.last_partial = hyp
                 if hyp.hypothesis is not None:
                     # Only a whole hypothesis may stand in for the final; the shown text keeps
                     # earlier partials' words and could lack the end of the request.
-                    self.whole = (hyp.audio_s, hyp)
+                    self.whole = hyp
                     if self.cover_needed_s is not None and hyp.audio_s >= self.cover_needed_s:
                         self.covered.set()
                 timeline.mark("partial_transcript", text=hyp.text, stable_chars=hyp.stable_chars, audio_s=round(hyp.audio_s, 3))
@@ -355,8 +353,6 @@ class UtteranceListener:
         end = min(self.total, self.speech_end + int(self.s.tail_s * self.rate))
         # The room is heard before the speech (from the press) and after it; the voice between.
         snr = speech_snr_db(self._buffer[: self.total], self.rate, (self.speech_start, self.speech_end))
-        if partial is not None and partial is final:
-            partial = None
         hearing = weigh(replace(final, audio_s=final.audio_s or (end - start) / self.rate), snr, partial, self.s.hearing)
         if hearing.verdict != "sure":
             log.info("heard %r %s (confidence %.2f, weakest: %s)", final.text, hearing.verdict, hearing.confidence, hearing.weakest)
@@ -380,9 +376,9 @@ class UtteranceListener:
         if attempt.task.done():
             return attempt.task.result()
         assert attempt.whole is not None
-        self.timeline.mark("final_from_partial", audio_s=round(attempt.whole[0], 3))
+        self.timeline.mark("final_from_partial", audio_s=round(attempt.whole.audio_s, 3))
         await attempt.discard()
-        whole = attempt.whole[1]
+        whole = attempt.whole
         text = (whole.hypothesis or "").strip()
         return replace(whole, text=text, is_final=True, stable_chars=len(text))
 
@@ -419,8 +415,8 @@ class UtteranceListener:
         if attempt.task.done() and not attempt.task.cancelled() and attempt.task.exception() is None:
             return attempt.task.result().text
         needed = (pause.at - self._utterance_start()) / self.rate
-        covered, text = attempt.latest
-        return text if covered >= needed else None
+        latest = attempt.last_partial
+        return latest.text if latest is not None and latest.audio_s >= needed else None
 
     def _sounds_finished(self) -> bool:
         pause, turn_end = self.pause, self.s.turn_end
