@@ -76,6 +76,9 @@ class Transcript:
     recognizer scores its words: near 0 for a sure decode, below about -0.6 for a doubtful one."""
     no_speech_prob: float | None = None
     """The recognizer's probability that the audio held no speech at all, when it gives one."""
+    word_probs: tuple[tuple[str, float], ...] = ()
+    """On a final, when the recognizer can say: each word of ``text`` (as written there, with its
+    punctuation) and how sure the recognizer is of it, 0 to 1."""
 
 
 @dataclass(frozen=True)

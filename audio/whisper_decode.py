@@ -23,7 +23,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -81,6 +81,19 @@ class WindowDecoder(Protocol):
     with ``hypotheses`` > 1 also the n best texts (beam search), as ``Decode.alternatives``."""
 
     def __call__(self, audio: np.ndarray, window_s: float, prompt: str, hypotheses: int = 1) -> Decode: ...
+
+
+WordProbabilities = tuple[tuple[str, float], ...]
+"""Each word of a text with the probability the decoder gives it on the audio: how sure it is of
+that word, apart from the rest (a sure "seconds" after an unsure "five")."""
+
+
+@runtime_checkable
+class WordScorer(Protocol):
+    """A decoder that can also say, for any text, how sure it is of each word on the audio it
+    decoded last (the chosen hypothesis may be another than its best)."""
+
+    def word_probabilities(self, text: str) -> WordProbabilities: ...
 
 
 @dataclass(frozen=True)
@@ -232,6 +245,7 @@ class CTranslate2Decoder:
         self.tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=language)
         self.suppressed = get_suppressed_tokens(self.tokenizer, [-1])
         self._prompts: dict[str, list[int]] = {}
+        self._last: tuple[Any, list[int], int] | None = None  # the last decode's encoder output, prompt and frames
 
     def _prompt(self, prompt: str) -> list[int]:
         tokens = self._prompts.get(prompt)
@@ -258,8 +272,23 @@ class CTranslate2Decoder:
         decode = self._generate(encoded, prompt, cap, window_s, hypotheses)
         if decode.prompted and distrust(decode, prompt, self.checks) == "echo":
             logger.info("the decode echoed its prompt (%r); decoding again without it", decode.text[:80])
+            prompt = ""
             decode = self._generate(encoded, "", cap, window_s, hypotheses)
+        self._last = (encoded, self._prompt(prompt), min(frames, int(len(audio) / 160) + 1))
         return _with_seconds(decode, time.perf_counter() - started)
+
+    def word_probabilities(self, text: str) -> WordProbabilities:
+        """How sure the decoder is of each word of ``text`` on the audio it decoded last, with the
+        same prompt: the text is forced through the decoder (one pass, about as costly as decoding
+        a word or two) and each word gets the lowest probability of its tokens.  Empty before any
+        decode, or for an empty text."""
+        if self._last is None or not text.strip():
+            return ()
+        encoded, prompt, frames = self._last
+        tokens = self.tokenizer.encode(" " + text.strip())
+        result = self.model.model.align(encoded, prompt, [tokens], frames)[0]
+        words = group_words([self.tokenizer.decode([t]) for t in tokens], list(result.text_token_probs))
+        return tuple((self.tokenizer.decode([tokens[i] for i in span]).strip(), p) for span, p in words)
 
     def _generate(self, encoded: Any, prompt: str, cap: int, window_s: float, hypotheses: int = 1) -> Decode:
         from faster_whisper.transcribe import get_compression_ratio
@@ -295,6 +324,23 @@ class CTranslate2Decoder:
             prompted=bool(prompt.strip()),
             alternatives=alternatives,
         )
+
+
+def group_words(pieces: Sequence[str], probabilities: Sequence[float]) -> list[tuple[range, float]]:
+    """Tokens made into words, as (the tokens' indices, the word's probability): a piece that
+    starts with a space starts a word; punctuation and the rest of a word join the word before.
+    A word's probability is its least likely token's, punctuation left out (Whisper is often
+    unsure of a comma, rarely of what it means).  A piece of a character (a Korean syllable's
+    bytes decode alone as U+FFFD) is part of a word."""
+    words: list[tuple[int, int, float]] = []
+    for i, (piece, p) in enumerate(zip(pieces, probabilities)):
+        wordy = bool(_NON_WORD.sub("", piece)) or "\ufffd" in piece
+        if not words or (piece.startswith(" ") and wordy):
+            words.append((i, i + 1, float(p) if wordy else 1.0))
+        else:
+            start, _, least = words[-1]
+            words[-1] = (start, i + 1, min(least, float(p)) if wordy else least)
+    return [(range(start, end), round(p, 4)) for start, end, p in words]
 
 
 def _with_seconds(decode: Decode, seconds: float) -> Decode:

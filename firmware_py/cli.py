@@ -208,7 +208,7 @@ async def _run_bench(config, args: argparse.Namespace) -> int:
         for name, figures in report["kitchen"]["conditions"].items():
             if figures["speech"]:
                 print(f"{name}: transcript error {figures['transcript_error']}; right tool and arguments {figures['tool_args_accuracy']}; "
-                      f"acts unasked {figures['acting_without_request']}, on wrong arguments {figures['wrong_acts']}; "
+                      f"acts unasked {figures['acting_without_request']}, on wrong arguments {figures['wrong_acts']}, incomplete {figures['incomplete_acts']}; "
                       f"first audio median {figures['first_audio_s']} s; lost an ending {figures['dropped_tail_turns']}")
             else:
                 print(f"{name}: {figures['turns']} presses, {figures['turns_started']} heard speech, {figures['acts']} acted")

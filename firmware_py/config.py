@@ -171,6 +171,10 @@ class ListenConfig(Section):
     unheard_below: float = Field(0.15, ge=0.0, le=1.0)
     """Hearing confidence below which hearth says it did not catch that and does nothing; at most
     ``doubtful_below``.  0 answers whatever was heard."""
+    unsure_word_below: float = Field(0.4, ge=0.0, le=1.0)
+    """A word the recognizer gives less probability than this (0–1) is not sure: an act that needs
+    it ("five" of a five-second timer) is asked back, however sure the rest was.  English only;
+    0 never asks on a word alone."""
 
     @model_validator(mode="after")
     def _unheard_at_most_doubtful(self) -> ListenConfig:

@@ -171,6 +171,7 @@ def make_recognizer(config: HearthConfig, store: ModelStore, profile: PlatformPr
             partial_window=config.asr.partial_window_ko if korean else config.asr.partial_window_en,
             final_window=config.asr.final_window,
             hypotheses=config.asr.hypotheses_ko if korean else config.asr.hypotheses_en,
+            score_words=not korean,  # only English hearing uses them (HearingSettings.use_logprob)
         ),
         lexicon=kitchen_lexicon(config.language),
     )
@@ -317,6 +318,7 @@ def listen_settings(config: HearthConfig) -> ListenSettings:
         ),
         hearing=HearingSettings(
             doubtful_below=config.listen.doubtful_below, unheard_below=config.listen.unheard_below,
+            word_sure=config.listen.unsure_word_below,
             use_logprob=config.language == "en",  # measured for tiny.en only (docs/hearing.md)
         ),
     )
@@ -400,7 +402,7 @@ def _speech_context(config: HearthConfig, tools: ToolUse | None) -> SpeechContex
 
 async def tool_use(config: HearthConfig, chat: JsonChatModel, speaker: VolumeSpeaker) -> ToolUse:
     """The household's tools opened, and the planner that decides calls to them with ``chat``."""
-    from agent.deciding.arguments import grounded
+    from agent.deciding.arguments import content_in, grounded
     from agent.deciding.tool_examples import default_planner
     from firmware_py.home_tools import open_home_tools
 
@@ -422,6 +424,7 @@ async def tool_use(config: HearthConfig, chat: JsonChatModel, speaker: VolumeSpe
         registry=home.registry,
         pretool_threshold_s=config.tools.pretool_threshold_s,
         grounded=grounded,
+        holds_values=content_in,
         answer=config.tools.answer,
         home=home,
     )

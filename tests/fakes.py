@@ -22,10 +22,11 @@ class ScriptedRecognizer:
     def __init__(
         self, text: str, language: str = "en", partial_every_s: float = 0.5, decode_s: float = 0.01,
         avg_logprob: float | None = None, no_speech_prob: float | None = None,
-        alternatives: tuple[tuple[str, float], ...] = (),
+        alternatives: tuple[tuple[str, float], ...] = (), word_probs: tuple[tuple[str, float], ...] = (),
     ) -> None:
         self.text = text
         self.alternatives = alternatives
+        self.word_probs = word_probs
         self.avg_logprob = avg_logprob
         self.no_speech_prob = no_speech_prob
         self.language = language
@@ -50,7 +51,7 @@ class ScriptedRecognizer:
         await asyncio.sleep(self.decode_s)
         yield Transcript(
             self.text, True, len(self.text), seconds, self.text, self.alternatives,
-            avg_logprob=self.avg_logprob, no_speech_prob=self.no_speech_prob,
+            avg_logprob=self.avg_logprob, no_speech_prob=self.no_speech_prob, word_probs=self.word_probs,
         )
 
 
@@ -101,13 +102,15 @@ class ScriptedChatModel:
                 self.closed_early += 1
 
 
-async def say(assistant, text: str, speech_s: float = 0.4, avg_logprob: float | None = None, alternatives=()):
+async def say(assistant, text: str, speech_s: float = 0.4, avg_logprob: float | None = None, alternatives=(), word_probs=()):
     """One tapped utterance that the scripted recognizer hears as ``text`` (its words scored
-    ``avg_logprob``); the turn's result."""
+    ``avg_logprob``, each word ``word_probs``); the turn's result."""
     from agent.listening.listen import Press
     from audio.wav import WavFileMicrophone
 
-    assistant.deps.recognizer = ScriptedRecognizer(text, avg_logprob=avg_logprob, alternatives=tuple(alternatives))
+    assistant.deps.recognizer = ScriptedRecognizer(
+        text, avg_logprob=avg_logprob, alternatives=tuple(alternatives), word_probs=tuple(word_probs),
+    )
     press = Press()
     asyncio.get_running_loop().call_later(0.0, press.release)
     audio = WavFileMicrophone(speech_like(speech_s, silence_before_s=0.1, silence_after_s=0.0)).chunks()

@@ -215,13 +215,52 @@ async def test_an_act_a_close_rival_hearing_does_not_support_is_asked_back() -> 
     assert made.tool_calls[0].ran
 
 
+def _scored(text: str, **unsure: float) -> tuple[tuple[str, float], ...]:
+    return tuple((w, unsure.get(w.strip(".,?").lower(), 0.97)) for w in text.split())
+
+
+def test_the_words_the_decoder_was_unsure_of_are_left_out_of_the_sure_text() -> None:
+    text = "Five seconds on the timer."
+    final = Transcript(text, True, 0, 2.0, text, avg_logprob=-0.2, no_speech_prob=0.01, word_probs=_scored(text, five=0.31))
+    hearing = weigh(final, 30.0)
+    assert hearing.verdict == "sure" and hearing.unsure_words == ("Five",)
+    assert hearing.sure_text == "seconds on the timer."
+    assert weigh(final, 30.0, settings=HearingSettings(word_sure=0.3)).unsure_words == ()
+    # Without scored words, or scores of other words, nothing is known against any word.
+    assert weigh(_final(text), 30.0).sure_text is None
+    other = Transcript(text, True, 0, 2.0, text, avg_logprob=-0.2, word_probs=_scored("Nine seconds on the timer."))
+    assert weigh(other, 30.0).sure_text is None
+    assert weigh(final, 30.0, settings=HearingSettings(use_logprob=False)).sure_text is None
+
+
+async def test_an_act_that_needs_an_unsure_word_is_asked_back() -> None:
+    from agent.deciding.arguments import content_in, grounded
+
+    chat = TimedJson(decision("", "timer_start", {"duration_s": 5}))
+    kitchen = Kitchen()
+    deps, _, executor = tool_deps(chat, kitchen, text="x", grounded=grounded, holds_values=content_in)
+    said = "Five seconds on the timer."
+    executor.start()
+    try:
+        assistant = Assistant(deps)
+        asked = await say(assistant, said, avg_logprob=-0.2, word_probs=_scored(said, five=0.2))
+        # Unsure of words the act's values do not stand on (the verb among them): made at once.
+        made = await say(assistant, said, avg_logprob=-0.2, word_probs=_scored(said, on=0.2, timer=0.1))
+    finally:
+        await executor.close()
+    assert asked.spoken == ["Start a timer for 5 seconds?"]
+    assert asked.timeline.first("unsure_words").detail["words"] == ["Five"]
+    assert kitchen.timers == [(5, None)]  # only the second
+    assert made.tool_calls[0].ran
+
+
 def test_the_thresholds_come_from_the_configuration() -> None:
     from firmware_py.config import load_config
     from firmware_py.wiring import listen_settings
 
-    config = load_config(overrides={"listen.doubtful_below": 0.3, "listen.unheard_below": 0.1})
+    config = load_config(overrides={"listen.doubtful_below": 0.3, "listen.unheard_below": 0.1, "listen.unsure_word_below": 0.2})
     hearing = listen_settings(config).hearing
-    assert (hearing.doubtful_below, hearing.unheard_below) == (0.3, 0.1)
+    assert (hearing.doubtful_below, hearing.unheard_below, hearing.word_sure) == (0.3, 0.1, 0.2)
     with pytest.raises(Exception, match="unheard_below"):
         load_config(overrides={"listen.doubtful_below": 0.2, "listen.unheard_below": 0.4})
 

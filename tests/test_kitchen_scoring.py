@@ -13,7 +13,7 @@ from agent.timeline import Timeline
 from bench.kitchen.loop import condition_figures, from_real_end, render_kitchen, snr_series
 from bench.loop.runner import BenchSettings, SuiteRun, _score_turn, parse_kitchen
 from bench.suites.schema import ExpectedCall
-from bench.suites.scoring import ToolCall, wrong_acts
+from bench.suites.scoring import ToolCall, incomplete_acts, wrong_acts
 from firmware_py.config import HearthConfig
 
 TIMER_10 = ExpectedCall(tool="timer_start", args={"duration_s": 600})
@@ -35,6 +35,18 @@ def test_an_acting_tool_nobody_asked_for_is_a_wrong_act():
     assert wrong_acts([], [ToolCall("note_add", {"text": "fan noise"})]) == ["note_add(text='fan noise')"]
     assert wrong_acts([TIMER_10], [ToolCall("timer_start", {"duration_s": 600}), ToolCall("shopping_add", {"item": "ten"})]) \
         == ["shopping_add(item='ten')"]
+
+
+def test_an_act_that_left_out_a_said_argument_is_incomplete_not_wrong():
+    pasta = ExpectedCall(tool="timer_start", args={"duration_s": 660, "label": "pasta"})
+    unlabelled = ToolCall("timer_start", {"duration_s": 660})
+    assert wrong_acts([pasta], [unlabelled]) == []
+    assert incomplete_acts([pasta], [unlabelled]) == ["timer_start(duration_s=660)"]
+    # Given but different is wrong, not incomplete.
+    soup = ToolCall("timer_start", {"duration_s": 660, "label": "soup"})
+    assert wrong_acts([pasta], [soup]) == ["timer_start(duration_s=660, label='soup')"]
+    assert incomplete_acts([pasta], [soup]) == []
+    assert incomplete_acts([pasta], [ToolCall("timer_start", {"duration_s": 660, "label": "pasta"})]) == []
 
 
 def _result(*calls: ToolCallRecord, heard: bool = True, transcript: str = "") -> TurnResult:

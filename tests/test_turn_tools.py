@@ -185,7 +185,7 @@ class ReversedFlushChain(FilterChain):
 
 
 def tool_deps(chat, kitchen: Kitchen, *, text="how is the air in Ilsan", language="en", features=Features(),
-              filters=None, grounded=None, answer="tool_text") -> tuple[TurnDeps, CharSink, ToolExecutor]:
+              filters=None, grounded=None, answer="tool_text", holds_values=None) -> tuple[TurnDeps, CharSink, ToolExecutor]:
     registry = kitchen.registry()
     executor = ToolExecutor(registry)
     planner = ToolCallPlanner(chat, registry.specs, registry.tool_call_schema(), "be brief")
@@ -193,7 +193,7 @@ def tool_deps(chat, kitchen: Kitchen, *, text="how is the air in Ilsan", languag
     deps = TurnDeps(
         vad=EnergyVad(), recognizer=ScriptedRecognizer(text), chat=chat, synthesizer=CharSynthesizer(),
         speaker=sink, language=language, system_prompt="be brief", features=features,
-        tools=ToolUse(planner, executor, registry, grounded=grounded, answer=answer),
+        tools=ToolUse(planner, executor, registry, grounded=grounded, holds_values=holds_values, answer=answer),
     )
     if filters is not None:
         deps.filters = filters

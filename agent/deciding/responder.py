@@ -273,9 +273,10 @@ class Responder:
         return ToolPlan(plan.say if plan.tool == "recipe_search" else "", "recipe_search", {"query": query}, raw=plan.raw), line
 
     def _heard_doubtfully(self, plan: ToolPlan) -> bool:
-        """Whether the words an act stands on may have been misheard: the hearing was doubtful, or
-        a nearly-as-likely hearing of the same audio does not support its arguments ("seven
-        minutes" against "thirty minutes")."""
+        """Whether the words an act stands on may have been misheard: the hearing was doubtful, a
+        nearly-as-likely hearing of the same audio does not support its arguments ("seven
+        minutes" against "thirty minutes"), or the act needs a word the recognizer was unsure of
+        ("five seconds" heard over the fan)."""
         hearing = self.hearing
         if hearing.verdict != "sure":
             return True
@@ -283,11 +284,21 @@ class Responder:
         if rival is not None:
             self.timeline.mark("rival_hearing", tool=plan.tool, rival=rival)
             return True
+        if hearing.unsure_words and hearing.sure_text is not None and not self._values_in(plan, hearing.sure_text):
+            self.timeline.mark("unsure_words", tool=plan.tool, words=list(hearing.unsure_words))
+            return True
         return False
 
     def _supported(self, plan: ToolPlan, text: str) -> bool:
         tools = self.tools
         return plan.tool is None or not tools.acts(plan.tool) or tools.grounded is None or tools.grounded(plan.tool, plan.args, text)
+
+    def _values_in(self, plan: ToolPlan, text: str) -> bool:
+        # Only the values: the verb is often the least sure word (Whisper splits a first word's
+        # probability between "Cancel" and "cancel"), and a misheard verb mostly leaves the act.
+        tools = self.tools
+        check = tools.holds_values
+        return plan.tool is None or not tools.acts(plan.tool) or check is None or check(plan.tool, plan.args, text)
 
     # -- the reasoner ---------------------------------------------------------------------
     async def delegate(self, route: Route, text: str, reply: Reply, fallback: ToolPlan | None = None) -> None:

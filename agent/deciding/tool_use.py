@@ -41,6 +41,9 @@ class ToolUse:
     """Tools expected to take longer than this get a line spoken before they run."""
     grounded: Grounding | None = None
     """Checks an acting call against the user's words; an unsupported one is asked back, not made."""
+    holds_values: Grounding | None = None
+    """Whether an acting call's values (a duration, an item, a note) are in given words, whether or
+    not the act itself is asked for there: the check on the words heard surely."""
     answer: Literal["tool_text", "model"] = "tool_text"
     """After the tool: speak its own text (small models), or let the model phrase an answer from it."""
     answer_max_tokens: int = 80

@@ -9,6 +9,11 @@ the recognizer and the room say about it:
 - the voice's level above the room's on this turn (:func:`audio.levels.speech_snr_db`);
 - whether the last partial decode, made on most of the same audio, agreed with the final.
 
+A hearing can be sure as a whole and still unsure of the one word an act stands on ("five
+seconds" for "forty-five seconds" over the fan): the decoder also says how sure it is of each
+word.  The words below ``word_sure`` are left out of the hearing's ``sure_text``, and an act that
+those words alone support is asked back (:mod:`agent.deciding.responder`).
+
 Each is mapped to 0–1 between where it is lost and where it is sure; the turn's confidence
 is the weakest of them, since one bad sign is enough to doubt a hearing.  Below
 ``unheard_below`` hearth says it did not catch that instead of answering; below
@@ -33,8 +38,8 @@ class HearingSettings:
     """Where each sign of a hearing is lost and where it is sure, and the verdict's thresholds."""
 
     use_logprob: bool = True
-    """Whether the decoder's log-probability is a sign.  Its scale is the model's own: the
-    thresholds below were set for Whisper tiny.en; Whisper base on Korean has not been measured
+    """Whether the decoder's probabilities are signs: its mean log-probability, and each word's
+    (``word_sure``).  Their scale is the model's own: the thresholds below were set for Whisper tiny.en; Whisper base on Korean has not been measured
     on real Korean speech (its only test voice is robotic), so Korean goes by the other signs."""
     logprob_lost: float = -1.0
     """A mean token log-probability at or below this gives no confidence at all."""
@@ -60,6 +65,9 @@ class HearingSettings:
     rival_margin: float = 0.06
     """Another of the n best whose mean log-probability is within this of the best is a rival
     hearing: an act its words do not support is asked back (:mod:`agent.deciding.responder`)."""
+    word_sure: float = 0.4
+    """A word the decoder gives less probability than this is not sure: an act that needs it is
+    asked back."""
     phantom_sure: float = 0.9
     """A text Whisper is known to invent over noise ("Thank you.", "you") is taken only above
     this confidence; below it the turn is not heard."""
@@ -107,6 +115,11 @@ class Hearing:
     rivals: tuple[str, ...] = ()
     """Other hearings of the same audio the decoder found nearly as likely (other words, not
     only other punctuation): an act must be supported by each of them to go ahead unasked."""
+    unsure_words: tuple[str, ...] = ()
+    """The words of ``text`` the decoder was unsure of (below ``word_sure``)."""
+    sure_text: str | None = None
+    """``text`` without its unsure words: what an act must be supported by to go ahead unasked.
+    None when the recognizer does not say how sure it is of each word."""
 
     def marks(self) -> dict[str, object]:
         """The figures for the turn's timeline."""
@@ -116,6 +129,7 @@ class Hearing:
             "confidence": r(self.confidence), "verdict": self.verdict, "weakest": self.weakest,
             "avg_logprob": r(self.avg_logprob), "no_speech_prob": r(self.no_speech_prob),
             "snr_db": r(self.snr_db), "agreement": r(self.agreement), "rivals": list(self.rivals),
+            "unsure_words": list(self.unsure_words),
         }
 
 
@@ -146,10 +160,21 @@ def weigh(
     elif _key(final.text) in PHANTOMS and confidence < s.phantom_sure:
         confidence, weakest = 0.0, "phantom"
     verdict: Verdict = "unheard" if confidence < s.unheard_below else "doubtful" if confidence < s.doubtful_below else "sure"
+    unsure, sure_text = sure_words(final, s.word_sure) if s.use_logprob else ((), None)
     return Hearing(
         final.text, confidence, verdict, final.avg_logprob, final.no_speech_prob, snr_db, agreed, weakest,
-        rivals(final, s.rival_margin),
+        rivals(final, s.rival_margin), unsure, sure_text,
     )
+
+
+def sure_words(final: Transcript, word_sure: float) -> tuple[tuple[str, ...], str | None]:
+    """The words of ``final`` the recognizer was unsure of, and its text without them (None when
+    it did not score the words of this text)."""
+    words = final.word_probs
+    if not words or [_key(w) for w, _ in words if _key(w)] != [_key(w) for w in final.text.split() if _key(w)]:
+        return (), None
+    unsure = tuple(w for w, p in words if p < word_sure)
+    return unsure, " ".join(w for w, p in words if p >= word_sure)
 
 
 def rivals(final: Transcript, margin: float) -> tuple[str, ...]:

@@ -98,6 +98,7 @@ class Ears:
             final = self.recognizer.final(samples[first:last], self.context)
             row["decode_s"] = round(time.perf_counter() - began, 3)
             transcript = final.text
+            row["word_probs"] = [list(w) for w in final.word_probs]
             # The loop's hearing of the turn (no partial to agree with: offline there is one decode).
             heard_until = min(len(samples), int((end + 1.0) * RATE))
             snr = speech_snr_db(samples[:heard_until], RATE, (int(start * RATE), int(end * RATE)))

@@ -103,6 +103,7 @@ def condition_figures(stats: dict[str, Any], condition: Condition) -> dict[str, 
         "acts": stats.get("acting_turns"),
         "acting_without_request": stats.get("acting_without_request"),
         "wrong_acts": stats.get("wrong_acts"),
+        "incomplete_acts": stats.get("incomplete_acts"),
     }
     if condition.speech:
         figures |= {
@@ -137,6 +138,7 @@ ROWS = (
     ("right tool and arguments", "tool_args_accuracy", _pct),
     ("acts nobody asked for (turns)", "acting_without_request", _num),
     ("acts on arguments not asked for (`wrong_acts`, turns)", "wrong_acts", _num),
+    ("right acts that left out something said (`incomplete_acts`, turns)", "incomplete_acts", _num),
     ("real end of speech → first audio, median (s)", "first_audio_s", _num),
     ("… p90 (s)", "first_audio_s_p90", _num),
     ("real end of speech → end of listening, median (s)", "endpoint_s", _num),

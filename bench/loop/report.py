@@ -81,6 +81,8 @@ def render_report(report: dict[str, Any]) -> str:
         lines.append(f"| {LABELS[key]} | " + " | ".join(_pct(report["variants"][v].get(key, {})) for v in variants) + " |")
     lines.append("| acts nobody asked for (turns) | " + " | ".join(_num(report["variants"][v].get("acting_without_request")) for v in variants) + " |")
     lines.append("| acts on arguments not asked for (turns) | " + " | ".join(_num(report["variants"][v].get("wrong_acts")) for v in variants) + " |")
+    lines.append("| right acts that left out something said (turns) | "
+                 + " | ".join(_num(report["variants"][v].get("incomplete_acts")) for v in variants) + " |")
     lines += ["", "## Heartbeat", "", "| figure | " + " | ".join(variants) + " |", "| --- | " + " | ".join("---" for _ in variants) + " |"]
     for key in ("stc", "stc_speculable"):
         lines.append(f"| {LABELS[key]} | " + " | ".join(_pct(report["variants"][v].get(key) or {}) for v in variants) + " |")

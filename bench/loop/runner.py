@@ -110,12 +110,14 @@ def _score_turn(
     result: TurnResult, expected: list[Any], reference: str, language: str, asr_decode_s: float | None,
     heard: HeardReference | None = None, acting: set[str] | None = None,
 ) -> dict[str, Any]:
-    from bench.suites.scoring import ToolCall, score_calls, wrong_acts
+    from bench.suites.scoring import ToolCall, incomplete_acts, score_calls, wrong_acts
 
     tl = result.timeline
     # What happened: a call asked back ("Cancel the pasta timer?") was not made.
     score = score_calls(expected, [ToolCall(c.name, dict(c.args)) for c in result.tool_calls if c.ran])
-    wrong = wrong_acts(expected, [ToolCall(c.name, dict(c.args)) for c in result.tool_calls if c.acted])
+    acted = [ToolCall(c.name, dict(c.args)) for c in result.tool_calls if c.acted]
+    wrong = wrong_acts(expected, acted)
+    incomplete = incomplete_acts(expected, acted)
     timing = turn_figures(tl)
     return {
         "outcome": result.outcome.value,
@@ -127,6 +129,9 @@ def _score_turn(
         # An act on what the user did not say: a misheard argument, or a tool nobody asked for.
         "wrong_act": bool(wrong),
         "wrong_act_detail": "; ".join(wrong) or None,
+        # The right act that left out something said (a timer without its label): not wrong, not whole.
+        "incomplete_act": bool(incomplete),
+        "incomplete_act_detail": "; ".join(incomplete) or None,
         "acted": any(c.acted for c in result.tool_calls),
         "heard_speech": tl.first("speech_start") is not None,
         "right_tool": score.right_tool,
@@ -372,6 +377,7 @@ class SuiteRun:
                 "cut_off_turns": sum(1 for r in rows if r.get("cut_off")),
                 "acting_without_request": sum(1 for r in rows if r.get("acted_unasked")),
                 "wrong_acts": sum(1 for r in rows if r.get("wrong_act")),
+                "incomplete_acts": sum(1 for r in rows if r.get("incomplete_act")),
                 "acting_turns": sum(1 for r in rows if r.get("acted")),
                 "turns_started": sum(1 for r in rows if r.get("heard_speech")),
                 "heard_words": sum(1 for r in rows if r.get("heard_words")),

@@ -314,11 +314,14 @@ class CallScore:
     """One line: ``ok``, or what was missing, extra or different."""
 
 
-def _arg_mismatches(expected: ExpectedCall, actual: ToolCall) -> list[str]:
+def _arg_mismatches(expected: ExpectedCall, actual: ToolCall, given_only: bool = False) -> list[str]:
+    """The expected arguments ``actual`` does not match; with ``given_only``, only among those it gave."""
     kinds = TOOLS.get(expected.tool, {})
     problems = []
     for key, want in expected.args.items():
         got = actual.args.get(key, _MISSING)
+        if given_only and (got is _MISSING or got is None):
+            continue
         if not values_match(kinds.get(key, "text"), want, got):
             shown = "(missing)" if got is _MISSING else repr(got)
             problems.append(f"{expected.tool}.{key}: expected {want!r}, got {shown}")
@@ -360,16 +363,31 @@ def score_calls(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) ->
 
 
 def wrong_acts(expected: Sequence[ExpectedCall], acted: Sequence[ToolCall]) -> list[str]:
-    """Acts with arguments the request did not have: each call that acted and matches no expected call
-    of its tool in every expected argument (the right tool with a misheard argument, or an acting
-    tool nobody asked for).  ``acted`` holds only the calls that changed something.  Empty when
-    every act was asked for."""
+    """Acts with arguments the request did not have: each call that acted and matches no expected
+    call of its tool in every argument it was given (the right tool with a misheard argument, or an
+    acting tool nobody asked for).  An argument the request had and the act left out (a timer
+    without its "pasta" label) is not wrong but incomplete (:func:`incomplete_acts`).  ``acted``
+    holds only the calls that changed something.  Empty when every act was asked for."""
     wrong = []
     for call in acted:
-        if not any(e.tool == call.name and not _arg_mismatches(e, call) for e in expected):
-            args = ", ".join(f"{k}={v!r}" for k, v in call.args.items())
-            wrong.append(f"{call.name}({args})")
+        if not any(e.tool == call.name and not _arg_mismatches(e, call, given_only=True) for e in expected):
+            wrong.append(_shown(call))
     return wrong
+
+
+def incomplete_acts(expected: Sequence[ExpectedCall], acted: Sequence[ToolCall]) -> list[str]:
+    """Acts that are not wrong (:func:`wrong_acts`) but left out an argument the request had: the
+    right timer without its label, "lemons" without the three."""
+    wrong = set(wrong_acts(expected, acted))
+    return [
+        _shown(call) for call in acted
+        if _shown(call) not in wrong and not any(e.tool == call.name and not _arg_mismatches(e, call) for e in expected)
+    ]
+
+
+def _shown(call: ToolCall) -> str:
+    args = ", ".join(f"{k}={v!r}" for k, v in call.args.items())
+    return f"{call.name}({args})"
 
 
 # ---------------------------------------------------------------------------------------------------------------
