@@ -79,6 +79,9 @@ class LlmConfig(Section):
     kept_heads: int = Field(20, ge=0, le=256)
     """Decision prompt heads (the examples fixed per tool) whose model state is kept in memory, so
     a request's decision reads only its own words; ~7 MB each for SmolLM2-135M, 0 keeps none."""
+    jump_forward: bool = True
+    """Write what a decision's schema forces (keys, quotes, the rest of a tool's name) in one batch
+    instead of a token at a time; false samples every token."""
 
 
 class AsrConfig(Section):

@@ -240,6 +240,7 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
             max_tokens=config.llm.max_tokens,
             temperature=config.llm.temperature,
             kept_heads=config.llm.kept_heads,
+            jump_forward=config.llm.jump_forward,
         )
     )
     synthesizer: Synthesizer = make_synthesizer(config, store)

@@ -50,6 +50,8 @@ class TopTokenFirstSampler:
         """Tokens sampled."""
         self.fallbacks = 0
         """Tokens for which the unconstrained choice was refused and the full grammar pass ran."""
+        self.forced = 0
+        """Tokens taken as given (:meth:`force`), not sampled."""
 
     def _apply(self, sampler: Any, logits: Any) -> int:
         self._all.copy_logits(logits)
@@ -85,6 +87,17 @@ class TopTokenFirstSampler:
         self._llama_cpp.llama_sampler_accept(self.grammar, token)
         self.chain.accept(token)
         return token
+
+    def force(self, token: int) -> bool:
+        """Take ``token`` as the next one without sampling, when the grammar allows it (False, and
+        nothing changed, when it does not): the grammar and the penalties' history move on as if
+        it had been sampled."""
+        if not self.allows(token):
+            return False
+        self._llama_cpp.llama_sampler_accept(self.grammar, token)
+        self.chain.accept(token)
+        self.forced += 1
+        return True
 
     def close(self) -> None:
         if self.grammar:

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from agent.model.json_skeleton import Skeleton, compile_skeleton
+from agent.model.jump_forward import DecodeCount, decode_along
+
 log = logging.getLogger(__name__)
 
 Role = Literal["system", "user", "assistant"]
@@ -164,6 +167,10 @@ class LlamaSettings:
     top_token_first: bool = True
     """Under a grammar, check the model's own choice against it before masking the whole vocabulary
     (:mod:`agent.model.grammar_sampling`): several times faster, and identical output when greedy."""
+    jump_forward: bool = True
+    """Under a JSON schema (with ``top_token_first``), evaluate the text the schema forces (keys,
+    quotes, the rest of a tool's name) in one batch instead of sampling it token by token
+    (:mod:`agent.model.jump_forward`)."""
 
 
 _LOADING = threading.Lock()
@@ -185,12 +192,16 @@ class LlamaChatModel:
         self._formatter: Any = None
         self._bos_text = ""
         self._grammars: dict[str, Any] = {}
+        self._skeletons: dict[str, tuple[Any, ...] | None] = {}
         self._lock = threading.Lock()
         self.last_prompt: tuple[int, int] = (0, 0)
         """(tokens in the prompt, tokens evaluated for it) of the latest call: the rest was
         shared with what an earlier call left in the model's cache, or loaded from a kept head."""
         self.capped = False
         """Whether the latest reply stopped at its token cap (see :func:`stopped_at_cap`)."""
+        self.last_decode: DecodeCount | None = None
+        """Tokens sampled and forced, and the time, of the latest reply decoded along a schema's
+        skeleton (None for one that was not)."""
         self._heads: OrderedDict[tuple[int, ...], bytes] = OrderedDict()
         self._background: set[threading.Event] = set()
         """Cancel flags of background work (keeping heads), set by any real call."""
@@ -384,6 +395,16 @@ class LlamaChatModel:
             self._grammars[key] = LlamaGrammar.from_string(json_gbnf(json_schema), verbose=False)
         return self._grammars[key]
 
+    def _skeleton(self, json_schema: dict[str, Any] | None) -> tuple[Any, ...] | None:
+        if json_schema is None or not (self.settings.jump_forward and self.settings.top_token_first):
+            return None
+        key = json.dumps(json_schema, sort_keys=True)
+        if key not in self._skeletons:
+            if len(self._skeletons) >= _GRAMMAR_CACHE:
+                self._skeletons.pop(next(iter(self._skeletons)))
+            self._skeletons[key] = compile_skeleton(json_schema)
+        return self._skeletons[key]
+
     def _generate(
         self,
         prompt: str,
@@ -405,8 +426,23 @@ class LlamaChatModel:
 
         tokens = self._tokenize(prompt)
         n_head = _common_prefix(self._tokenize(head), tokens) if head else 0
+        skeleton = self._skeleton(json_schema) if grammar is not None else None
+        self.last_decode = None
         with self._lock:
             if not self._evaluate_in_slices(llama, tokens, cancel, n_head):
+                return
+            if skeleton is not None:
+                sampler = llama._init_sampler(
+                    temp=s.json_temperature, top_p=s.top_p, repeat_penalty=s.repeat_penalty, grammar=grammar,
+                )
+                try:
+                    count = decode_along(
+                        llama, sampler, tokens[llama.n_tokens :], Skeleton(skeleton), max_tokens, cancel, emit, stops,
+                    )
+                finally:
+                    sampler.close()
+                self.last_decode = count
+                self.capped = count.finish == "length"
                 return
             stream = llama.create_completion(
                 prompt=tokens,

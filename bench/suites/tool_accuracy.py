@@ -192,6 +192,10 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "answer_accuracy": _share(checked, "answer_right") if (checked := [r for r in rows if r.get("answer_right") is not None]) else None,
         "mean_seconds": round(sum(r["seconds"] for r in rows) / max(1, len(rows)), 3),
         "prompt_tokens_evaluated_median": _median([r["prompt_tokens_evaluated"] for r in rows if r.get("prompt_tokens_evaluated") is not None]),
+        # Per decision the talker wrote: tokens it chose, tokens the schema forced, and its decoding time.
+        "sampled_tokens_median": _median([r["sampled_tokens"] for r in rows if r.get("sampled_tokens") is not None]),
+        "forced_tokens_median": _median([r["forced_tokens"] for r in rows if r.get("forced_tokens") is not None]),
+        "decode_s_median": _median([r["decode_s"] for r in rows if r.get("decode_s") is not None]),
         "routing": _routing(rows),
         "categories": {
             name: {"turns": len(group), "tool_accuracy": _share(group, "right_tool"), "tool_args_accuracy": _share(group, "right_args")}
@@ -238,6 +242,7 @@ async def run_suite(
             evaluated_before = getattr(planner.chat, "last_prompt", None)
             plan = command or (await planner.plan(text, history) if route is None else None)
             evaluated = getattr(planner.chat, "last_prompt", None)
+            decoded = getattr(planner.chat, "last_decode", None) if plan is not None and command is None else None
             if reasoner is not None and plan is not None and command is None:
                 supported = plan.tool is None or plan.tool in READ_ONLY or grounded(plan.tool, plan.args, text)
                 after = route_after_decision(text, suite.language, plan.tool, supported, plan.tool is not None and plan.tool not in READ_ONLY)
@@ -267,6 +272,9 @@ async def run_suite(
                 "calls": [[c.name, c.args] for c in calls], "right_tool": score.right_tool,
                 "right_args": score.right_args, "detail": score.detail,
                 "acted_unasked": any(c.name not in {e.tool for e in expected} for c in acting), "seconds": round(time.perf_counter() - started, 3),
+                "sampled_tokens": decoded.sampled if decoded is not None else None,
+                "forced_tokens": decoded.forced if decoded is not None else None,
+                "decode_s": round(decoded.seconds, 4) if decoded is not None else None,
                 "prompt_tokens_evaluated": evaluated[1] if route is None and command is None and evaluated is not None and evaluated is not evaluated_before else None,
                 "route": route.reason if route is not None else None,
                 "reasoner_seconds": round(reasoner_s, 3) if reasoner_s is not None else None,
@@ -291,7 +299,7 @@ async def measure(options: argparse.Namespace) -> dict[str, Any]:
     suite = load_suite(options.suite)
     registry, tools_kind = build_registry(Path(tempfile.mkdtemp(prefix="hearth-tools-")), suite.language)
     model_path = options.model_path or model_store(config).path(config.llm.model) / "model.gguf"
-    settings = LlamaSettings(model_path, n_threads=config.llm.n_threads or 2)
+    settings = LlamaSettings(model_path, n_threads=config.llm.n_threads or 2, jump_forward=not options.no_jump_forward)
     if options.temperature is not None:
         settings = dataclasses.replace(settings, json_temperature=options.temperature)
     if options.chat_template == "gemma":
@@ -338,6 +346,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--narrow", default="1", help="'off', 0 (tools of the picked examples) or N nearest examples")
     p.add_argument("--none-within", type=int, default=3, help="offer 'no tool' only if a no-tool example is among this many nearest (0: always)")
     p.add_argument("--no-repair", action="store_true", help="keep the model's arguments as written")
+    p.add_argument("--no-jump-forward", action="store_true", help="sample every token of a decision, the forced ones too")
     p.add_argument("--no-cues", action="store_true", help="offer tools the request does not ask for in words")
     p.add_argument("--max-chars", type=int, default=60, help="cap on the spoken line and string arguments (0: none)")
     p.add_argument("--fixed-examples", action="store_true", help="the same four examples for every request")
