@@ -221,6 +221,10 @@ class ToolsConfig(Section):
     """Tools expected to take longer than this get a short line spoken before they run (0: all)."""
     answer: Literal["tool_text", "model"] = "tool_text"
     """After a tool: speak the tool's own answer, or let the model phrase it (bigger models)."""
+    tool_first: bool = True
+    """The talker names the tool and its arguments first, and writes a line only when no tool
+    answers: a call is decided in a handful of tokens, and the line before a slow tool is the
+    tool's own ("Let me check the weather.").  False: it writes its line first, then the tool."""
     ring_times: int = Field(5, ge=1, le=60)
     """A finished timer is announced up to this many times, until a press answers it."""
     ring_interval_s: float = Field(15.0, ge=1.0, le=600.0)

@@ -418,7 +418,7 @@ async def tool_use(config: HearthConfig, chat: JsonChatModel, speaker: VolumeSpe
         lane = ToolExecutor(home.registry)
         lane.start()
     return ToolUse(
-        planner=default_planner(chat, home.registry.for_model(), config.language),
+        planner=default_planner(chat, home.registry.for_model(), config.language, tool_first=config.tools.tool_first),
         executor=home.executor,
         lane=lane,
         thinker=ThinkerSettings(interval_s=hb.interval_s, max_in_flight=hb.max_in_flight, min_words=hb.min_words, stop_at_end=hb.stop_at_end),

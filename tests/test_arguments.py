@@ -309,3 +309,20 @@ def test_a_question_that_is_not_a_request_supports_no_act():
     assert not grounded("shopping_add", {"item": "cake flour"}, "I'm out of cake flour, what can I make it with?")
     assert grounded("timer_start", {"duration_s": 1800}, "Can you set a half hour timer?")
     assert grounded("timer_start", {"duration_s": 300}, "타이머 5분 맞춰 줄래?")
+
+
+def test_a_label_the_model_ran_on_from_is_kept_as_far_as_it_was_said():
+    from agent.deciding.arguments import repair_arguments
+
+    assert repair_arguments("timer_status", {"label": "rice ends now"}, "How long is left on the rice?") == {"label": "rice"}
+    assert repair_arguments("timer_status", {"label": "bread"}, "How long is left on the rice?") == {}
+
+
+def test_a_follow_up_about_the_weather_keeps_the_place_asked_about_before():
+    from agent.deciding.arguments import repair_arguments
+
+    earlier = "What's the weather like in London?"
+    assert repair_arguments("weather", {"when": "tomorrow"}, "And tomorrow?", earlier=earlier) == {"when": "tomorrow", "location": "London"}
+    # Not a follow-up, or no place before: the home's weather.
+    assert "location" not in repair_arguments("weather", {"when": "tomorrow"}, "What's the weather tomorrow?", earlier=earlier)
+    assert "location" not in repair_arguments("weather", {"when": "tomorrow"}, "And tomorrow?", earlier="Set a timer.")

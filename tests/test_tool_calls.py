@@ -49,3 +49,44 @@ async def test_a_plan_carries_the_tool_and_arguments_and_no_tool_is_none():
     assert none.tool is None and none.say == "You're welcome."
 
 
+
+
+# -- tool first ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("step", [1, 4, 100])
+def test_tool_first_the_tool_is_reported_before_any_line(step: int):
+    from agent.deciding.tool_calls import PlanReader, SayClosed, SayDelta, ToolChosen
+
+    for text, expected in [
+        ('{"tool": "timer_start", "args": {"duration_s": 600}}', [ToolChosen("timer_start")]),
+        ('{"tool": "none", "say": "You\'re welcome!"}', [ToolChosen(None), SayClosed("You're welcome!")]),
+    ]:
+        reader = PlanReader()
+        events = [e for i in range(0, len(text), step) for e in reader.feed(text[i : i + step])]
+        assert [e for e in events if not isinstance(e, SayDelta)] == expected
+        assert "".join(e.text for e in events if isinstance(e, SayDelta)) == (expected[-1].text if isinstance(expected[-1], SayClosed) else "")
+
+
+def test_tool_first_examples_and_schema_name_the_tool_and_write_a_line_only_without_one():
+    from agent.deciding.tool_calls import decision_text, planner_messages
+
+    timer = {"say": "Ten minutes.", "tool": "timer_start", "args": {"duration_s": 600}}
+    thanks = {"say": "You're welcome!", "tool": "none"}
+    assert decision_text(timer, tool_first=True) == '{"tool": "timer_start", "args": {"duration_s": 600}}'
+    assert decision_text(thanks, tool_first=True) == '{"tool": "none", "say": "You\'re welcome!"}'
+    assert decision_text(timer) == json.dumps(timer)
+    messages = planner_messages("sys", [], [("ten minutes", timer)], [], "eight minutes", tool_first=True)
+    assert messages[2].content == decision_text(timer, tool_first=True) and '{"tool": "none", "say"' in messages[0].content
+    registry = ToolRegistry([*clock_tools(), *convert_tools()])
+    *tools, none = registry.tool_call_schema(tool_first=True)["anyOf"]
+    assert all(list(b["properties"]) == ["tool", "args"] == b["required"] for b in tools)
+    assert list(none["properties"]) == ["tool", "say"] == none["required"]
+
+
+async def test_tool_first_a_plan_is_read_the_same():
+    registry = ToolRegistry([*clock_tools(), *convert_tools()])
+    schema = registry.tool_call_schema(tool_first=True)
+    chat = ScriptedJson({"tool": "time_now", "args": {}})
+    plan = await ToolCallPlanner(chat, registry.specs, schema, "", tool_first=True).plan("what time is it")
+    assert (plan.tool, plan.args, plan.say) == ("time_now", {}, "")
+    none = await ToolCallPlanner(ScriptedJson({"tool": "none", "say": "Hi!"}), registry.specs, schema, "", tool_first=True).plan("hello")
+    assert (none.tool, none.say) == (None, "Hi!")

@@ -472,3 +472,23 @@ async def test_undo_with_nothing_done_says_so():
     chat = TimedJson(decision("", "time_now", {}))
     spoken = await _dialog(["what time is it", "undo that"], chat, Kitchen())
     assert spoken == ["It's twelve o'clock.", "There's nothing to take back."]
+
+
+def tool_first(tool: str, args: dict | None = None, say: str = "", at: float = 0.0):
+    """The model's tool-first JSON in two pieces."""
+    reply = {"tool": tool, **({"args": args} if args is not None else {}), **({"say": say} if tool == "none" else {})}
+    text = json.dumps(reply, ensure_ascii=False)
+    return [(at, text[: len(text) // 2]), (at, text[len(text) // 2 :])]
+
+
+async def test_tool_first_a_slow_tool_gets_its_own_line_and_no_tool_its_answer():
+    chat = TimedJson(tool_first("air_quality", {"location": "Ilsan"}))
+    kitchen = Kitchen(air_text="Moderate.")
+    deps, sink, executor = tool_deps(chat, kitchen)
+    result, _ = await run_tool_turn(deps, executor, kitchen)
+    assert sink.text() == pretool_line("air_quality", "en") + "Moderate."
+    assert [m.detail["kind"] for m in result.timeline.all("tts_start")] == ["pretool", "answer"]
+    chat = TimedJson(tool_first("none", say="You're welcome!"))
+    deps, sink, executor = tool_deps(chat, kitchen, text="thank you")
+    result, _ = await run_tool_turn(deps, executor, kitchen)
+    assert (sink.text(), result.tool_calls) == ("You're welcome!", [])

@@ -63,8 +63,13 @@ class ToolRegistry:
         names: Iterable[str] | None = None,
         allow_none: bool = True,
         max_chars: int | None = None,
+        tool_first: bool = False,
     ) -> dict[str, Any]:
         """JSON schema of one model reply: ``{"say": ..., "tool": ..., "args": {...}}``.
+
+        ``tool_first``: ``{"tool": ..., "args": {...}}``, and ``{"tool": "none", "say": ...}`` when no
+        tool answers: a call is decided in a handful of tokens, with no line written before it (the
+        line before a slow tool is then the tool's own).
 
         "say" comes first in every branch because grammar-constrained decoding generates keys in
         schema order, and the spoken line must be ready before the (possibly slow) arguments.
@@ -85,26 +90,17 @@ class ToolRegistry:
         branches: list[dict[str, Any]] = []
         for spec in specs:
             args = _inline_refs(spec.schema())
+            capped = args if max_chars is None else _cap_strings(args, max_chars)
+            properties = {"tool": {"const": spec.name}, "args": capped} if tool_first else {
+                "say": dict(say), "tool": {"const": spec.name}, "args": capped,
+            }
             branches.append(
-                {
-                    "type": "object",
-                    "properties": {
-                        "say": dict(say),
-                        "tool": {"const": spec.name},
-                        "args": args if max_chars is None else _cap_strings(args, max_chars),
-                    },
-                    "required": ["say", "tool", "args"],
-                    "additionalProperties": False,
-                }
+                {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
             )
         if allow_none or not branches:
+            properties = {"tool": {"const": NO_TOOL}, "say": dict(say)} if tool_first else {"say": dict(say), "tool": {"const": NO_TOOL}}
             branches.append(
-                {
-                    "type": "object",
-                    "properties": {"say": dict(say), "tool": {"const": NO_TOOL}},
-                    "required": ["say", "tool"],
-                    "additionalProperties": False,
-                }
+                {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
             )
         return {"anyOf": branches}
 

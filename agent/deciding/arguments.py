@@ -114,6 +114,18 @@ def said_part(value: str, user_text: str) -> str | None:
     return part if part and not _names_nothing(part) and not set(_words(part)) <= _LIST_WORDS else None
 
 
+def _said_start(value: str, user_text: str) -> str | None:
+    """The first words of ``value``, as long as the user said each ("rice" of "rice ends now");
+    None when they did not say its first word."""
+    kept: list[str] = []
+    for word in value.split():
+        if not supported(word.strip(" ,.!?"), user_text):
+            break
+        kept.append(word.strip(" ,.!?"))
+    start = " ".join(kept)
+    return start if start and not _names_nothing(start) else None
+
+
 def asked_back(tool: str, args: dict[str, Any], user_text: str, earlier: str = "") -> dict[str, Any]:
     """An act's arguments as hearth asks them back (:mod:`agent.deciding.confirm`): a list item
     only in words the user said, in this request or (``earlier``) the turns before; none at all
@@ -161,6 +173,9 @@ def _timer_start(args: dict[str, Any], text: str, copied: Collection[str]) -> di
 
 
 def _label(args: dict[str, Any], text: str) -> None:
+    label = args.get("label")
+    if isinstance(label, str) and not supported(label, text) and (start := _said_start(label, text)) is not None:
+        args["label"] = start  # "rice ends now" for "how long is left on the rice?": it began with the rice
     _set_or_drop(args, "label", timer_label(text), text)
     if isinstance(args.get("label"), str) and not could_be_label(args["label"]):
         del args["label"]
@@ -306,6 +321,10 @@ def repair_arguments(
         if (earlier is not None and tool in ("weather", "air_quality") and location is not None and location != place(text)
                 and not supported(location, user_text) and not supported(location, earlier)):
             del fixed["location"]
+        language = "ko" if HANGUL.search(user_text) else "en"
+        if (earlier and tool in ("weather", "air_quality") and fixed.get("location") is None and place(text) is None
+                and is_follow_up(text, language) and (before := place(earlier)) is not None):
+            fixed["location"] = before  # "And tomorrow?" after the weather in London: still London
         return fixed
     except Exception:  # a repair bug must not cost the turn: the model's own arguments still stand
         log.exception("argument repair failed for %s %r on %r", tool, args, user_text)

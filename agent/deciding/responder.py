@@ -401,6 +401,8 @@ class Responder:
         say: list[str] = []
         closed: str | None = None  # the line as it is said (cut at its last whole sentence if capped)
         chosen = False
+        plan_tool: str | None = None
+        answered = False  # a line without a tool was fed
         plan: ToolPlan | None = None
         held: str | None = None
         tl.mark("llm_start")
@@ -411,14 +413,18 @@ class Responder:
                     say.append(event.text)
                 elif isinstance(event, SayClosed):
                     closed = event.text
+                    if chosen and plan_tool is None and not hold_plain and not answered:
+                        reply.feed(closed)  # tool first: "none", then the line
+                        answered = True
                 elif isinstance(event, ToolChosen):
-                    chosen = True
+                    chosen, plan_tool = True, event.tool
                     slow = event.tool is not None and tools.speaks_first(event.tool)
                     tl.mark("tool_chosen", tool=event.tool or NO_TOOL, slow=slow)
                     line = closed if closed is not None else "".join(say)
                     if event.tool is None:
-                        if not hold_plain:
-                            reply.feed(line)
+                        if not hold_plain and closed is not None:
+                            reply.feed(line)  # the line came first, and is whole
+                            answered = True
                     elif (line := self._line(event.tool, line, text)) is not None:
                         if self._fetched_early(event.tool):
                             held = line
@@ -432,7 +438,7 @@ class Responder:
             if isinstance(prompt, tuple):
                 tl.mark("decision_prompt", tokens=prompt[0], evaluated=prompt[1])
         assert plan is not None
-        if plan.tool is None and not chosen and plan.say and not hold_plain:  # the decision broke off before the reader saw the tool
+        if plan.tool is None and not answered and plan.say and not hold_plain:  # the decision broke off before its line was whole
             reply.feed(plan.say)
         return plan, held
 

@@ -3,7 +3,10 @@
 The model writes ``{"say": …, "tool": …, "args": {…}}`` constrained by the
 registry's schema.  ``say`` comes first, so the line to speak before a slow tool
 is known as soon as its closing quote is generated, while the arguments are
-still being written: :class:`SayWatcher` hands it over at that moment.
+still being written: :class:`SayWatcher` hands it over at that moment.  Tool
+first (``tool_first``), the model writes ``{"tool": …, "args": {…}}``, and
+``{"tool": "none", "say": …}`` when no tool answers: a call costs a handful of
+chosen tokens, and the line before a slow tool is the tool's own.
 Examples are given as chat turns (user request → assistant JSON), which small
 models follow far better than a description of the format.
 """
@@ -68,8 +71,9 @@ PlanEvent = SayDelta | SayClosed | ToolChosen | ToolPlan
 class PlanReader:
     """Reads the streamed decision and reports the ``say`` text and the tool the moment each is known.
 
-    The grammar fixes the key order (``say``, ``tool``, ``args``), so a forward scan suffices;
-    escapes split across pieces are held until complete.
+    The grammar fixes the key order (``say``, ``tool``, ``args``, or tool first), so a forward
+    scan suffices; each is reported when it closes, in the order written.  Escapes split across
+    pieces are held until complete.
     """
 
     def __init__(self) -> None:
@@ -82,15 +86,15 @@ class PlanReader:
 
     def feed(self, piece: str) -> list[SayDelta | SayClosed | ToolChosen]:
         self._text += piece
-        events: list[SayDelta | SayClosed | ToolChosen] = []
-        if not self._say_done:
-            events += self._read_say()
-        if self._say_done and not self._tool_done:
-            tool = _closed_string_after(self._text, '"tool"', self._pos)
-            if tool is not None:
+        say: list[SayDelta | SayClosed] = [] if self._say_done else self._read_say()
+        tool: list[ToolChosen] = []
+        if not self._tool_done:
+            name = _closed_string_after(self._text, '"tool"', 0)
+            if name is not None:
                 self._tool_done = True
-                events.append(ToolChosen(None if tool == NO_TOOL else tool))
-        return events
+                tool.append(ToolChosen(None if name == NO_TOOL else name))
+        tool_first = self._say_at is None or self._text.find('"tool"') < self._text.find('"say"')
+        return [*tool, *say] if tool_first else [*say, *tool]
 
     @property
     def said(self) -> tuple[str, bool]:
@@ -196,22 +200,35 @@ def describe_tools(specs: Sequence[Any], detail: bool = False) -> str:
     return "\n".join(lines)
 
 
+def decision_text(reply: dict[str, Any], tool_first: bool = False) -> str:
+    """A decision as the model is shown it and writes it: ``say`` first, or (``tool_first``) the
+    tool and its arguments, with ``say`` only when no tool answers."""
+    if not tool_first:
+        return json.dumps(reply, ensure_ascii=False)
+    tool = reply.get("tool", NO_TOOL)
+    if tool in (None, NO_TOOL):
+        return json.dumps({"tool": NO_TOOL, "say": reply.get("say", "")}, ensure_ascii=False)
+    return json.dumps({"tool": tool, "args": reply.get("args", {})}, ensure_ascii=False)
+
+
 def planner_messages(
     system_prompt: str,
     specs: Sequence[Any],
     examples: Sequence[tuple[str, dict[str, Any]]],
     history: Sequence[ChatMessage],
     user_text: str,
+    tool_first: bool = False,
 ) -> list[ChatMessage]:
-    system = (
-        f"{system_prompt}\n\nTools: {describe_tools(specs)}.\n"
-        'Reply with JSON only: {"say": a short line to speak, "tool": a tool name or "none", "args": its arguments}.'
+    form = (
+        '{"tool": a tool name, "args": its arguments}, or {"tool": "none", "say": a short line to speak}' if tool_first
+        else '{"say": a short line to speak, "tool": a tool name or "none", "args": its arguments}'
     )
+    system = f"{system_prompt}\n\nTools: {describe_tools(specs)}.\nReply with JSON only: {form}."
     # The head worth keeping in the model: the system prompt, and the examples fixed per tool.
     fixed = getattr(examples, "fixed", 0)
     messages = [ChatMessage("system", system, keep=not fixed)]
     for i, (request, reply) in enumerate(examples, 1):
-        reply_text = json.dumps(reply, ensure_ascii=False)
+        reply_text = decision_text(reply, tool_first)
         messages += [ChatMessage("user", request), ChatMessage("assistant", reply_text, keep=i == fixed)]
     return [*messages, *history, ChatMessage("user", user_text)]
 
@@ -249,6 +266,7 @@ class ToolCallPlanner:
         max_tokens: int = 96,
         repair: ArgRepair | None = None,
         say_chars: int | None = None,
+        tool_first: bool = False,
     ) -> None:
         self.chat = chat
         self.specs = list(specs)
@@ -260,6 +278,9 @@ class ToolCallPlanner:
         self.say_chars = say_chars
         """The cap the grammar puts on ``say`` (its ``maxLength``), if any: a line that long was cut
         there, and is said up to its last whole sentence."""
+        self.tool_first = tool_first
+        """The model names the tool first and writes a line only when no tool answers (``schema``
+        must be of the same form: :meth:`tools.registry.ToolRegistry.tool_call_schema`)."""
 
     def spoken(self, say: str, closed: bool = True) -> str:
         """The line as it is said: when the cap cut it (it fills ``say_chars``, or the decision's
@@ -274,7 +295,7 @@ class ToolCallPlanner:
 
     def system_message(self) -> str:
         """The fixed head of every decision prompt (worth evaluating once, before the first press)."""
-        return planner_messages(self.system_prompt, self.specs, [], [], "")[0].content
+        return planner_messages(self.system_prompt, self.specs, [], [], "", self.tool_first)[0].content
 
     def head_prompts(self) -> list[list[ChatMessage]]:
         """The prompt heads worth keeping before the first request (the examples fixed per tool),
@@ -282,7 +303,7 @@ class ToolCallPlanner:
         heads = getattr(self.examples, "heads", None)
         if not callable(heads):
             return []
-        return [planner_messages(self.system_prompt, self.specs, shown, [], "")[:-1] for shown in heads()]
+        return [planner_messages(self.system_prompt, self.specs, shown, [], "", self.tool_first)[:-1] for shown in heads()]
 
     def examples_for(self, user_text: str) -> Examples:
         shown = self.examples(user_text) if callable(self.examples) else self.examples
@@ -296,7 +317,7 @@ class ToolCallPlanner:
         ``examples``: the examples to show instead of those picked for ``user_text`` (the ones a
         decision on an earlier partial was shown, so the prompt it evaluated is shared)."""
         shown = self.examples_for(user_text) if examples is None else examples
-        messages = planner_messages(self.system_prompt, self.specs, shown, history, user_text)
+        messages = planner_messages(self.system_prompt, self.specs, shown, history, user_text, self.tool_first)
         reader = PlanReader()
         pieces: list[str] = []
         async for piece in self.chat.stream(messages, self.max_tokens, json_schema=self.schema):

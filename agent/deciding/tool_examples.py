@@ -228,9 +228,11 @@ class NarrowedChat:
         n: int | None = None,
         none_within: int | None = None,
         max_chars: int | None = None,
+        tool_first: bool = False,
     ) -> None:
         self.chat = chat
         self.max_chars = max_chars
+        self.tool_first = tool_first
         self.registry = registry
         self.picker = picker
         self.n = n
@@ -239,7 +241,7 @@ class NarrowedChat:
     def schema_for(self, text: str) -> dict[str, Any]:
         names, allow_none = self.picker.choices(text, self.n, self.none_within)
         names = [name for name in names if name in self.registry]
-        return self.registry.tool_call_schema(names, allow_none=allow_none, max_chars=self.max_chars)
+        return self.registry.tool_call_schema(names, allow_none=allow_none, max_chars=self.max_chars, tool_first=self.tool_first)
 
     def stream(
         self, messages: Sequence[ChatMessage], max_tokens: int | None = None, json_schema: dict[str, Any] | None = None
@@ -296,6 +298,7 @@ def default_planner(
     max_tokens: int = 128,
     cues: bool = True,
     fixed: int = FIXED,
+    tool_first: bool = False,
 ) -> ToolCallPlanner:
     """The planner hearth decides tool calls with: picked examples, narrowed grammar, repaired arguments.
 
@@ -304,18 +307,21 @@ def default_planner(
     among that many nearest (None: always), since a small model otherwise declines clear requests.
     ``max_chars`` caps the spoken line and string arguments.  ``cues``: a tool is offered only
     when the request asks for it in words (:mod:`agent.deciding.intents`).  ``fixed``: see :data:`FIXED`.
+    ``tool_first``: the decision names the tool and its arguments, and writes a line only when no tool
+    answers (see :meth:`tools.registry.ToolRegistry.tool_call_schema`).
     """
     picker = ExamplePicker(language, k, cues=cues, fixed=fixed)
     model: JsonChatModel = chat
     if narrow is not None:
-        model = NarrowedChat(chat, registry, picker, narrow or None, none_within, max_chars)
+        model = NarrowedChat(chat, registry, picker, narrow or None, none_within, max_chars, tool_first)
     return ToolCallPlanner(
         model,
         registry.specs,
-        registry.tool_call_schema(max_chars=max_chars),
+        registry.tool_call_schema(max_chars=max_chars, tool_first=tool_first),
         system_prompt(language),
         picker,
         max_tokens=max_tokens,
         repair=functools.partial(repair_arguments, copied=example_values()) if repair else None,
         say_chars=max_chars,
+        tool_first=tool_first,
     )

@@ -43,11 +43,12 @@ async def measure(options: argparse.Namespace) -> dict[str, Any]:
     token_by_token.load()
     jumping.load()
     picker = ExamplePicker(suite.language)
-    narrowing = NarrowedChat(token_by_token, registry, picker, n=2, none_within=3, max_chars=60)
+    tool_first = not options.say_first
+    narrowing = NarrowedChat(token_by_token, registry, picker, n=2, none_within=3, max_chars=60, tool_first=tool_first)
     rows = []
     for i, scenario in enumerate(suite.scenarios[: options.limit]):
         text = scenario.said
-        messages = planner_messages(system_prompt(suite.language), registry.specs, picker(text), [], text)
+        messages = planner_messages(system_prompt(suite.language), registry.specs, picker(text), [], text, tool_first)
         schema = narrowing.schema_for(text)
         order = [(token_by_token, "each"), (jumping, "jump")]
         out: dict[str, tuple[str, float, float]] = {}
@@ -63,7 +64,7 @@ async def measure(options: argparse.Namespace) -> dict[str, Any]:
     total = lambda key: sum(r[key] for r in rows)  # noqa: E731
     tokens = [r["sampled"] + r["forced"] for r in rows if r["sampled"] is not None]
     return {
-        "suite": suite.suite, "model": model, "git_commit": git_commit(), "decisions": len(rows),
+        "suite": suite.suite, "model": model, "git_commit": git_commit(), "tool_first": tool_first, "decisions": len(rows),
         "identical": sum(r["same"] for r in rows),
         "tokens_per_decision": statistics.median(tokens) if tokens else None,
         "sampled_per_decision": statistics.median(r["sampled"] for r in rows if r["sampled"] is not None) if tokens else None,
@@ -81,6 +82,7 @@ def main() -> None:
     parser.add_argument("--config", type=Path)
     parser.add_argument("--model", help="a model in the store other than the configured talker")
     parser.add_argument("--limit", type=int, default=40)
+    parser.add_argument("--say-first", action="store_true", help="decisions that write their line first (not tool first)")
     parser.add_argument("--out", type=Path, default=Path("out/jump-forward.json"))
     options = parser.parse_args()
     report = asyncio.run(measure(options))

@@ -291,7 +291,7 @@ def make_planner(chat: Any, registry: ToolRegistry, language: str, options: argp
     narrow = None if options.narrow == "off" else int(options.narrow)
     return default_planner(chat, registry, language, k=options.k, narrow=narrow, none_within=options.none_within or None,
                            repair=not options.no_repair, max_chars=options.max_chars or None, cues=not options.no_cues,
-                           fixed=options.fixed_head)
+                           fixed=options.fixed_head, tool_first=not options.say_first)
 
 
 async def measure(options: argparse.Namespace) -> dict[str, Any]:
@@ -330,7 +330,8 @@ async def measure(options: argparse.Namespace) -> dict[str, Any]:
         "settings": {"fixed_examples": options.fixed_examples, "k": options.k, "narrow": options.narrow,
                      "none_within": options.none_within, "max_chars": options.max_chars,
                      "repair": not options.no_repair, "cues": not options.no_cues, "temperature": settings.json_temperature,
-                     "fixed_head": options.fixed_head},
+                     "fixed_head": options.fixed_head, "tool_first": not options.say_first,
+                     "jump_forward": not options.no_jump_forward},
         "heads_kept": kept, "heads_s": heads_s,
         **summarise(rows), "wall_seconds": round(time.perf_counter() - started, 1), "rows": rows,
     }
@@ -347,6 +348,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--none-within", type=int, default=3, help="offer 'no tool' only if a no-tool example is among this many nearest (0: always)")
     p.add_argument("--no-repair", action="store_true", help="keep the model's arguments as written")
     p.add_argument("--no-jump-forward", action="store_true", help="sample every token of a decision, the forced ones too")
+    p.add_argument("--say-first", action="store_true", help="the decision writes its line first, then the tool (not tool first)")
     p.add_argument("--no-cues", action="store_true", help="offer tools the request does not ask for in words")
     p.add_argument("--max-chars", type=int, default=60, help="cap on the spoken line and string arguments (0: none)")
     p.add_argument("--fixed-examples", action="store_true", help="the same four examples for every request")
