@@ -31,7 +31,7 @@ def test_file_values_and_overrides(tmp_path: Path):
         ("[llm]\nn_threads = 0\n", "llm.n_threads: Input should be greater than or equal to 1 (got 0)"),
         ('language = "fr"\n', "language: Input should be 'en' or 'ko' (got 'fr')"),
         ("[button]\npin = 40\n", "button.pin: Input should be less than or equal to 27 (got 40)"),
-        ("[llm]\nthreads = 2\n", "llm.threads: unknown key (allowed here: model, n_threads, n_ctx, max_tokens, temperature, kept_heads)"),
+        ("[llm]\nthreads = 2\n", "llm.threads: unknown key (allowed here: model, n_threads, n_ctx, max_tokens, temperature, kept_heads, jump_forward)"),
         ("[vad]\nthreshold = 'high'\n", "vad.threshold: Input should be a valid number"),
     ],
 )
