@@ -39,7 +39,7 @@ from agent.deciding.routing import Route, is_question, route_after_decision, rou
 from agent.deciding.speculation import SpeculativeCall, SpeculativeRecord, call_key
 from agent.deciding.thinker import example_key, words_of
 from agent.deciding.tool_calls import NO_TOOL, SayClosed, SayDelta, ToolChosen, ToolPlan
-from agent.deciding.tool_use import ToolUse, answer_prompt, pretool_line, spoken_result, usable_line
+from agent.deciding.tool_use import Grounding, ToolUse, answer_prompt, pretool_line, spoken_result, usable_line
 from agent.deciding.undo import Act, amended, asks_to_undo, cannot_undo, nothing_to_undo, opposite
 from agent.deps import TurnDeps
 from agent.events import Delegated, Event, ToolCalled, ToolStarted
@@ -290,15 +290,16 @@ class Responder:
         return False
 
     def _supported(self, plan: ToolPlan, text: str) -> bool:
-        tools = self.tools
-        return plan.tool is None or not tools.acts(plan.tool) or tools.grounded is None or tools.grounded(plan.tool, plan.args, text)
+        return self._holds(plan, text, self.tools.grounded)
 
     def _values_in(self, plan: ToolPlan, text: str) -> bool:
         # Only the values: the verb is often the least sure word (Whisper splits a first word's
         # probability between "Cancel" and "cancel"), and a misheard verb mostly leaves the act.
-        tools = self.tools
-        check = tools.holds_values
-        return plan.tool is None or not tools.acts(plan.tool) or check is None or check(plan.tool, plan.args, text)
+        return self._holds(plan, text, self.tools.holds_values)
+
+    def _holds(self, plan: ToolPlan, text: str, check: Grounding | None) -> bool:
+        """Whether ``text`` bears the planned act out by ``check`` (true for no act, or no check)."""
+        return plan.tool is None or not self.tools.acts(plan.tool) or check is None or check(plan.tool, plan.args, text)
 
     # -- the reasoner ---------------------------------------------------------------------
     async def delegate(self, route: Route, text: str, reply: Reply, fallback: ToolPlan | None = None) -> None:

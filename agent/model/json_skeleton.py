@@ -124,9 +124,9 @@ class _State:
     path: int
     seg: int
     offset: int = 0
-    """Characters of a literal matched, or of a hole's value written (a string's escapes counted once)."""
+    """Characters of a literal matched, or of a string hole's value written (an escape counted once)."""
     text: str = ""
-    """A number hole's digits so far."""
+    """A number hole's characters so far."""
     escape: bool = False
     """A string hole just read a backslash."""
 
@@ -182,7 +182,7 @@ class Skeleton:
                 elif seg.max_chars is None or s.offset < seg.max_chars:
                     out.append(_State(s.path, s.seg, s.offset + 1))
             elif _could_grow(s.text + ch, seg.kind):
-                out.append(_State(s.path, s.seg, s.offset + 1, s.text + ch))
+                out.append(_State(s.path, s.seg, text=s.text + ch))
         return out
 
     def forced(self) -> str:

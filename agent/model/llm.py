@@ -191,8 +191,7 @@ class LlamaChatModel:
         self._llama: Any = None
         self._formatter: Any = None
         self._bos_text = ""
-        self._grammars: dict[str, Any] = {}
-        self._skeletons: dict[str, tuple[Any, ...] | None] = {}
+        self._grammars: dict[str, tuple[Any, tuple[Any, ...] | None]] = {}
         self._lock = threading.Lock()
         self.last_prompt: tuple[int, int] = (0, 0)
         """(tokens in the prompt, tokens evaluated for it) of the latest call: the rest was
@@ -383,27 +382,23 @@ class LlamaChatModel:
             llama.n_tokens = 0
 
     # -- streaming -----------------------------------------------------------------------
-    def _grammar(self, json_schema: dict[str, Any] | None) -> Any:
+    def _compiled(self, json_schema: dict[str, Any] | None) -> tuple[Any, tuple[Any, ...] | None]:
+        """The schema's grammar, and its skeleton when jump-forward is on and the schema has one
+        (None, None without a schema); both kept, since narrowed schemas repeat across requests."""
         if json_schema is None:
-            return None
+            return None, None
         from llama_cpp import LlamaGrammar
 
         key = json.dumps(json_schema, sort_keys=True)
         if key not in self._grammars:  # compiling a grammar costs tens of milliseconds
             if len(self._grammars) >= _GRAMMAR_CACHE:  # narrowed schemas vary per request
                 self._grammars.pop(next(iter(self._grammars)))
-            self._grammars[key] = LlamaGrammar.from_string(json_gbnf(json_schema), verbose=False)
+            jumping = self.settings.jump_forward and self.settings.top_token_first
+            self._grammars[key] = (
+                LlamaGrammar.from_string(json_gbnf(json_schema), verbose=False),
+                compile_skeleton(json_schema) if jumping else None,
+            )
         return self._grammars[key]
-
-    def _skeleton(self, json_schema: dict[str, Any] | None) -> tuple[Any, ...] | None:
-        if json_schema is None or not (self.settings.jump_forward and self.settings.top_token_first):
-            return None
-        key = json.dumps(json_schema, sort_keys=True)
-        if key not in self._skeletons:
-            if len(self._skeletons) >= _GRAMMAR_CACHE:
-                self._skeletons.pop(next(iter(self._skeletons)))
-            self._skeletons[key] = compile_skeleton(json_schema)
-        return self._skeletons[key]
 
     def _generate(
         self,
@@ -417,7 +412,7 @@ class LlamaChatModel:
     ) -> None:
         llama = self._require()
         s = self.settings
-        grammar = self._grammar(json_schema)
+        grammar, skeleton = self._compiled(json_schema)
 
         def stop_when_cancelled(_ids: Any, _logits: Any) -> bool:
             return cancel.is_set()
@@ -426,7 +421,6 @@ class LlamaChatModel:
 
         tokens = self._tokenize(prompt)
         n_head = _common_prefix(self._tokenize(head), tokens) if head else 0
-        skeleton = self._skeleton(json_schema) if grammar is not None else None
         self.last_decode = None
         with self._lock:
             if not self._evaluate_in_slices(llama, tokens, cancel, n_head):

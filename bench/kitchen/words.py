@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.deciding.arguments import content_in, grounded
-from agent.listening.hearing import _key
+from audio.whisper_decode import normalize
 from bench.suites.scoring import transcript_words
 
 DEFAULT_THRESHOLDS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
@@ -55,7 +55,7 @@ def acts_asked_back(rows: Iterable[dict[str, Any]], expected: dict[str, list[dic
         if not all(grounded(c["tool"], {k: _first(v) for k, v in c["args"].items()}, text) for c in calls):
             continue
         supported += 1
-        sure = " ".join(w for w, p in words if p >= threshold or not _key(w))
+        sure = " ".join(w for w, p in words if p >= threshold or not normalize(w))
         if not all(content_in(c["tool"], {k: _first(v) for k, v in c["args"].items()}, sure) for c in calls):
             lost += 1
     return supported, lost
