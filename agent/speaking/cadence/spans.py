@@ -44,7 +44,9 @@ _ABBREVIATION = r"(?=[A-Za-z])\b(?:e\.g|i\.e|etc|vs|Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|U
 _EMOJI_CHAR = r"[\u2600-\u27BF\u2B00-\u2BFF\U0001F300-\U0001FAFF]"
 _EMOJI_MOD = r"(?:\uFE0F|[\U0001F3FB-\U0001F3FF])?"
 EMOJI = (
-    rf"(?:[\U0001F1E6-\U0001F1FF]{{2}}|[#*0-9]\uFE0F?\u20E3"
+    # A flag is two regional indicators; one alone (a flag still being written, when the text
+    # streams in) is an emoji too, so a stream cut between the two splits no differently.
+    rf"(?:[\U0001F1E6-\U0001F1FF]{{1,2}}|[#*0-9]\uFE0F?\u20E3"
     rf"|{_EMOJI_CHAR}{_EMOJI_MOD}(?:\u200D{_EMOJI_CHAR}{_EMOJI_MOD})*)"
 )
 _EMOJI_LED = r"(?=[\u2600-\u27BF\u2B00-\u2BFF\U0001F1E6-\U0001FAFF#*0-9])" + EMOJI
