@@ -95,6 +95,22 @@ def test_an_act_is_grounded_only_when_asked_for_in_words() -> None:
     assert grounded("timer_cancel", {}, "타이머 취소해 줘")
     # A follow-up leans on the turn before: "and that one too" may cancel again.
     assert grounded("timer_cancel", {}, "And the rice one too.")
+    assert grounded("shopping_complete", {"item": "flour"}, "And the flour too.")
+
+
+@pytest.mark.parametrize(("tool", "args", "text"), [
+    # Over a running tap, "Add flour and butter to my shopping list" was heard so: it asks to add.
+    ("shopping_complete", {"item": "flour"}, "And flour, butter from the shopping list."),
+    ("shopping_add", {"item": "butter"}, "And the butter, I got it, tick it off."),
+    ("timer_cancel", {"label": "rice"}, "And set one for the rice."),
+    ("shopping_complete", {"item": "두부"}, "그리고 두부 목록에 추가해 줘"),
+])
+def test_a_follow_up_that_asks_for_one_act_never_stands_for_its_opposite(tool: str, args: dict, text: str) -> None:
+    from agent.deciding.arguments import grounded
+    from agent.deciding.intents import is_follow_up
+
+    assert is_follow_up(text, "ko" if any("가" <= c <= "힣" for c in text) else "en")
+    assert not grounded(tool, args, text)
 
     # "Put it on the list": what "it" is was never said.
     assert not grounded("shopping_add", {"item": "it"}, "Put it on the list.")

@@ -36,7 +36,7 @@ from agent.deciding.extract import (
 from agent.deciding.extract_lookup import could_be_place, place, recipe_query, when
 from agent.deciding.extract_units import conversion
 from agent.deciding.corrections import corrected
-from agent.deciding.intents import asks_for_act, cued_tools, is_follow_up, is_question, tells_own_plan
+from agent.deciding.intents import OPPOSITE_ACTS, asks_for_act, cued_tools, is_follow_up, is_question, tells_own_plan
 from agent.deciding.spoken_numbers import numbers, prepare
 from tools.convert import ConversionError, normalize_unit
 
@@ -345,13 +345,16 @@ def _note_supported(note: str, text: str) -> bool:
 def act_asked_for(tool: str, user_text: str) -> bool:
     """Whether the user's words ask for this kind of act at all, whatever its values: a request
     (not a question, unless it asks for an act), not the user's own plan, and words of this tool
-    or a follow-up."""
+    or a follow-up that does not ask for the opposite act in words."""
     language = "ko" if HANGUL.search(user_text) else "en"
     if tells_own_plan(user_text, language):
         return False  # "I'll add the salt myself later": asked back, never done
     if is_question(user_text, language) and not asks_for_act(user_text, language):
         return False  # "Is the five second rule real?": a question, not a request; "Can you set…?" is one
-    return tool in cued_tools(user_text, language) or is_follow_up(user_text, language)
+    cued = cued_tools(user_text, language)
+    if tool in cued:
+        return True
+    return is_follow_up(user_text, language) and OPPOSITE_ACTS.get(tool) not in cued
 
 
 def grounded(tool: str, args: dict[str, Any], user_text: str) -> bool:

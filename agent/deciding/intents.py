@@ -97,6 +97,13 @@ COMMAND_CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
 """Cues that ask for a tool only in a command, not in a question: "shopping list: baking soda" adds,
 "what's on my shopping list?" reads."""
 
+OPPOSITE_ACTS: Mapping[str, str] = {
+    "shopping_add": "shopping_complete", "shopping_complete": "shopping_add",
+    "timer_start": "timer_cancel", "timer_cancel": "timer_start",
+}
+"""Acts that undo each other. A follow-up that asks for one in words never stands for the other:
+"and flour, butter on the shopping list" (heard over a tap) adds, it does not tick off."""
+
 _QUESTION_EN = re.compile(r"^\s*(what|what's|whats|which|who|how|is|are|do|does|did|can|could|will|any|read|tell|show|list)\b|\?\s*$")
 _QUESTION_KO = re.compile(r"[?？]\s*$|뭐|무엇|알려|불러|읽어|있어|있지|있나|몇")
 
