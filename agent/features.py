@@ -22,6 +22,9 @@ class Features:
     end_of_turn: bool = True
     """Decide the end of a tapped utterance from the end-of-turn model, the words before the pause
     and the silence; off, a fixed silence (``listen.tap_silence_s``) ends it."""
+    sure_end: bool = True
+    """After an early end that the sound, the words, the hearing and the last partial all agree
+    on, answer after ``listen.sure_end_silence_s`` of silence instead of ``listen.end_silence_s``."""
     asr_bias: bool = True
     """Give the recognizer the household's words (units, list items, timer labels, recipe titles,
     places) as context, so it hears them rather than something that sounds alike."""
@@ -41,6 +44,9 @@ class Features:
     heartbeat: bool = True
     """Think and fetch on the partial transcripts while the user speaks (:mod:`agent.deciding.thinker`),
     and answer from what is ready when they stop."""
+    finish_newest: bool = True
+    """At the end of speech, let the Thinker's decision on the newest partial's words run on
+    (and start one when none had them), and answer with it when the final has the same words."""
     prefill: bool = True
     """Evaluate the decision's prompt in slices that a newer call preempts, and reuse what an earlier
     decision evaluated, so that after the end of speech only the last words are left to read."""

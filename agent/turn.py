@@ -217,7 +217,8 @@ class Turn:
         tools = self.deps.tools
         if tools is None or tools.lane is None or not self.deps.features.heartbeat:
             return None
-        thinker = Thinker(tools.planner, tools.lane, self.history, self.timeline, tools.thinker, emit=self.emit)
+        settings = tools.thinker if self.deps.features.finish_newest else replace(tools.thinker, finish_newest=False)
+        thinker = Thinker(tools.planner, tools.lane, self.history, self.timeline, settings, emit=self.emit)
         thinker.start()
         return thinker
 
@@ -239,7 +240,7 @@ class Turn:
         heard_speech, text = await _in_stage("hearing", listener.run(self.audio))
         while True:
             if self._thinker is not None:
-                self.speculation = await self._thinker.handoff()
+                self.speculation = await self._thinker.handoff(text)
             self.result.transcript = text
             self.emit(StateChanged(State.THINKING))
             if not heard_speech:
@@ -267,7 +268,7 @@ class Turn:
             # is long enough to be sure; if the user goes on, drop it all and hear them out.
             responding = asyncio.create_task(self._respond(text), name="respond")
             try:
-                resumed = await _in_stage("hearing", listener.watch(self.deps.listen.turn_end.end_silence_s))
+                resumed = await _in_stage("hearing", listener.watch(listener.answer_after_s(text)))
             except BaseException:
                 responding.cancel()
                 await asyncio.gather(responding, return_exceptions=True)

@@ -157,6 +157,11 @@ class ListenConfig(Section):
     """Silence after which the user has surely finished.  A tapped utterance ends here when the
     sound or the words say it goes on; after an earlier end hearth still listens until here and
     neither speaks nor acts, so a user who only paused is heard whole."""
+    sure_end_silence_s: float = Field(0.6, ge=0.2, le=10.0)
+    """After an early end that everything agrees on (the end-of-turn model is sure, the final
+    words leave nothing open, the hearing is sure, the last partial had the same words), the
+    silence after which hearth answers instead of ``end_silence_s``. Set it to ``end_silence_s``
+    to always wait that long."""
     tap_silence_s: float = Field(0.5, ge=0.2, le=5.0)
     """After a tap, silence that ends the utterance when there is no end-of-turn model."""
     speculative_silence_s: float = Field(0.25, ge=0.05, le=5.0)
@@ -286,6 +291,9 @@ class HeartbeatConfig(Section):
     stop_at_end: bool = True
     """Cut short the decisions under way once the user has finished, so the final decode has the
     CPU (what they evaluated stays cached); false lets them run on to the handoff."""
+    finish_newest: bool = True
+    """At the end, the decision on the newest partial's words runs on (one is started when none
+    had them); the answer takes it when the final transcript has the same words."""
 
 
 class PlatformConfig(Section):

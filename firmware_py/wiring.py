@@ -316,6 +316,7 @@ def listen_settings(config: HearthConfig) -> ListenSettings:
         turn_end=TurnEndSettings(
             finished_threshold=config.listen.finished_threshold,
             end_silence_s=max(config.listen.end_silence_s, config.vad.min_silence_s),
+            sure_end_silence_s=min(max(config.listen.sure_end_silence_s, config.vad.min_silence_s), config.listen.end_silence_s),
         ),
         hearing=HearingSettings(
             doubtful_below=config.listen.doubtful_below, unheard_below=config.listen.unheard_below,
@@ -421,7 +422,10 @@ async def tool_use(config: HearthConfig, chat: JsonChatModel, speaker: VolumeSpe
         planner=default_planner(chat, home.registry.for_model(), config.language, tool_first=config.tools.tool_first),
         executor=home.executor,
         lane=lane,
-        thinker=ThinkerSettings(interval_s=hb.interval_s, max_in_flight=hb.max_in_flight, min_words=hb.min_words, stop_at_end=hb.stop_at_end),
+        thinker=ThinkerSettings(
+            interval_s=hb.interval_s, max_in_flight=hb.max_in_flight, min_words=hb.min_words, stop_at_end=hb.stop_at_end,
+            finish_newest=hb.finish_newest,
+        ),
         registry=home.registry,
         pretool_threshold_s=config.tools.pretool_threshold_s,
         grounded=grounded,

@@ -158,17 +158,64 @@ async def test_the_decision_under_way_is_cut_short_when_the_user_finishes(stop_a
     thinker.hear("set a timer for")
     thinker.look()
     await asyncio.sleep(0)
+    thinker.hear("set a timer for ten")  # newer words: the decision under way is on old ones
     thinker.user_finished()  # the final decode starts now: it should have the CPU
     await asyncio.sleep(0)
     assert planner.cancelled == (1 if stop_at_end else 0)
     thinker.hear("set a timer for ten minutes")
     if stop_at_end:
-        assert not thinker.look()  # once stopped, no new decision starts
-    record = await thinker.handoff()
-    assert record.cancelled == 1 and planner.cancelled == 1  # counted once, whoever cut it
+        assert not thinker.look()  # once stopped, no new decision starts but the one on the newest words
+        assert planner.calls == ["set a timer for", "set a timer for ten"]
+    record = await thinker.handoff("set a timer for ten minutes")
+    cut = 2 if stop_at_end else 1
+    assert record.cancelled == cut and planner.cancelled == cut  # counted once, whoever cut it
     thinker.start()  # the user went on after all: thinking resumes
     thinker.hear("set a timer for ten minutes please")
     assert thinker.look()
+    await thinker.close()
+    await lane.close()
+
+
+async def test_the_decision_on_the_newest_words_runs_on_and_is_handed_over_when_the_final_has_them() -> None:
+    planner = ScriptedPlanner([("in busan", BUSAN)], delay_s=0.05)
+    thinker, lane = await _thinker(planner, Kitchen())
+    thinker.start()
+    thinker.hear("What's the weather in Busan?")
+    thinker.look()
+    await asyncio.sleep(0)
+    thinker.user_finished()
+    assert planner.cancelled == 0
+    record = await thinker.handoff("what's the weather in Busan")  # the same words: waited for
+    assert [d.plan for d in record.decisions] == [BUSAN] and record.cancelled == 0
+    assert thinker.timeline.first("heartbeat_finishing") is not None
+    await thinker.close()
+    await lane.close()
+
+
+async def test_the_newest_words_are_decided_on_at_the_end_when_no_look_had_them_and_cut_when_the_final_differs() -> None:
+    planner = ScriptedPlanner([("in busan", BUSAN)], delay_s=10.0)
+    thinker, lane = await _thinker(planner, Kitchen())
+    thinker.hear("What's the weather in Busan?")  # heard after the last look
+    thinker.user_finished()
+    await asyncio.sleep(0)
+    assert planner.calls == ["What's the weather in Busan?"]
+    record = await thinker.handoff("What's the weather in Busan tomorrow?")  # other words: cut short
+    assert record.cancelled == 1 and planner.cancelled == 1 and not record.decisions
+    await thinker.close()
+    await lane.close()
+
+
+async def test_without_finishing_the_newest_every_decision_is_cut_at_the_end() -> None:
+    planner = ScriptedPlanner([("in busan", BUSAN)], delay_s=10.0)
+    thinker, lane = await _thinker(planner, Kitchen(), ThinkerSettings(finish_newest=False))
+    thinker.hear("What's the weather in Busan?")
+    thinker.look()
+    await asyncio.sleep(0)
+    thinker.user_finished()
+    await asyncio.sleep(0)
+    assert planner.cancelled == 1
+    record = await thinker.handoff("What's the weather in Busan?")
+    assert record.cancelled == 1 and not record.decisions
     await thinker.close()
     await lane.close()
 
@@ -299,6 +346,21 @@ async def test_an_act_heard_early_is_made_only_after_the_user_finished() -> None
     assert kitchen.runs == [("shopping_add", {"item": "milk"})]
     assert starts and ends and starts[0].t >= ends[-1].t
     assert all(m.name != "heartbeat_fetch_start" for m in result.timeline.marks)
+
+
+@pytest.mark.parametrize("finish", [True, False])
+async def test_a_decision_on_the_last_partial_still_under_way_at_the_end_is_finished_and_taken(finish: bool) -> None:
+    # The decision takes longer than the speech has left after the last partial: finished, the
+    # answer takes it; cut short (the feature off), the final words are decided on again.
+    kitchen = Kitchen()
+    planner = ScriptedPlanner([("weather in busan", BUSAN)], delay_s=0.6)
+    features = Features() if finish else Features().without("finish-newest")
+    result = await _turn([(0.9, "what's the weather in Busan")], "What's the weather in Busan?", planner, kitchen, features)
+    marks = [m.name for m in result.timeline.marks]
+    assert ("heartbeat_decision_reused" in marks) is finish
+    assert ("heartbeat_finishing" in marks) is finish
+    assert (planner.calls == ["what's the weather in Busan"]) is finish
+    assert result.spoken[-1] == "Sunny in Busan."
 
 
 async def test_without_heartbeat_nothing_is_thought_before_the_end() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -185,11 +187,37 @@ async def test_a_user_who_goes_on_after_an_early_end_is_heard_whole_and_answered
     assert len(deps.chat.calls) == 2
 
 
-async def test_after_an_early_end_nothing_is_said_before_the_user_has_surely_finished():
-    model = ScriptedTurnModel(p=0.95)
-    result, _ = await run_turn(deps_with(model, unsure_s=1.2), speech_like(1.0, silence_after_s=2.5), realtime=True)
+@pytest.mark.parametrize(("p", "partial", "features", "sure"), [
+    (0.95, "what time is it", Features(), True),
+    (0.8, "what time is it", Features(), False),  # the sound is not sure enough
+    (0.95, "what time", Features(), False),  # the last partial lacked the final's words
+    (0.95, "what time is it", Features().without("sure-end"), False),
+])
+async def test_after_an_early_end_nothing_is_said_before_the_user_has_surely_finished(p, partial, features, sure):
+    class Recognizer(WordsRecognizer):
+        async def transcribe(self, audio, context="", *, hypotheses=1):
+            async for hyp in super().transcribe(audio, context, hypotheses=hypotheses):
+                yield hyp if hyp.is_final else replace(hyp, text=partial)
+
+    model = ScriptedTurnModel(p=p)
+    deps = deps_with(model, unsure_s=1.2, recognizer=Recognizer("what time is it"))
+    deps.listen = replace(deps.listen, turn_end=replace(deps.listen.turn_end, sure_end_silence_s=0.6))
+    deps.features = features
+    result, _ = await run_turn(deps, speech_like(1.0, silence_after_s=2.5), realtime=True)
     tl = result.timeline
     assert tl.first("endpoint").detail["by"] == "finished"
     assert tl.between("speech_end", "endpoint") < 0.3
-    assert tl.between("speech_end", "first_audio_out") >= 1.2
+    assert tl.first("answer_after").detail["sure"] is sure
+    if sure:  # the sound, the words, the hearing and two decodes agree: the short wait
+        assert 0.6 <= tl.between("speech_end", "first_audio_out") < 1.2
+    else:
+        assert tl.between("speech_end", "first_audio_out") >= 1.2
     assert tl.first("listening_resumed") is None
+
+
+def test_a_sure_end_never_waits_longer_than_an_unsure_one() -> None:
+    from firmware_py.config import HearthConfig, ListenConfig
+    from firmware_py.wiring import listen_settings
+
+    turn_end = listen_settings(HearthConfig(listen=ListenConfig(end_silence_s=0.8, sure_end_silence_s=2.0))).turn_end
+    assert turn_end.sure_end_silence_s == 0.8

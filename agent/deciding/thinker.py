@@ -50,6 +50,11 @@ class ThinkerSettings:
     """Cut short the decisions under way as soon as the user has finished, before the final
     transcript is decoded: on a few cores the final decode needs them, and what a cut decision
     evaluated stays in the model's cache for the answer's. False lets them run to the handoff."""
+    finish_newest: bool = True
+    """At the end, the decision on the newest partial's words is not cut short but runs on, and
+    one is started on them if none was: on most turns the final transcript has those very words,
+    and the answer then takes that decision instead of making it again. Decisions on older words
+    are cut short, and so is this one when the final's words turn out to differ."""
 
 
 def words_of(text: str) -> str:
@@ -96,7 +101,8 @@ class Thinker:
         self._latest = ""
         self._considered = ""
         self._tool_finished = False
-        self._in_flight: set[asyncio.Task[None]] = set()
+        self._in_flight: dict[asyncio.Task[None], str] = {}
+        """Decisions under way, and the words (:func:`words_of`) each decides on."""
         self._pinned: tuple[tuple[str, ...] | None, Sequence[Any]] | None = None
         self._loop: asyncio.Task[None] | None = None
         self._stopped = False
@@ -115,14 +121,15 @@ class Thinker:
         """A newer partial transcript."""
         self._latest = text
 
-    def stop(self) -> None:
-        """Stop looking and cut short the decisions under way, now (:meth:`handoff` waits for them)."""
+    def stop(self, keep: str | None = None) -> None:
+        """Stop looking and cut short the decisions under way, now, but one on the words ``keep``
+        (:meth:`handoff` waits for them)."""
         self._stopped = True
         loop, self._loop = self._loop, None
         if loop is not None:
             loop.cancel()
             self._stopping.add(loop)
-        pending = [t for t in self._in_flight if not t.done() and t not in self._stopping]
+        pending = [t for t, words in self._in_flight.items() if not t.done() and t not in self._stopping and words != keep]
         for task in pending:
             task.cancel()
         self._stopping.update(pending)
@@ -132,14 +139,27 @@ class Thinker:
 
     def user_finished(self) -> None:
         """The listener has decided the user finished: the final decode is next."""
-        if self.settings.stop_at_end:
-            self.stop()
+        if not self.settings.stop_at_end:
+            return
+        newest = words_of(self._latest) if self.settings.finish_newest else None
+        self.stop(keep=newest)
+        if not newest:
+            return
+        if not self._deciding_on(newest) and self._worth(newest):
+            self._start(self._latest, newest)  # the last words came after the last look
+        if self._deciding_on(newest):
+            self.timeline.mark("heartbeat_finishing", text=self._latest)
 
-    async def handoff(self) -> SpeculativeRecord:
-        """Stop looking, cut short the decisions under way, and hand the record over."""
-        self.stop()
+    def _deciding_on(self, words: str) -> bool:
+        return any(w == words and not t.done() and t not in self._stopping for t, w in self._in_flight.items())
+
+    async def handoff(self, final: str | None = None) -> SpeculativeRecord:
+        """Stop looking, cut short the decisions under way but one on the words of ``final`` (the
+        final transcript), wait for that one, and hand the record over."""
+        self.stop(keep=words_of(final) if final is not None and self.settings.finish_newest else None)
+        finishing = [t for t in self._in_flight if not t.done()]
         stopping, self._stopping = list(self._stopping), set()
-        await asyncio.gather(*stopping, return_exceptions=True)
+        await asyncio.gather(*stopping, *finishing, return_exceptions=True)
         return self.record
 
     async def close(self) -> None:
@@ -159,19 +179,26 @@ class Thinker:
     def look(self) -> bool:
         """One tick: start a decision when there is something new to think about; True if started."""
         words = words_of(self._latest)
-        if self._stopped or len(words.split()) < self.settings.min_words:
+        if self._stopped or not self._worth(words):
             return False
-        if words == self._considered and not self._tool_finished:
-            return False  # the clock alone is no reason: nothing has changed
         if len(self._in_flight) >= self.settings.max_in_flight:
             self.skipped += 1
             return False
+        self._start(self._latest, words)
+        return True
+
+    def _worth(self, words: str) -> bool:
+        """Whether ``words`` are enough, and new (or an early look-up came back since), to decide on."""
+        if len(words.split()) < self.settings.min_words:
+            return False
+        return words != self._considered or self._tool_finished  # the clock alone is no reason
+
+    def _start(self, heard: str, words: str) -> None:
         self._considered, self._tool_finished = words, False
         self.calls += 1
-        task = asyncio.create_task(self._decide(self._latest), name="thinker-decision")
-        self._in_flight.add(task)
-        task.add_done_callback(self._in_flight.discard)
-        return True
+        task = asyncio.create_task(self._decide(heard), name="thinker-decision")
+        self._in_flight[task] = words
+        task.add_done_callback(lambda t: self._in_flight.pop(t, None))
 
     def _examples(self, heard: str) -> tuple[tuple[str, ...] | None, Sequence[Any]]:
         """The nearest example's tool for ``heard``, and the examples for a decision on it: those of

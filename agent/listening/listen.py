@@ -57,6 +57,10 @@ class ListenSettings:
     """How sure a hearing must be to be answered, and to be acted on without asking back."""
 
 
+def _words(text: str) -> str:
+    return " ".join("".join(c if c.isalnum() or c == "'" else " " for c in text.casefold()).split())
+
+
 COVER_MARGIN_S = 0.05
 """Audio past the detected end of speech a partial must cover to stand in for the final."""
 
@@ -163,6 +167,8 @@ class UtteranceListener:
     ) -> None:
         self.features = features
         self.hearing: Hearing = SURE
+        self.end_p: float | None = None
+        """The end-of-turn model's P(finished) that ended the utterance early ("finished")."""
         """The last utterance's hearing, weighed once its final transcript is in."""
         self.vad = vad
         self.recognizer = recognizer
@@ -418,6 +424,24 @@ class UtteranceListener:
         latest = attempt.last_partial
         return latest.text if latest is not None and latest.audio_s >= needed else None
 
+    def answer_after_s(self, final: str) -> float:
+        """After an early end ("finished"), how long the silence must last before hearth answers:
+        ``sure_end_silence_s`` when the sound is sure, the final's words leave nothing open, the
+        hearing is sure and the last partial decode had the final's words (two decodes agree);
+        else ``end_silence_s``. Marked on the timeline as ``answer_after``."""
+        turn_end = self.s.turn_end
+        partial = self.attempt.last_partial if self.attempt is not None else None
+        signs = {
+            "sound": self.end_p is not None and self.end_p >= turn_end.sure_threshold,
+            "words": not sounds_unfinished(final, self.language),
+            "hearing": self.hearing.verdict == "sure",
+            "partial": partial is not None and _words(partial.text) == _words(final),
+        }
+        sure = self.features.sure_end and self.ended_by == "finished" and all(signs.values())
+        wait = turn_end.sure_end_silence_s if sure else turn_end.end_silence_s
+        self.timeline.mark("answer_after", silence_s=wait, sure=sure, **{k: v for k, v in signs.items() if not v})
+        return wait
+
     def _sounds_finished(self) -> bool:
         pause, turn_end = self.pause, self.s.turn_end
         if pause is None or pause.p is None or pause.p < turn_end.finished_threshold:
@@ -454,6 +478,7 @@ class UtteranceListener:
         else:
             if self._sounds_finished():
                 self.ended_by = "finished"
+                self.end_p = self.pause.p if self.pause is not None else None
                 return True
             limit = s.turn_end.end_silence_s
         if silence >= limit:

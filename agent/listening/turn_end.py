@@ -45,6 +45,14 @@ class TurnEndSettings:
     """Silence after which the user has surely finished.  A turn ends here when the sound or the
     words say it goes on; and after an earlier end hearth keeps listening until here, acting on
     nothing and saying nothing, so a user who only paused to think is heard whole."""
+    sure_end_silence_s: float = 0.6
+    """After an early end that everything agrees on, the silence after which hearth answers
+    instead of ``end_silence_s``: the sound says finished with at least ``sure_threshold``, the
+    final transcript's words do not leave the request open, the hearing is sure, and the last
+    partial decode already had the final's words. A user who goes on after it is heard as over a
+    reply."""
+    sure_threshold: float = 0.9
+    """The end-of-turn model's P(finished) at or above which the sound agrees to a sure end."""
     recheck_s: float = 0.15
     """While a pause lasts, the end-of-turn model is asked again after this much more silence."""
     quiet_margin_db: float = 0.0
