@@ -34,6 +34,8 @@ LABELS = {
     "tool_turn_first_answer_audio_s": "tool turns: end of speech → first answer audio (s)",
     "stc": "tool turns answered from an early look-up",
     "stc_speculable": "… of those whose tool may run early",
+    "stc_decided": "tool turns whose right call was decided on the partials (the answer took it)",
+    "sure_ends": "early ends answered after the short wait (a sure end)",
 }
 
 
@@ -84,7 +86,7 @@ def render_report(report: dict[str, Any]) -> str:
     lines.append("| right acts that left out something said (turns) | "
                  + " | ".join(_num(report["variants"][v].get("incomplete_acts")) for v in variants) + " |")
     lines += ["", "## Heartbeat", "", "| figure | " + " | ".join(variants) + " |", "| --- | " + " | ".join("---" for _ in variants) + " |"]
-    for key in ("stc", "stc_speculable"):
+    for key in ("stc", "stc_speculable", "stc_decided", "sure_ends"):
         lines.append(f"| {LABELS[key]} | " + " | ".join(_pct(report["variants"][v].get(key) or {}) for v in variants) + " |")
     key = "tool_turn_first_answer_audio_s"
     lines.append(f"| {LABELS[key]} | " + " | ".join(_num((report["variants"][v].get(key) or {}).get("median")) for v in variants) + " |")
@@ -92,6 +94,14 @@ def render_report(report: dict[str, Any]) -> str:
                        ("speculative_discarded", "early look-ups not used, per turn")):
         lines.append(f"| {label} | " + " | ".join(_num((report["variants"][v].get(key) or {}).get("mean")) for v in variants) + " |")
     lines.append("| acting tools run early (all turns) | " + " | ".join(_num(report["variants"][v].get("speculative_side_effects")) for v in variants) + " |")
+    steps = {v: report["variants"][v]["first_audio_steps"] for v in variants if report["variants"][v].get("first_audio_steps")}
+    if steps:
+        from bench.loop.first_audio_steps import table
+
+        lines += ["", "## First audio, step by step", "", "Medians per step (s); see `bench/loop/first_audio_steps.py`.", ""]
+        lines += table(steps)
+        if report.get("first_audio_picture"):
+            lines += ["", f"![where the time to first audio goes]({report['first_audio_picture']})"]
     lines += ["", "## Hearing", "", "| figure | " + " | ".join(variants) + " |", "| --- | " + " | ".join("---" for _ in variants) + " |"]
     for key, label in (("dropped_tail_turns", "turns that lost a word at the end"), ("cut_off_turns", "turns cut off before the user finished"),
                        ("cut_off_turns_with_pauses", "… of them with a hesitation in the request"), ("pause_turns", "turns with a hesitation"),

@@ -31,6 +31,9 @@ from agent.features import Features
 from agent.results import TurnResult
 from audio.wav import WavFileSpeaker, read_wav
 from bench.loop.hearing import HeardReference, ReferenceDecoder, hearing_figures
+from bench.loop.first_audio_steps import draw as draw_steps
+from bench.loop.first_audio_steps import first_audio_steps, turn_kind
+from bench.loop.first_audio_steps import summarize as summarize_steps
 from bench.loop.metrics import (
     LATENCY_KEYS, QUALITY_KEYS, aggregate, asr_rtf, cadence_figures, delegation_figures, heartbeat_figures, pretool_figures, ratio, share, turn_figures,
 )
@@ -148,7 +151,18 @@ def _score_turn(
         **delegation_figures(tl),
         # A reference call answered from what was fetched while the user spoke (Heartbeat).
         "early_answer": bool(expected) and score.right_args and tl.first("heartbeat_reused") is not None,
+        # A reference call the Thinker had decided on the partials, taken by the answer as it was.
+        "early_decision": bool(expected) and score.right_args and tl.first("heartbeat_decision_reused") is not None,
+        "sure_end": _sure_end(tl),
+        "turn_kind": turn_kind([_expected_tool(e) for e in expected], acting or set()),
+        "first_audio_steps": first_audio_steps(tl),
     }
+
+
+def _sure_end(tl: Any) -> bool | None:
+    """Whether the answer came after the short wait of a sure end (None: the turn did not end early)."""
+    mark = tl.last("answer_after")
+    return bool(mark.detail.get("sure")) if mark is not None else None
 
 
 class SuiteRun:
@@ -389,6 +403,9 @@ class SuiteRun:
                 # over those whose tool may run early at all.
                 "stc": share(tool_rows, "early_answer"),
                 "stc_speculable": share([r for r in tool_rows if r.get("speculable_turn")], "early_answer"),
+                "stc_decided": share(tool_rows, "early_decision"),
+                "first_audio_steps": summarize_steps(rows),
+                "sure_ends": share(rows, "sure_end"),
                 "tool_turn_first_answer_audio_s": aggregate(tool_rows, "first_answer_audio_s"),
                 "speculative_side_effects": sum(r.get("speculative_side_effects") or 0 for r in rows),
                 "thinker_calls": aggregate(rows, "thinker_calls"),
@@ -456,6 +473,14 @@ class SuiteRun:
                     kitchen["picture"] = "kitchen-snr.png"
             except Exception:  # noqa: BLE001 - a picture that fails to draw must not lose the figures
                 log.exception("could not draw the kitchen's picture")
+        steps = {v: f["first_audio_steps"] for v, f in report["variants"].items() if f.get("first_audio_steps")}
+        report["first_audio_picture"] = None
+        if steps and self.settings.pictures:
+            try:
+                if draw_steps(steps, out / "first-audio-steps.png", f"{report['suite']}: where the time to first audio goes"):
+                    report["first_audio_picture"] = "first-audio-steps.png"
+            except Exception:  # noqa: BLE001 - a picture that fails to draw must not lose the figures
+                log.exception("could not draw the first audio's steps")
         (out / "metrics.json").write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
         for base, data in self.timelines:
             base.with_suffix(".json").write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

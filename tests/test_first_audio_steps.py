@@ -1,0 +1,55 @@
+"""The bench's breakdown of the time to first audio into steps that add up to it."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.timeline import Timeline
+from bench.loop.first_audio_steps import STEPS, first_audio_steps, summarize, table, turn_kind
+
+
+def _timeline(marks: list[tuple[str, float]]) -> Timeline:
+    tl = Timeline(origin=0.0)
+    for name, t in marks:
+        tl.mark(name, t)
+    return tl
+
+
+def test_the_steps_add_up_to_the_first_audio_in_order() -> None:
+    tl = _timeline([
+        ("speech_end", 2.0), ("endpoint", 2.3), ("final_transcript", 2.8), ("llm_start", 2.8), ("llm_end", 3.0),
+        ("tts_start", 3.4), ("first_audio_out", 3.6),
+    ])
+    steps = first_audio_steps(tl)
+    assert steps == pytest.approx({"listening": 0.3, "final decode": 0.5, "decision": 0.2, "wait and tool": 0.4, "voice": 0.2})
+    assert sum(steps.values()) == pytest.approx(1.6)
+
+
+def test_a_decision_taken_from_the_thinker_costs_nothing_after_the_final() -> None:
+    # The Thinker's decision was taken right after the final; a tts_start of an earlier turn is ignored.
+    tl = _timeline([
+        ("tts_start", 0.5), ("speech_end", 2.0), ("endpoint", 2.25), ("final_transcript", 2.7),
+        ("heartbeat_decision_reused", 2.7), ("tts_start", 2.75), ("first_audio_out", 2.95),
+    ])
+    steps = first_audio_steps(tl)
+    assert steps["decision"] == 0.0 and steps["wait and tool"] == pytest.approx(0.05)
+    assert sum(steps.values()) == pytest.approx(0.95)
+
+
+def test_a_turn_without_first_audio_has_no_steps() -> None:
+    assert first_audio_steps(_timeline([("speech_end", 1.0), ("endpoint", 1.2)])) is None
+
+
+def test_turn_kinds_and_medians_per_kind() -> None:
+    assert turn_kind([], {"timer_start"}) == "no tool"
+    assert turn_kind(["timer_start"], {"timer_start"}) == "act"
+    assert turn_kind(["weather"], {"timer_start"}) == "look-up"
+    rows = [
+        {"turn_kind": "act", "first_audio_steps": dict.fromkeys(STEPS, 0.1)},
+        {"turn_kind": "act", "first_audio_steps": dict.fromkeys(STEPS, 0.3)},
+        {"turn_kind": "act", "first_audio_steps": dict.fromkeys(STEPS, 0.2)},
+        {"turn_kind": "look-up", "first_audio_steps": None},
+    ]
+    summary = summarize(rows)
+    assert list(summary) == ["act"] and summary["act"]["n"] == 3 and summary["act"]["voice"] == 0.2
+    assert "| on | act (3) | 0.20 | 0.20 | 0.20 | 0.20 | 0.20 | 1.00 |" in table({"on": summary})
