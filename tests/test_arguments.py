@@ -326,3 +326,13 @@ def test_a_follow_up_about_the_weather_keeps_the_place_asked_about_before():
     # Not a follow-up, or no place before: the home's weather.
     assert "location" not in repair_arguments("weather", {"when": "tomorrow"}, "What's the weather tomorrow?", earlier=earlier)
     assert "location" not in repair_arguments("weather", {"when": "tomorrow"}, "And tomorrow?", earlier="Set a timer.")
+
+
+def test_an_item_that_begins_with_a_lost_count_is_asked_back_without_it() -> None:
+    from agent.deciding.arguments import asked_back, content_in
+
+    # "Add three lemons" heard over a fan as "Add to the lemons": no item begins so.
+    assert not content_in("shopping_add", {"item": "to the lemons"}, "Add to the lemons.")
+    assert asked_back("shopping_add", {"item": "to the lemons"}, "Add to the lemons.") == {"item": "lemons"}
+    assert asked_back("shopping_add", {"item": "for apples"}, "Add for apples to my list.") == {"item": "apples"}
+    assert content_in("shopping_add", {"item": "tomatoes"}, "Add tomatoes.")

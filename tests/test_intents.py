@@ -116,6 +116,11 @@ def test_a_follow_up_that_asks_for_one_act_never_stands_for_its_opposite(tool: s
     assert not grounded("shopping_add", {"item": "it"}, "Put it on the list.")
     assert not grounded("shopping_add", {"item": "그거"}, "그거 목록에 넣어 줘")
     assert grounded("shopping_add", {"item": "oat milk"}, "Put oat milk on the list.")
+    # "Add three lemons" heard over a fan as "Add to the lemons": a lost count, no item.
+    assert not grounded("shopping_add", {"item": "to the lemons"}, "Add to the lemons.")
+    assert not grounded("shopping_add", {"item": "for apples"}, "Add for apples to my list.")
+    assert grounded("shopping_add", {"item": "lemons", "quantity": 2}, "Add two lemons.")
+    assert grounded("shopping_add", {"item": "tofu"}, "Add tofu.")
 
 
 def test_a_timer_is_changed_only_when_a_timer_is_spoken_of() -> None:

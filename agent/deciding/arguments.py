@@ -71,6 +71,16 @@ def _names_nothing(item: str) -> bool:
     return bool(words) and words[0] in _PRONOUNS and set(words[1:]) <= _LIST_WORDS
 
 
+_COUNT_HOMOPHONES = frozenset({"to", "too", "for"})
+
+
+def _begins_with_a_lost_count(item: str) -> bool:
+    """An item that begins with a word a misheard count becomes ("Add three lemons" heard over a fan
+    as "Add to the lemons"): no item begins so, so its words are no item the user said."""
+    words = _words(item)
+    return len(words) > 1 and words[0] in _COUNT_HOMOPHONES
+
+
 _ARTICLES = re.compile(r"^(?:the|a|an|my|some|our)\s+")
 
 
@@ -134,6 +144,9 @@ def asked_back(tool: str, args: dict[str, Any], user_text: str, earlier: str = "
     item = args.get("item")
     if tool not in ("shopping_add", "shopping_complete") or not isinstance(item, str):
         return dict(args)
+    if _begins_with_a_lost_count(item):
+        # Asked without the word the count became: "Add lemons to the shopping list?"
+        item = _ARTICLES.sub("", " ".join(item.split()[1:]))
     part = said_part(item, f"{corrected(user_text)} {earlier}".strip())
     kept = {k: v for k, v in args.items() if k != "item"}
     return kept if part is None else {**kept, "item": part}
@@ -406,6 +419,8 @@ def content_in(tool: str, args: dict[str, Any], text: str) -> bool:
         item = args.get("item")
         if _names_nothing(str(item or "")):
             return False  # "put it on the list": what "it" is was never said
+        if _begins_with_a_lost_count(str(item or "")):
+            return False  # asked back: "two" or "four" may have been said
         return supported(item, text) and (quantity is None or _quantity_said(quantity, text))
     if tool == "note_add":
         return _note_supported(str(args.get("text") or ""), text)
