@@ -40,7 +40,7 @@ def test_a_turn_without_first_audio_has_no_steps() -> None:
     assert first_audio_steps(_timeline([("speech_end", 1.0), ("endpoint", 1.2)])) is None
 
 
-def test_turn_kinds_and_medians_per_kind() -> None:
+def test_turn_kinds_and_means_per_kind() -> None:
     assert turn_kind([], {"timer_start"}) == "no tool"
     assert turn_kind(["timer_start"], {"timer_start"}) == "act"
     assert turn_kind(["weather"], {"timer_start"}) == "look-up"

@@ -49,19 +49,20 @@ def turn_kind(expected_tools: list[str], acting: set[str]) -> str:
 
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per turn kind: the median of each step over its turns, and how many turns."""
+    """Per turn kind: the mean of each step over its turns (means, so that the bar's steps add up
+    to the mean first audio), and how many turns."""
     kinds: dict[str, list[dict[str, float]]] = {}
     for row in rows:
         if row.get("first_audio_steps"):
             kinds.setdefault(row["turn_kind"], []).append(row["first_audio_steps"])
     return {
-        kind: {"n": len(steps), **{name: round(statistics.median(s[name] for s in steps), 4) for name in STEPS}}
+        kind: {"n": len(steps), **{name: round(statistics.mean(s[name] for s in steps), 4) for name in STEPS}}
         for kind, steps in sorted(kinds.items())
     }
 
 
 def table(per_variant: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
-    """Markdown lines: a row per variant and turn kind, a column per step (medians, s)."""
+    """Markdown lines: a row per variant and turn kind, a column per step (means, s)."""
     lines = ["| variant | turns | " + " | ".join(STEPS) + " | sum |", "| --- | --- | " + " | ".join("---" for _ in STEPS) + " | --- |"]
     for variant, kinds in per_variant.items():
         for kind, figures in kinds.items():
@@ -87,7 +88,7 @@ def draw(per_variant: dict[str, dict[str, dict[str, Any]]], path: Path, title: s
         ax.bar(range(len(bars)), heights, bottom=bottoms, label=name)
         bottoms = [b + h for b, h in zip(bottoms, heights)]
     ax.set_xticks(range(len(bars)), [label for label, _ in bars], fontsize=7)
-    ax.set_ylabel("end of speech → first audio, medians of each step (s)")
+    ax.set_ylabel("end of speech → first audio, mean of each step (s)")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()

@@ -98,7 +98,7 @@ def render_report(report: dict[str, Any]) -> str:
     if steps:
         from bench.loop.first_audio_steps import table
 
-        lines += ["", "## First audio, step by step", "", "Medians per step (s); see `bench/loop/first_audio_steps.py`.", ""]
+        lines += ["", "## First audio, step by step", "", "Means per step (s), which add up to the mean first audio; see `bench/loop/first_audio_steps.py`.", ""]
         lines += table(steps)
         if report.get("first_audio_picture"):
             lines += ["", f"![where the time to first audio goes]({report['first_audio_picture']})"]
