@@ -128,6 +128,9 @@ class Turn:
         self._cancelled = False
         self._committed = asyncio.Event()
         """Set once the user has surely finished: until then nothing is said and no tool runs."""
+        self._whole_request: asyncio.Future[bool] | None = None
+        """After an early end: whether what the words ask for is whole, once the answer's decision
+        knows (see :meth:`_watch`)."""
         self._thinker: Thinker | None = None
         self._reading: EarlyReading | None = None
         self.speculation: SpeculativeRecord | None = None
@@ -266,9 +269,10 @@ class Turn:
                 return
             # An early end is a head start: think now, but say and do nothing until the silence
             # is long enough to be sure; if the user goes on, drop it all and hear them out.
+            self._whole_request = asyncio.get_running_loop().create_future()
             responding = asyncio.create_task(self._respond(text), name="respond")
             try:
-                resumed = await _in_stage("hearing", listener.watch(listener.answer_after_s(text)))
+                resumed = await _in_stage("hearing", self._watch(listener, text, responding))
             except BaseException:
                 responding.cancel()
                 await asyncio.gather(responding, return_exceptions=True)
@@ -284,6 +288,28 @@ class Turn:
             if self._thinker is not None:
                 self._thinker.start()  # the user goes on: so does the thinking, with what it has
             heard_speech, text = await _in_stage("hearing", listener.carry_on())
+
+    async def _watch(self, listener: UtteranceListener, text: str, responding: asyncio.Task[None]) -> bool:
+        """After an early end: listen until the silence is long enough to answer (a sure end's
+        short one, unless what the words ask for turns out not to be whole: "Set a timer."); True
+        when the user went on."""
+        unsure = self.deps.listen.turn_end.end_silence_s
+        wait = listener.answer_after_s(text)
+        if await listener.watch(wait):
+            return True
+        known = self._whole_request
+        if wait < unsure and known is not None:
+            # The decision is ready by now on most turns (the Thinker's, or one of ~0.2 s).
+            await asyncio.wait([known, responding], return_when=asyncio.FIRST_COMPLETED)
+            whole = known.result() if known.done() else True
+            if not whole:
+                self.timeline.mark("answer_after", silence_s=unsure, sure=False, call=False)
+                return await listener.watch(unsure)
+        return False
+
+    def _decided(self, whole: bool) -> None:
+        if self._whole_request is not None and not self._whole_request.done():
+            self._whole_request.set_result(whole)
 
     async def _answer_transcript(self, text: str) -> None:
         """Words given, not heard: the user has surely finished, so the answer starts at once."""
@@ -335,9 +361,13 @@ class Turn:
             responder = Responder(
                 self.deps, self.timeline, self.result, self._committed, self.history,
                 pending=self.pending, last_act=self.last_act, last_tool=self.last_tool, speculation=self.speculation, emit=self.emit,
-                hearing=self.hearing,
+                hearing=self.hearing, on_decided=self._decided,
             )
             think = responder.without_model(text) or responder.think
+            if think != responder.think:
+                self._decided(True)  # no decision to wait for: an answer to a question, an undo
+        else:
+            self._decided(True)
         try:
             async with asyncio.TaskGroup() as group:
                 group.create_task(_in_stage("answer", think(text, reply)), name="think")

@@ -221,3 +221,30 @@ def test_a_sure_end_never_waits_longer_than_an_unsure_one() -> None:
 
     turn_end = listen_settings(HearthConfig(listen=ListenConfig(end_silence_s=0.8, sure_end_silence_s=2.0))).turn_end
     assert turn_end.sure_end_silence_s == 0.8
+
+
+@pytest.mark.parametrize(("words", "whole"), [("add milk please", True), ("add it please", False)])
+async def test_a_sure_end_waits_the_long_silence_when_the_act_asked_for_is_not_whole(words: str, whole: bool):
+    # "Set a timer." (the user paused after "for") sounds finished, but the act it asks for has no
+    # length: the quick answer waits for the long silence, in case the rest is coming.
+    from agent.deciding.arguments import grounded
+    from agent.deciding.tool_use import ToolUse
+    from tests.test_heartbeat import MILK, Kitchen, ScriptedPlanner
+    from tools.executor import ToolExecutor
+
+    kitchen = Kitchen()
+    registry = kitchen.registry()
+    executor = ToolExecutor(registry)
+    executor.start()
+    try:
+        deps = deps_with(ScriptedTurnModel(p=0.95), text=words, unsure_s=1.2, recognizer=WordsRecognizer(words))
+        deps.listen = replace(deps.listen, turn_end=replace(deps.listen.turn_end, sure_end_silence_s=0.6))
+        deps.tools = ToolUse(ScriptedPlanner([("add", MILK)]), executor, registry, grounded=grounded)
+        result, _ = await run_turn(deps, speech_like(1.0, silence_after_s=2.5), realtime=True)
+    finally:
+        await executor.close()
+    tl = result.timeline
+    assert tl.first("answer_after").detail["sure"] is True
+    assert (tl.last("answer_after").detail.get("call") is False) is not whole
+    assert (tl.between("speech_end", "first_audio_out") < 1.2) is whole
+    assert (kitchen.runs == [("shopping_add", {"item": "milk"})]) is whole  # "it" is asked back, never added

@@ -110,8 +110,13 @@ class Responder:
         speculation: SpeculativeRecord | None = None,
         emit: Callable[[Event], None] = lambda _e: None,
         hearing: Hearing = SURE,
+        on_decided: Callable[[bool], None] = lambda _whole: None,
     ) -> None:
         assert deps.tools is not None
+        self.on_decided = on_decided
+        """Told once what the words ask for is known: whether it is a whole request (no call, a
+        look-up, or an act the words bear out) or not ("Set a timer." asks for a length): the turn
+        answers a sure end quickly only when it is."""
         self.hearing = hearing
         """How sure the words were heard: on a doubtful hearing an act is asked back first."""
         self.emit = emit
@@ -227,6 +232,7 @@ class Responder:
         # "What should I cook?", "뭐 해 먹지?": the recipe book answers, whatever the talker decides.
         idea = asks_for_idea(text, self.deps.language) and "recipe_search" in self.tools.registry
         if delegating and not idea and (route := route_by_words(text, self.deps.language)) is not None:
+            self.on_decided(True)
             await self.delegate(route, text, reply)
             reply.end()
             return
@@ -236,6 +242,7 @@ class Responder:
             plan, line = decided.plan, None
             self.timeline.mark("first_token")
             self.timeline.mark("heartbeat_decision_reused", tool=plan.tool or NO_TOOL)
+            self.on_decided(self._supported(plan, text))
             early = self._early(plan)
             if plan.tool is None:
                 if not held:
@@ -244,6 +251,7 @@ class Responder:
                 line = self._line(plan.tool, plan.say, text)  # a wait is ahead: it gets its line
         else:
             plan, line = await self._decide(text, reply, hold_plain=held)
+            self.on_decided(self._supported(plan, text))
         if idea:
             plan, line = self._idea(plan, line, text)
         elif delegating:
