@@ -53,3 +53,24 @@ def test_turn_kinds_and_means_per_kind() -> None:
     summary = summarize(rows)
     assert list(summary) == ["act"] and summary["act"]["n"] == 3 and summary["act"]["voice"] == 0.2
     assert "| on | act (3) | 0.20 | 0.20 | 0.20 | 0.20 | 0.20 | 1.00 |" in table({"on": summary})
+
+
+def test_the_reuse_check_compares_taken_decisions_with_fresh_ones_on_the_same_words() -> None:
+    from bench.loop.reuse_check import compare
+
+    def row(variant, scenario, transcript, reused, calls):
+        return {"variant": variant, "scenario": scenario, "turn": 0, "round": 0, "transcript": transcript,
+                "decision_reused": reused, "tool_calls": [{"name": n, "args": a} for n, a in calls]}
+
+    ten = [("timer_start", {"duration_s": 600})]
+    report = {"scenarios": [
+        row("baseline", "a", "Set a timer for 10 minutes.", True, ten),
+        row("no-finish-newest", "a", "set a timer for 10 minutes", False, ten),
+        row("baseline", "b", "Add milk.", True, [("shopping_add", {"item": "milk"})]),
+        row("no-finish-newest", "b", "Add milk.", False, [("shopping_add", {"item": "oat milk"})]),
+        row("baseline", "c", "Add eggs.", True, []),
+        row("no-finish-newest", "c", "Add legs.", False, []),  # other words: not compared
+    ]}
+    result = compare(report)
+    assert result["decision_taken"] == 3 and result["compared"] == 2 and result["same_call"] == 1
+    assert [d["transcript"] for d in result["different"]] == ["Add milk."]
