@@ -26,6 +26,7 @@ from typing import Any
 from agent.deciding.speculation import Decision, SpeculativeCall, SpeculativeRecord, call_key
 from agent.deciding.tool_calls import ToolCallPlanner
 from agent.events import EarlyCall, Event, Thought
+from agent.listening.hearing import words_of
 from agent.model.llm import ChatMessage
 from agent.timeline import Timeline
 from tools.executor import ToolExecutor
@@ -55,12 +56,6 @@ class ThinkerSettings:
     one is started on them if none was: on most turns the final transcript has those very words,
     and the answer then takes that decision instead of making it again. Decisions on older words
     are cut short, and so is this one when the final's words turn out to differ."""
-
-
-def words_of(text: str) -> str:
-    """The words of a transcript, lower-cased and without punctuation: what decides whether a
-    partial is new, and whether the final is what the Thinker already decided on."""
-    return " ".join("".join(c if c.isalnum() or c in "'-" else " " for c in text.casefold()).split())
 
 
 def example_key(planner: Any, text: str) -> tuple[str, ...] | None:

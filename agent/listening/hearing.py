@@ -80,6 +80,13 @@ punctuation.  "Yes", "okay" and "네" are not among them: they answer hearth's q
 _key = normalize
 
 
+def words_of(text: str) -> str:
+    """The words of a transcript, lower-cased and without punctuation: what decides whether a
+    partial is new, whether the final is what the Thinker already decided on, and whether the last
+    partial had the final's words."""
+    return " ".join("".join(c if c.isalnum() or c in "'-" else " " for c in text.casefold()).split())
+
+
 def _scale(value: float, lost: float, sure: float) -> float:
     return min(1.0, max(0.0, (value - lost) / (sure - lost)))
 

@@ -25,7 +25,7 @@ from agent.events import Event, SpeechStarted, TranscriptFinal, TranscriptPartia
 from agent.features import Features
 from agent.timeline import RESUMED, Timeline
 from agent.listening.turn_end import TurnEndSettings, quiet_since, sounds_unfinished
-from agent.listening.hearing import SURE, Hearing, HearingSettings, weigh
+from agent.listening.hearing import SURE, Hearing, HearingSettings, weigh, words_of
 from audio.levels import finite_samples, speech_snr_db
 from audio.protocols import AudioChunk, Recognizer, Transcript, TurnEndModel, VoiceActivityDetector
 
@@ -55,10 +55,6 @@ class ListenSettings:
     """Most audio passed on after the detected speech end."""
     hearing: HearingSettings = HearingSettings()
     """How sure a hearing must be to be answered, and to be acted on without asking back."""
-
-
-def _words(text: str) -> str:
-    return " ".join("".join(c if c.isalnum() or c == "'" else " " for c in text.casefold()).split())
 
 
 COVER_MARGIN_S = 0.05
@@ -167,9 +163,9 @@ class UtteranceListener:
     ) -> None:
         self.features = features
         self.hearing: Hearing = SURE
+        """The last utterance's hearing, weighed once its final transcript is in."""
         self.end_p: float | None = None
         """The end-of-turn model's P(finished) that ended the utterance early ("finished")."""
-        """The last utterance's hearing, weighed once its final transcript is in."""
         self.vad = vad
         self.recognizer = recognizer
         self.s = settings
@@ -435,7 +431,7 @@ class UtteranceListener:
             "sound": self.end_p is not None and self.end_p >= turn_end.sure_threshold,
             "words": not sounds_unfinished(final, self.language),
             "hearing": self.hearing.verdict == "sure",
-            "partial": partial is not None and _words(partial.text) == _words(final),
+            "partial": partial is not None and words_of(partial.text) == words_of(final),
         }
         sure = self.features.sure_end and self.ended_by == "finished" and all(signs.values())
         wait = turn_end.sure_end_silence_s if sure else turn_end.end_silence_s

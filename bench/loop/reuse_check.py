@@ -2,7 +2,7 @@
 
 Reads the ``metrics.json`` of a run with ``--ablate finish-newest``: for each turn where the
 answer took the Thinker's decision and the variant without ``finish-newest`` decided afresh on
-the same final words (compared without case or punctuation), whether the calls made are the same.
+the same final words (:func:`agent.listening.hearing.words_of`), whether the calls made are the same.
 
     python -m bench.loop.reuse_check out/hb/metrics.json > reuse-check.json
 """
@@ -14,11 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent.listening.hearing import words_of
+
 FRESH = "no-finish-newest"
-
-
-def _words(text: str | None) -> str:
-    return " ".join("".join(c if c.isalnum() or c == "'" else " " for c in (text or "").casefold()).split())
 
 
 def _calls(row: dict[str, Any]) -> list[tuple[str, str]]:
@@ -35,7 +33,7 @@ def compare(report: dict[str, Any], baseline: str = "baseline", fresh: str = FRE
         other = afresh.get(k)
         if other is None or not row.get("decision_reused") or other.get("decision_reused"):
             continue
-        if _words(row["transcript"]) != _words(other["transcript"]):
+        if words_of(row["transcript"] or "") != words_of(other["transcript"] or ""):
             continue
         if _calls(row) == _calls(other):
             same += 1
