@@ -142,6 +142,8 @@ async def test_korean_add_and_read(ko_tools) -> None:
     # 을/를 follows the last sound of what was said: 우유를, 당근을, and the amount when there is one.
     out = await call(ko_tools, "shopping_add", item="우유")
     assert out.text == "장보기 목록에 우유를 추가했어요."
+    out = await call(ko_tools, "shopping_list")
+    assert out.text == "장보기 목록에는 우유가 있어요."  # a sentence that ends with its verb, not "…있어요: 우유."
     out = await call(ko_tools, "shopping_add", item="당근")
     assert out.text == "장보기 목록에 당근을 추가했어요."
     out = await call(ko_tools, "shopping_add", item="계란", quantity="10개")
@@ -150,7 +152,7 @@ async def test_korean_add_and_read(ko_tools) -> None:
     assert out.text == "장보기 목록에 두부 1모를 추가했어요."
     assert out.data == {"item": "두부", "quantity": "1모", "added": True}
     out = await call(ko_tools, "shopping_list")
-    assert out.text == "장보기 목록에 4개가 있어요: 우유, 당근, 계란 10개, 두부 1모."
+    assert out.text == "장보기 목록에 우유, 당근, 계란 10개, 두부 1모, 이렇게 4개가 있어요."
     assert out.data["items"][2] == {"item": "계란", "quantity": "10개"}
 
 

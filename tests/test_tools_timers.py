@@ -370,7 +370,7 @@ async def test_korean_errors(ko_tools) -> None:
     await call(ko_tools, "timer_start", duration_s=600, label="파스타")
     await call(ko_tools, "timer_start", duration_s=300, label="라면")
     out = await call(ko_tools, "timer_pause")
-    assert out.text == "타이머가 2개 있어요: 라면 타이머, 파스타 타이머. 어느 타이머 말씀이세요?"
+    assert out.text == "타이머가 2개 있어요. 라면 타이머, 파스타 타이머 중에 어느 타이머 말씀이세요?"
     assert out.data == {"error": "ambiguous", "timers": ["라면 timer", "파스타 timer"]}
     out = await call(ko_tools, "timer_status", label="밥")
     assert out.text == "밥 타이머는 없어요. 지금 있는 타이머는 라면 타이머, 파스타 타이머예요."

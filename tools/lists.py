@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tools.db import connect
 from tools.spec import NoArgs, ToolOutput, ToolSpec, optional_text_argument, text_argument
-from tools.spoken import Language, check_language, has_final_consonant, join_words, topic
+from tools.spoken import Language, check_language, has_final_consonant, join_words, subject, topic
 
 log = logging.getLogger(__name__)
 
@@ -264,7 +264,10 @@ def list_tools(store: ListStore, language: str = "en") -> list[ToolSpec]:
             return ToolOutput("장보기 목록이 비어 있어요." if ko else "The shopping list is empty.", data)
         spoken = join_words([_spoken_item(e, lang) for e in entries], lang)
         if ko:
-            return ToolOutput(f"장보기 목록에 {len(entries)}개가 있어요: {spoken}.", data)
+            # A sentence that ends with its verb, not a list after a colon: that is how it is said.
+            if len(entries) == 1:
+                return ToolOutput(f"장보기 목록에는 {subject(spoken)} 있어요.", data)
+            return ToolOutput(f"장보기 목록에 {spoken}, 이렇게 {len(entries)}개가 있어요.", data)
         count = "1 item" if len(entries) == 1 else f"{len(entries)} items"
         return ToolOutput(f"{count} on the list: {spoken}.", data)
 

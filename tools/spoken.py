@@ -64,6 +64,11 @@ def has_final_consonant(word: str) -> bool:
     return last in "013678LMNRlmnr"
 
 
+def subject(word: str) -> str:
+    """``word`` with the subject particle: 우유가, 양파가, 당근이."""
+    return f"{word}{'이' if has_final_consonant(word) else '가'}"
+
+
 def topic(word: str) -> str:
     """``word`` with the topic particle: 서울은, 부산은, 제주는."""
     return f"{word}{'은' if has_final_consonant(word) else '는'}"

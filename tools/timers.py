@@ -536,7 +536,7 @@ def _korean_error(exc: TimerError) -> str:
         t.spoken_name("ko") for t in exc.timers
     ]
     if exc.code == "ambiguous":
-        return f"타이머가 {len(names)}개 있어요: {join_words(names, 'ko')}. 어느 타이머 말씀이세요?"
+        return f"타이머가 {len(names)}개 있어요. {join_words(names, 'ko')} 중에 어느 타이머 말씀이세요?"
     if exc.code == "not_found":
         return f"{exc.key} 타이머는 없어요. 지금 있는 타이머는 {join_words(names, 'ko')}예요."
     if exc.code == "exists":

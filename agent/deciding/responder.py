@@ -32,7 +32,7 @@ from typing import Any, Protocol
 from agent.deciding.arguments import asked_back, supported
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
-from agent.deciding.intents import asks_for_idea, asks_time_left
+from agent.deciding.intents import asks_for_idea, asks_time_left, speaks_korean
 from agent.deciding.origins import offered_act, unsupported_origin
 from agent.deciding.reasoner import cap_line, holding_line, short_answer
 from agent.deciding.routing import Route, is_question, route_after_decision, route_by_words
@@ -52,6 +52,9 @@ from tools.executor import MAY_ACT, Origin
 from tools.recipes import MAX_QUERY_CHARS
 
 log = logging.getLogger(__name__)
+
+NO_KOREAN_ANSWER = "죄송해요, 그건 아직 못 해요."
+"""Said for a Korean request the tools do not serve when no reasoner can answer it in Korean."""
 
 
 class Reply(Protocol):
@@ -236,7 +239,9 @@ class Responder:
             await self.delegate(route, text, reply)
             reply.end()
             return
-        held = (delegating and is_question(text, self.deps.language)) or idea  # a plain answer may be the reasoner's
+        # A plain answer may be the reasoner's (a question, or any Korean one), or a template's.
+        korean = speaks_korean(text, self.deps.language)
+        held = (delegating and is_question(text, self.deps.language)) or idea or korean
         decided = self._decided_already(text)
         if decided is not None:
             plan, line = decided.plan, None
@@ -263,6 +268,8 @@ class Responder:
                 return
             if plan.tool is None and held:
                 reply.feed(plan.say)
+        elif plan.tool is None and korean:
+            reply.feed(self._plain_say(plan, text))
         if plan.tool is None:
             reply.flush()
         else:
@@ -297,6 +304,11 @@ class Responder:
             return True
         return False
 
+    def _plain_say(self, plan: ToolPlan, text: str) -> str:
+        """What to say for a decision without a tool when no reasoner answers: the talker's own line,
+        but never in Korean, which it does not write (:mod:`agent.deciding.routing`)."""
+        return NO_KOREAN_ANSWER if speaks_korean(text, self.deps.language) else plan.say
+
     def _supported(self, plan: ToolPlan, text: str) -> bool:
         return self._holds(plan, text, self.tools.grounded)
 
@@ -318,7 +330,7 @@ class Responder:
         gone), the talker answers as it would have."""
         d, tl = self.deps, self.timeline
         reasoner = d.reasoner
-        assert reasoner is not None and route.reason in ("knowledge", "several_acts", "talker_unsure")
+        assert reasoner is not None and route.reason in ("knowledge", "several_acts", "talker_unsure", "korean_answer")
         self.result.route = route.reason
         line = holding_line(route.reason, d.language)  # type: ignore[arg-type]
         tl.mark("route", to="reasoner", reason=route.reason, where=reasoner.where)
@@ -380,7 +392,7 @@ class Responder:
             plan = fallback if fallback is not None else (await self._decide(text, reply))[0]
             if plan.tool is None:
                 if fallback is not None:
-                    reply.feed(plan.say)
+                    reply.feed(self._plain_say(plan, text))
             else:
                 await self.call_tool(plan, text, reply)
         reply.flush()
@@ -590,7 +602,7 @@ class Responder:
         self.timeline.mark("decided_afresh")
         plan = await self.tools.planner.plan(text, ())
         if plan.tool is None:
-            reply.feed(plan.say)
+            reply.feed(self._plain_say(plan, text))
             reply.flush()
         else:
             await self.call_tool(plan, text, reply)
