@@ -62,6 +62,6 @@ class TurnResult:
     """An act hearth asked about instead of making ("Cancel the pasta timer?", "How long should the
     pizza timer be?"), or offered ("Shall I set a 25-minute timer?"): the next utterance may complete it."""
     route: str | None = None
-    """Why the reasoner answered ("knowledge", "several_acts", "talker_unsure", "korean_answer"); None: the talker did."""
+    """Why the reasoner answered ("knowledge", "several_acts", "talker_unsure"); None: the talker did."""
     repeated: bool = False
     """The answer was the last reply again ("what did you say?"): what came before still stands."""

@@ -174,3 +174,18 @@ def test_a_knowledge_question_is_offered_no_acting_tool() -> None:
     for text in ("What can I use if I've run out of baking powder?", "참기름은 왜 마지막에 넣어?"):
         assert "shopping_add" not in ExamplePicker("en").tools_for(text, 20)
     assert "shopping_add" in ExamplePicker("en").tools_for("We're out of baking powder, add it to the list.", 20)
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("고마워.", "thanks"), ("감사합니다", "thanks"), ("Thanks!", "thanks"), ("Thank you so much.", "thanks"),
+    ("안녕, 좋은 아침!", "greeting"), ("Good morning", "greeting"),
+    ("아니야, 됐어.", "never_mind"), ("아 됐어, 신경 쓰지 마", "never_mind"), ("타이머 좀... 아, 아니다. 신경 쓰지 마.", "never_mind"),
+    ("Never mind.", "never_mind"),
+    # Requests are not small talk, even when they start like it.
+    ("고마워, 타이머 하나 더 맞춰 줘", None), ("됐어 타이머 맞춰", None), ("Thanks, and add milk", None),
+    ("불 좀 꺼줘.", None), ("재밌는 농담 하나 해줘.", None), ("Hello, set a timer", None),
+])
+def test_small_talk_is_only_a_whole_utterance_of_it(text: str, kind: str | None) -> None:
+    from agent.deciding.intents import small_talk
+
+    assert small_talk(text, "ko" if any("가" <= c <= "힣" for c in text) else "en") == kind

@@ -17,6 +17,7 @@ def kiwi():
     "타이머를 10분으로 맞췄어요.",
     "장보기 목록에 우유를 추가했어요. 또 필요한 거 있어요?",
     "오늘 일산은 맑고 기온은 12도예요",  # no full stop: the ending makes the sentence
+    "천만에요.",  # an interjection is a reply of its own
 ])
 def test_korean_sentences_pass(kiwi, reply):
     assert check_reply(kiwi, reply).passes
@@ -43,6 +44,7 @@ def test_writer_and_summary():
     assert writer("knowledge", {"tool_start"}) == "reasoner"
     assert writer(None, {"tool_start", "llm_start"}) == "template"
     assert writer(None, {"llm_start", "first_token"}) == "talker"
+    assert writer(None, {"llm_start", "template"}) == "template"
     rows = [
         {"suite": "ko-kitchen", "reply": "맞췄어요.", "writer": "template", "passes": True},
         {"suite": "ko-kitchen", "reply": "10분.", "writer": "template", "passes": False},

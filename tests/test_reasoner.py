@@ -94,12 +94,11 @@ def test_after_the_talker_decides_a_question_it_has_no_tool_for_is_delegated() -
     assert route_after_decision("What's on my list?", "en", "shopping_list", True, acts=False).to == "talker"
 
 
-def test_korean_words_without_a_tool_are_the_reasoners_to_answer() -> None:
-    # The talker writes no Korean sentences: what it would say in its own words goes to the reasoner.
-    assert route_after_decision("고마워.", "ko", None, True).reason == "korean_answer"
-    assert route_after_decision("텔레비전 켜 줘", "en", None, True).reason == "korean_answer"  # Hangul in an English hearth
-    assert route_after_decision("Thank you.", "en", None, True).to == "talker"
-    assert route_after_decision("타이머 5분 맞춰 줘", "ko", "timer_start", True, acts=True).to == "talker"
+def test_korean_small_talk_stays_out_of_the_reasoner() -> None:
+    # Not a question: no route to the reasoner, which wrote well-formed nonsense for these.
+    assert route_after_decision("고마워.", "ko", None, True).to == "talker"
+    assert route_after_decision("불 좀 꺼줘.", "ko", None, True).to == "talker"
+    assert route_after_decision("반숙 계란은 몇 분 삶아야 돼?", "ko", None, True).reason == "talker_unsure"
 
 
 @pytest.mark.parametrize(
@@ -273,34 +272,38 @@ async def test_small_talk_stays_with_the_talker():
     assert (sink.text(), result.route, reasoner.asked) == ("You're welcome!", None, [])
 
 
-async def test_korean_small_talk_is_the_reasoners_and_the_talkers_words_are_never_said():
-    talker = TimedJson(decision("안녕하달 농개 자탥을 해준 게시.", "none"))
-    reasoner = ReasonerChat(["천만에요."])
-    deps, sink, executor, _ = with_reasoner(talker, reasoner, "고마워.", language="ko")
-    (result,), _ = await run_text(deps, executor, "고마워.")
-    assert result.route == "korean_answer"
-    assert sink.text() == holding_line("korean_answer", "ko") + "천만에요."
-
-
-async def test_without_a_reasoner_a_korean_request_without_a_tool_gets_a_template():
-    from agent.deciding.responder import NO_KOREAN_ANSWER
-
+@pytest.mark.parametrize(("said", "answer"), [
+    ("고마워.", "천만에요."),
+    ("안녕, 좋은 아침!", "안녕하세요!"),
+    ("타이머 좀... 아, 아니다. 신경 쓰지 마.", "네, 알겠어요."),
+    ("텔레비전 켜 줘", "죄송해요, 그건 아직 못 해요."),
+])
+@pytest.mark.parametrize("with_reasoner_model", [True, False])
+async def test_korean_without_a_tool_gets_a_template_never_the_talkers_words(said, answer, with_reasoner_model):
+    # The talker writes no Korean sentences: these are what it wrote for such requests.
     talker = TimedJson(decision("텔레치 켜, 대담하기 쉬을 것이 자사를 통합.", "none"))
-    deps, sink, executor, _ = with_reasoner(talker, ReasonerChat(), "텔레비전 켜 줘", language="ko")
-    deps.reasoner = None
-    (result,), _ = await run_text(deps, executor, "텔레비전 켜 줘")
-    assert sink.text() == NO_KOREAN_ANSWER
-    assert result.route is None and result.outcome == Outcome.ANSWERED
+    reasoner = ReasonerChat(["30분에서 40분쯤 찌면 돼요."])
+    deps, sink, executor, _ = with_reasoner(talker, reasoner, said, language="ko")
+    if not with_reasoner_model:
+        deps.reasoner = None
+    (result,), _ = await run_text(deps, executor, said)
+    assert sink.text() == answer
+    assert result.route is None and reasoner.asked == [] and result.outcome == Outcome.ANSWERED
+
+
+async def test_english_small_talk_is_still_the_talkers_own():
+    talker = TimedJson(decision("Any time!", "none"))
+    deps, sink, executor, _ = with_reasoner(talker, ReasonerChat(), "Thanks!")
+    await run_text(deps, executor, "Thanks!")
+    assert sink.text() == "Any time!"
 
 
 async def test_a_failed_reasoner_leaves_a_korean_template_not_the_talkers_words():
-    from agent.deciding.responder import NO_KOREAN_ANSWER
-
     talker = TimedJson(decision("에어를 좌구하다.", "none"))
     reasoner = ReasonerChat(fail=RuntimeError("http://10.0.0.5:8080: connection refused"))
-    deps, sink, executor, _ = with_reasoner(talker, reasoner, "에어컨 켜 줘", language="ko")
-    (result,), _ = await run_text(deps, executor, "에어컨 켜 줘")
-    assert sink.text() == holding_line("korean_answer", "ko") + NO_KOREAN_ANSWER
+    deps, sink, executor, _ = with_reasoner(talker, reasoner, "닭가슴살은 왜 퍽퍽해?", language="ko")
+    (result,), _ = await run_text(deps, executor, "닭가슴살은 왜 퍽퍽해?")
+    assert sink.text() == holding_line("knowledge", "ko") + "죄송해요, 그건 아직 못 해요."
 
 
 async def test_several_acts_are_made_one_by_one_through_the_same_checks():

@@ -111,8 +111,8 @@ _PLAN_EXAMPLE = {
 }
 
 _HOLDING = {
-    "en": {"knowledge": "Let me think.", "talker_unsure": "Let me think.", "several_acts": "Okay, one at a time.", "korean_answer": "Let me think."},
-    "ko": {"knowledge": "잠깐만요, 생각해 볼게요.", "talker_unsure": "잠깐만요, 생각해 볼게요.", "several_acts": "네, 하나씩 할게요.", "korean_answer": "잠깐만요."},
+    "en": {"knowledge": "Let me think.", "talker_unsure": "Let me think.", "several_acts": "Okay, one at a time."},
+    "ko": {"knowledge": "잠깐만요, 생각해 볼게요.", "talker_unsure": "잠깐만요, 생각해 볼게요.", "several_acts": "네, 하나씩 할게요."},
 }
 _CAP_HIT = {
     "en": "Sorry, I couldn't work that out in time.",

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 from agent.deciding.arguments import asked_back, supported
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
-from agent.deciding.intents import asks_for_idea, asks_time_left, speaks_korean
+from agent.deciding.intents import asks_for_idea, asks_time_left, small_talk, speaks_korean
 from agent.deciding.origins import offered_act, unsupported_origin
 from agent.deciding.reasoner import cap_line, holding_line, short_answer
 from agent.deciding.routing import Route, is_question, route_after_decision, route_by_words
@@ -53,8 +53,8 @@ from tools.recipes import MAX_QUERY_CHARS
 
 log = logging.getLogger(__name__)
 
-NO_KOREAN_ANSWER = "죄송해요, 그건 아직 못 해요."
-"""Said for a Korean request the tools do not serve when no reasoner can answer it in Korean."""
+SMALL_TALK_REPLIES = {"thanks": Phrase.THANKS, "greeting": Phrase.GREETING, "never_mind": Phrase.NEVER_MIND}
+"""The answer to each kind of small talk (:func:`agent.deciding.intents.small_talk`)."""
 
 
 class Reply(Protocol):
@@ -239,7 +239,7 @@ class Responder:
             await self.delegate(route, text, reply)
             reply.end()
             return
-        # A plain answer may be the reasoner's (a question, or any Korean one), or a template's.
+        # A plain answer may be the reasoner's (a question), or in Korean a template's.
         korean = speaks_korean(text, self.deps.language)
         held = (delegating and is_question(text, self.deps.language)) or idea or korean
         decided = self._decided_already(text)
@@ -267,7 +267,7 @@ class Responder:
                 reply.end()
                 return
             if plan.tool is None and held:
-                reply.feed(plan.say)
+                reply.feed(self._plain_say(plan, text))
         elif plan.tool is None and korean:
             reply.feed(self._plain_say(plan, text))
         if plan.tool is None:
@@ -305,9 +305,17 @@ class Responder:
         return False
 
     def _plain_say(self, plan: ToolPlan, text: str) -> str:
-        """What to say for a decision without a tool when no reasoner answers: the talker's own line,
-        but never in Korean, which it does not write (:mod:`agent.deciding.routing`)."""
-        return NO_KOREAN_ANSWER if speaks_korean(text, self.deps.language) else plan.say
+        """What to say for a decision without a tool that the reasoner does not answer: the talker's
+        own line, but never in Korean. The talker writes no Korean sentences (it strings syllables
+        into words Kiwi does not know, ``bench.suites.korean_replies``), and the reasoner, asked
+        instead, wrote well-formed nonsense ("고마워." → "30분에서 40분쯤 찌면 돼요."): so thanks,
+        a greeting and "never mind" get their usual answer, and anything else that nothing serves
+        is said to be beyond hearth."""
+        if not speaks_korean(text, self.deps.language):
+            return plan.say
+        which = SMALL_TALK_REPLIES.get(small_talk(text, "ko") or "", Phrase.CANNOT_YET)
+        self.timeline.mark("template", phrase=which.value)
+        return phrase("ko", which)
 
     def _supported(self, plan: ToolPlan, text: str) -> bool:
         return self._holds(plan, text, self.tools.grounded)
@@ -330,7 +338,7 @@ class Responder:
         gone), the talker answers as it would have."""
         d, tl = self.deps, self.timeline
         reasoner = d.reasoner
-        assert reasoner is not None and route.reason in ("knowledge", "several_acts", "talker_unsure", "korean_answer")
+        assert reasoner is not None and route.reason in ("knowledge", "several_acts", "talker_unsure")
         self.result.route = route.reason
         line = holding_line(route.reason, d.language)  # type: ignore[arg-type]
         tl.mark("route", to="reasoner", reason=route.reason, where=reasoner.where)
@@ -389,9 +397,10 @@ class Responder:
                 if route.reason == "several_acts" or answered():
                     return
             self.result.route = None
-            plan = fallback if fallback is not None else (await self._decide(text, reply))[0]
+            korean = speaks_korean(text, d.language)
+            plan = fallback if fallback is not None else (await self._decide(text, reply, hold_plain=korean))[0]
             if plan.tool is None:
-                if fallback is not None:
+                if fallback is not None or korean:
                     reply.feed(self._plain_say(plan, text))
             else:
                 await self.call_tool(plan, text, reply)

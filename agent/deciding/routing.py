@@ -22,9 +22,6 @@ request meets it:
      from what it knows, which is little; or an act it chose on words that are a question and
      not a request ("Is the five second rule real?" is no timer; "Can you set a timer…?" is
      one), or an act the words do not support (it would be asked back) on words that ask.
-   * ``korean_answer``: Korean words, and the talker chose no tool. The talker writes no Korean
-     sentences (it strings syllables into words Kiwi does not know: ``bench.suites.korean_replies``),
-     so what it would say in words of its own, a greeting or "I can't do that", is the reasoner's.
 
 Everything else stays with the talker. Nothing here acts: the reasoner's calls go through the
 same checks as the talker's.
@@ -38,7 +35,7 @@ from typing import Literal
 
 from agent.deciding.intents import asks_for_act, asks_to_know, cued_tools, is_question, speaks_korean, utterance_words
 
-Reason = Literal["knowledge", "several_acts", "talker_unsure", "korean_answer"]
+Reason = Literal["knowledge", "several_acts", "talker_unsure"]
 
 
 @dataclass(frozen=True)
@@ -123,9 +120,7 @@ def route_after_decision(text: str, language: str, tool: str | None, supported: 
     should answer after all."""
     question = is_question(text, language)
     if tool is None:
-        if question:
-            return Route("reasoner", "talker_unsure")
-        return Route("reasoner", "korean_answer") if speaks_korean(utterance_words(text), language) else TALKER_PLAIN
+        return Route("reasoner", "talker_unsure") if question else TALKER_PLAIN
     if question and (not supported or (acts and not asks_for_act(text, language))):
         return Route("reasoner", "talker_unsure")
     return TALKER_TOOL

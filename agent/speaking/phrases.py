@@ -15,6 +15,11 @@ class Phrase(str, Enum):
     FAILED_VOICE = "failed_voice"
     NOT_HEARD = "not_heard"
     """Words were heard, but too poorly to act on or answer (:mod:`agent.listening.hearing`)."""
+    THANKS = "thanks"
+    GREETING = "greeting"
+    NEVER_MIND = "never_mind"
+    CANNOT_YET = "cannot_yet"
+    """A request nothing in hearth serves (the lights, a phone call), when no model may say so."""
 
 
 _PHRASES: dict[str, dict[Phrase, str]] = {
@@ -27,6 +32,10 @@ _PHRASES: dict[str, dict[Phrase, str]] = {
         Phrase.FAILED_ANSWER: "Sorry, something went wrong with my answer. Please try again.",
         Phrase.FAILED_VOICE: "Sorry, something went wrong with my voice. Please try again.",
         Phrase.NOT_HEARD: "Sorry, I didn't catch that. Could you say it again?",
+        Phrase.THANKS: "You're welcome.",
+        Phrase.GREETING: "Hello!",
+        Phrase.NEVER_MIND: "Okay.",
+        Phrase.CANNOT_YET: "Sorry, I can't do that yet.",
     },
     "ko": {
         Phrase.NO_SPEECH: "아무 말도 들리지 않았어요. 버튼을 누르고 다시 말해 주세요.",
@@ -37,6 +46,10 @@ _PHRASES: dict[str, dict[Phrase, str]] = {
         Phrase.FAILED_ANSWER: "죄송해요, 대답을 만들다가 문제가 생겼어요. 다시 해 주세요.",
         Phrase.FAILED_VOICE: "죄송해요, 목소리에 문제가 생겼어요. 다시 해 주세요.",
         Phrase.NOT_HEARD: "죄송해요, 잘 못 들었어요. 다시 한 번 말해 주세요.",
+        Phrase.THANKS: "천만에요.",
+        Phrase.GREETING: "안녕하세요!",
+        Phrase.NEVER_MIND: "네, 알겠어요.",
+        Phrase.CANNOT_YET: "죄송해요, 그건 아직 못 해요.",
     },
 }
 

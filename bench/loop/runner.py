@@ -413,7 +413,7 @@ class SuiteRun:
                 "speculative_discarded": aggregate(rows, "speculative_discarded"),
                 # Talker and reasoner: the share each answered, and the reasoner's turns' figures.
                 "routing": {reason: sum(1 for r in rows if (r.get("routed") or "talker") == reason) for reason in
-                            ("talker", "knowledge", "several_acts", "talker_unsure", "korean_answer")},
+                            ("talker", "knowledge", "several_acts", "talker_unsure")},
                 "reasoner_turns": sum(1 for r in rows if r.get("routed")),
                 "reasoner_capped": sum(1 for r in rows if r.get("reasoner_capped")),
                 "reasoner_answer_accuracy": share([r for r in rows if r.get("routed")], "answer_right"),

@@ -8,7 +8,8 @@ templates, talker and reasoner as a spoken turn, with nothing heard and nothing 
 reply is split into sentences by Kiwi (``kiwipiepy``), and a sentence passes when
 
 - its last morpheme before closing punctuation is a sentence-final ending (Kiwi's ``EF``):
-  "타이머를 10분으로 맞췄어요." passes, "파스타 타이머 10분." (a noun phrase) does not;
+  "타이머를 10분으로 맞췄어요." passes, "파스타 타이머 10분." (a noun phrase) does not; or it is
+  an interjection alone ("천만에요.", "네.");
 - no morpheme is unknown to Kiwi (``oov``), unless the user said it (a list item, a name);
 - it is written in Hangul (an English sentence in a Korean reply fails).
 
@@ -38,7 +39,7 @@ PUNCTUATION_TAGS = frozenset({"SF", "SP", "SS", "SE", "SO", "SW"})
 """Kiwi's tags for punctuation and symbols: not words, so never the sentence's last morpheme."""
 FOREIGN_TAGS = frozenset({"SL", "SH", "SN", "SB"})
 """Latin letters, Hanja, numbers and list numbering: not unknown Korean."""
-TEMPLATE_MARKS = frozenset({"tool_start", "tool_refused", "confirmation", "command", "undo", "amend", "time_left", "repeat"})
+TEMPLATE_MARKS = frozenset({"tool_start", "tool_refused", "confirmation", "command", "undo", "amend", "time_left", "repeat", "template"})
 """Timeline marks of a turn whose reply hearth's own templates wrote."""
 _HANGUL = re.compile("[가-힣]")
 
@@ -67,7 +68,9 @@ def check_reply(kiwi: Any, reply: str, said: str = "") -> Verdict:
             problems.append(f"not Korean: {sentence.text!r}")
             continue
         last = words[-1]
-        if last.tag != "EF":
+        if all(t.tag == "IC" for t in words):
+            pass  # an interjection is a whole reply of its own: "천만에요.", "네."
+        elif last.tag != "EF":
             problems.append(f"no sentence-final ending: {sentence.text!r} ends with {last.form}/{last.tag}")
         for token in words:
             if token.oov and token.tag not in FOREIGN_TAGS and token.form not in said:
