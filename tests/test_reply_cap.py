@@ -53,7 +53,8 @@ def test_whole_sentences(text: str, expected: str) -> None:
 
 @pytest.mark.parametrize(("heard", "line", "expected", "language"), [
     ("hello there", cut(EN_LONG), "Hello, I'm here to help you with your business.", "en"),
-    ("안녕 거기", cut(KO_LONG), "안녕하세요! 저는 부엌 도우미예요.", "ko"),
+    # In Korean the talker's own line is never said (it writes no Korean sentences): a template is.
+    ("안녕 거기", cut(KO_LONG), "죄송해요, 그건 아직 못 해요.", "ko"),
 ])
 async def test_the_talkers_line_cut_at_its_cap_ends_at_its_last_sentence(heard: str, line: str, expected: str, language: str) -> None:
     talker = TimedJson(decision(line, "none"))
@@ -67,12 +68,13 @@ async def test_the_talkers_line_cut_at_its_cap_ends_at_its_last_sentence(heard: 
 
 async def test_a_decision_cut_by_the_token_cap_inside_its_line_says_the_whole_sentences() -> None:
     # A Korean line costs several tokens a syllable: the decision's token cap can fall inside it,
-    # and the JSON never closes. What was whole is said, not "Sorry, I don't have an answer".
+    # and the JSON never closes. No error is said; and since the talker's Korean is never spoken,
+    # a greeting gets the greeting's template.
     pieces = [(0.0, '{"say": "안녕하세요. 저는 부엌 도우미예요. 타이머, 장보기 목록, 메모를 도와')]
     talker = TimedJson(pieces)
     deps, sink, executor = tool_deps(talker, Kitchen(), text="안녕", grounded=grounded, language="ko")
     (result,), _ = await run_text(deps, executor, "안녕")
-    assert result.spoken == ["안녕하세요.", "저는 부엌 도우미예요."]
+    assert result.spoken == ["안녕하세요!"]
 
 
 # ---- streamed replies, cut by their token cap ------------------------------------------------------
