@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tools.db import connect
 from tools.spec import ToolOutput, ToolSpec, optional_text_argument
-from tools.spoken import Language, check_language, has_final_consonant, join_words, topic
+from tools.spoken import Language, check_language, has_final_consonant, join_words, subject, topic
 
 log = logging.getLogger(__name__)
 
@@ -382,10 +382,6 @@ def _row_to_timer(row: sqlite3.Row) -> Timer:
     )
 
 
-def _subject(word: str) -> str:
-    return f"{word}{'이' if has_final_consonant(word) else '가'}"
-
-
 def _object(word: str) -> str:
     return f"{word}{'을' if has_final_consonant(word) else '를'}"
 
@@ -399,10 +395,10 @@ def done_message(timer: Timer, now: float, language: str = "en") -> str:
         # Seconds are noise once it is minutes late: "9 minutes ago", not "9 minutes 12 seconds ago".
         ago = say_duration(late if late < 60 else round(late / 60) * 60, language=lang)
         if lang == "ko":
-            return f"꺼져 있는 동안 {_subject(name)} 끝났어요. {ago} 전이에요."
+            return f"꺼져 있는 동안 {subject(name)} 끝났어요. {ago} 전이에요."
         return f"{_cap(name)} finished while I was off, {ago} ago."
     if lang == "ko":
-        return f"{_subject(name)} 끝났어요."
+        return f"{subject(name)} 끝났어요."
     return f"{_cap(name)} is done."
 
 
