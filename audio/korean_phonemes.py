@@ -54,8 +54,10 @@ def sino_number(n: int) -> str:
     """1 → 일, 15 → 십오, 2024 → 이천이십사, 10000 → 만, 0 → 영."""
     if n == 0:
         return "영"
+    if n >= 10**16:  # no one says these; read digit by digit, as a long code is read
+        return " ".join(_SINO_DIGITS[int(d)] for d in str(n))
     words = []
-    for unit, name in ((10**8, "억"), (10**4, "만"), (1, "")):
+    for unit, name in ((10**12, "조"), (10**8, "억"), (10**4, "만"), (1, "")):
         group, n = divmod(n, unit)
         if group:
             # 만 and 천 alone, never 일만 or 일천; but 일억.

