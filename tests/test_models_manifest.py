@@ -22,13 +22,14 @@ EXPECTED_LAYOUT = {
     "smart-turn-v3": {"smart-turn-v3.2-cpu.onnx", "LICENSE"},
     "piper-en-joe": {"model.onnx", "tokens.txt", "model.onnx.json"},
     "espeak-ng": {"espeakbridge.so", "espeak-ng-data"},
+    "kokoro-82m-ja": {"model.onnx", "voices.npz", "vocab.json", "NOTICE"},
     "zipformer-en-streaming": {"encoder.onnx", "decoder.onnx", "joiner.onnx", "tokens.txt"},
     "qwen2.5-1.5b-instruct": {"model.gguf"},
     "qwen2.5-coder-1.5b": {"model.gguf"},
     "qwen2.5-coder-0.5b": {"model.gguf"},
 }
 DEFAULT_SET = {"smollm2-135m-instruct", "whisper-tiny-en", "whisper-base", "silero-vad", "smart-turn-v3", "piper-en-joe", "espeak-ng",
-               "qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"}
+               "kokoro-82m-ja", "qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"}
 
 
 # ---- the packaged manifest ----
