@@ -322,6 +322,9 @@ def to_ipa(pronounced: str) -> str:
         at = match.end()
     out.append(_other_ipa(pronounced[at:]))
     text = re.sub(r" *([,.?!…]) *", r"\1 ", "".join(out))
+    # A stop coda before ㅅ/ㅆ (몇 시 [멷씨]) is heard as a long s: Kokoro's t + ɕ is "ch", and
+    # Whisper base wrote 몇 시야 as 며치야; s + s it writes as 몇 시야.
+    text = re.sub(r"t( ?)[sɕ]", r"s\1s", text)
     return re.sub(r"\s+", " ", text).strip()
 
 

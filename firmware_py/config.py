@@ -126,10 +126,20 @@ class VadConfig(Section):
 class TtsConfig(Section):
     voice_en: str = "piper-en-joe"
     """Neural voice for English (a piper voice in the manifest)."""
+    voice_ko: str = "kokoro-82m-ja"
+    """Voice for Korean: a Kokoro model in the manifest, read from Korean phonemes, or "espeak-ng".
+    When the Kokoro model is not installed, hearth says so in its log and speaks Korean with espeak-ng."""
+    kokoro_voice_ko: str = "jf_nezumi"
+    """Which of the Kokoro model's voices speaks Korean: jf_alpha, jf_gongitsune, jf_nezumi, jf_tebukuro, jm_kumo.
+    jf_nezumi is the one Whisper base understood best (docs/voices.md)."""
     espeak_voice_ko: str = "ko"
-    """espeak-ng voice for Korean: no neural Korean voice installs offline."""
+    """espeak-ng voice for Korean, when ``voice_ko`` is "espeak-ng" or its model is missing."""
     n_threads: int = Field(1, ge=1, le=64)
-    """CPU threads for synthesis."""
+    """CPU threads for synthesis (the English voice; Korean's espeak-ng fallback uses one)."""
+    n_threads_ko: int = Field(2, ge=1, le=64)
+    """CPU threads for the Korean Kokoro voice.  Each sentence is one whole model run before any of
+    it plays, so threads shorten first audio directly: the demo's answer came 1.5 s after its text
+    on two threads and 2.3 s on one (two x86 cores); and no talker writes beside it in Korean."""
     speed: float = Field(1.0, ge=0.5, le=2.0)
     """Speaking rate; 1.0 is the voice's own."""
 

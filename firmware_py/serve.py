@@ -126,7 +126,7 @@ class OtherLanguages:
 
 async def other_languages(config: HearthConfig) -> OtherLanguages:
     """Load (side by side, in threads) the recognizer and voice of each of ``serve.languages``."""
-    from firmware_py.wiring import StartupError, _loading, asr_model, make_recognizer, make_synthesizer, model_store
+    from firmware_py.wiring import StartupError, _loading, asr_model, make_recognizer, make_synthesizer, model_store, voice_models
     from models.store import ModelError
 
     found = OtherLanguages()
@@ -136,12 +136,12 @@ async def other_languages(config: HearthConfig) -> OtherLanguages:
         if language == config.language or language in found.recognizers:
             continue
         other = config.model_copy(update={"language": language, "reasoner": ReasonerConfig(where="off")})
-        voice = [other.tts.voice_en, "espeak-ng"] if language == "en" else []
+        voice = voice_models(other, store)
         try:
             store.require([asr_model(other), *voice])
         except ModelError as exc:
             raise StartupError(f"serve.languages: {exc}") from None
-        recognizer, synthesizer = make_recognizer(other, store), make_synthesizer(other, store)
+        recognizer, synthesizer = make_recognizer(other, store), make_synthesizer(other, store, voice)
         found.recognizers[language], found.synthesizers[language] = recognizer, synthesizer
         loads += [([asr_model(other)], asyncio.to_thread(recognizer.load)), (voice, synthesizer.load())]
     await _loading(store, loads)

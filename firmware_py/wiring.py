@@ -102,15 +102,37 @@ def describe_choice(config: HearthConfig, profile: PlatformProfile) -> str:
 
 
 def required_models(config: HearthConfig) -> list[str]:
+    """Every model the configuration names, its voice's included."""
+    return _thinking_and_hearing(config) + voice_models(config)
+
+
+def _thinking_and_hearing(config: HearthConfig) -> list[str]:
     names = [config.llm.model, asr_model(config), "silero-vad"]
     where, reasoner = reasoner_choice(config)
     if where == "local" and reasoner is not None:
         names.append(reasoner)
     if config.listen.end_of_turn_model != "none":
         names.append(config.listen.end_of_turn_model)
-    if config.language == "en":
-        names += [config.tts.voice_en, "espeak-ng"]
     return names
+
+
+def voice_models(config: HearthConfig, store: ModelStore | None = None) -> list[str]:
+    """The models the configured language's voice reads.
+
+    With ``store``, a Korean Kokoro voice that is not installed falls back to espeak-ng (which
+    needs no model) with a warning, so a speaker without the 95 MB model still answers."""
+    if config.language == "en":
+        return [config.tts.voice_en, "espeak-ng"]
+    name = config.tts.voice_ko
+    if name == "espeak-ng":
+        return []
+    if store is not None and (problems := store.check([name])):
+        log.warning(
+            "tts.voice_ko: %s; speaking Korean with espeak-ng instead (%s installs the clearer voice)",
+            problems[0].describe(), store.fix_command([name]),
+        )
+        return []
+    return [name]
 
 
 def check_roles(config: HearthConfig, store: ModelStore) -> None:
@@ -119,6 +141,7 @@ def check_roles(config: HearthConfig, store: ModelStore) -> None:
         "llm.model": (config.llm.model, "llm"),
         "asr.model_en" if config.language == "en" else "asr.model_ko": (asr_model(config), "asr"),
         **({"tts.voice_en": (config.tts.voice_en, "tts")} if config.language == "en" else {}),
+        **({"tts.voice_ko": (config.tts.voice_ko, "tts")} if config.language == "ko" and config.tts.voice_ko != "espeak-ng" else {}),
         "listen.end_of_turn_model": (config.listen.end_of_turn_model, "turn"),
     }
     where, reasoner = reasoner_choice(config)
@@ -182,8 +205,21 @@ def kitchen_lexicon(language: str) -> Lexicon:
     return Lexicon.of([entry[0] for entry in example_bank().get(language, [])] + [KITCHEN_WORDS.get(language, "")])
 
 
-def make_synthesizer(config: HearthConfig, store: ModelStore) -> Any:
+def make_synthesizer(config: HearthConfig, store: ModelStore, voice: list[str] | None = None) -> Any:
+    """The configured language's voice (not loaded yet); ``voice`` is :func:`voice_models`' answer when known."""
     if config.language == "ko":
+        voice = voice_models(config, store) if voice is None else voice
+        if voice:
+            from audio.kokoro_tts import KokoroSettings, KokoroSynthesizer
+
+            return KokoroSynthesizer(
+                KokoroSettings(
+                    model_dir=store.path(voice[0]),
+                    voice=config.tts.kokoro_voice_ko,
+                    speed=config.tts.speed,
+                    num_threads=config.tts.n_threads_ko,
+                )
+            )
         from audio.espeak_tts import EspeakSynthesizer, EspeakSettings
 
         return EspeakSynthesizer(EspeakSettings(voice=config.tts.espeak_voice_ko, language="ko"))
@@ -222,8 +258,9 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
     """Check the models, load them (in worker threads, side by side) and warm them up."""
     store = model_store(config)
     check_roles(config, store)
+    voice = voice_models(config, store)
     try:
-        store.require(required_models(config))
+        store.require(_thinking_and_hearing(config) + voice)
     except ModelError as exc:
         raise StartupError(str(exc)) from None
 
@@ -243,9 +280,8 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
             jump_forward=config.llm.jump_forward,
         )
     )
-    synthesizer: Synthesizer = make_synthesizer(config, store)
+    synthesizer: Synthesizer = make_synthesizer(config, store, voice)
     turn_model = _turn_model(config, store)
-    voice = [config.tts.voice_en, "espeak-ng"] if config.language == "en" else []
     _where, reasoner_name = reasoner_choice(config, profile)
     await _loading(store, [
         (["silero-vad"], asyncio.to_thread(vad.load)),

@@ -70,6 +70,15 @@ def test_agreement_counts_words_kept() -> None:
     assert agreement("", "anything") == 1.0
 
 
+def test_korean_agreement_counts_syllables_kept_in_order_without_the_cut_last_word() -> None:
+    # Spacing and particles vary between Whisper's decodes; the partial's window ended inside 몇.
+    assert agreement("다시 해 주세요", "다시 해주세요.") == 1.0
+    assert agreement("지금요, 스위트.", "지금 몇 시야?") == pytest.approx(2 / 3)
+    assert agreement("장보기 목록에 우유", "타이머 십 분 맞춰 줘") == 0.0
+    assert agreement("우유 목록", "목록에 우유") == 1.0  # one word left: it is compared
+    assert agreement("목록 우유 추가", "우유 목록") == pytest.approx(0.5)  # in order: 우유 after 목록 is not kept
+
+
 def test_thresholds_are_settings() -> None:
     lenient = HearingSettings(doubtful_below=0.1, unheard_below=0.05)
     assert weigh(_final("Set a timer.", logprob=-0.75), 30.0, settings=lenient).verdict == "sure"

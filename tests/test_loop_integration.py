@@ -51,9 +51,12 @@ def test_korean_end_to_end(models_dir: Path, tmp_path: Path, capsys):
     code = main(["demo", "--language", "ko", "--models-dir", str(models_dir), "--out", str(out), "--timeline", str(timeline)])
     assert code == 0, capsys.readouterr().out
     data = json.loads(timeline.read_text())
-    # The request is espeak-ng's robotic Korean; Whisper base still hears Korean in it.
-    assert HANGUL.search(data["transcript"]), data["transcript"]
-    assert read_wav(out).duration > 0.3
+    # "지금 몇 시야?" in Kokoro's voice (bench.loop.make_requests): heard, and answered with the time.
+    assert "몇 시" in data["transcript"], data["transcript"]
+    tools = [m["detail"].get("tool") for m in data["marks"] if m["name"] == "tool_end"]
+    assert data["outcome"] == "answered" and tools == ["time_now"], (data["outcome"], tools)
+    assert re.search(r"\d+시", data["reply"]) and data["reply"].rstrip(".").endswith("요"), data["reply"]
+    assert read_wav(out).duration > 1.0
 
 
 def test_a_file_that_is_not_audio_gets_one_clear_line(models_dir: Path, tmp_path: Path, capsys):

@@ -24,6 +24,7 @@ bench's rooms and checked on others (docs/hearing.md).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -92,7 +93,13 @@ def _scale(value: float, lost: float, sure: float) -> float:
 
 
 def agreement(partial: str, final: str) -> float:
-    """The share of ``partial``'s words that ``final`` also has (1.0 when the partial had none)."""
+    """The share of ``partial``'s words that ``final`` also has (1.0 when the partial had none).
+
+    Korean is compared by syllables instead: Whisper spaces it differently from one decode to
+    the next (해 주세요, 해주세요) and a particle changes the word (지금, 지금요).  The partial's
+    last word is left out there, as a partial's window often ends inside it."""
+    if _HANGUL.search(partial) or _HANGUL.search(final):
+        return _syllables_kept(partial, final)
     said = [_key(w) for w in partial.split() if _key(w)]
     if not said:
         return 1.0
@@ -103,6 +110,24 @@ def agreement(partial: str, final: str) -> float:
             left.remove(word)
             kept += 1
     return kept / len(said)
+
+
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+def _syllables_kept(partial: str, final: str) -> float:
+    words = [_key(w) for w in partial.split() if _key(w)]
+    said = "".join(words[:-1] if len(words) > 1 else words)
+    if not said:
+        return 1.0
+    heard = _key(final)
+    # Longest common subsequence: the syllables the final kept, in order.
+    row = [0] * (len(heard) + 1)
+    for ch in said:
+        previous_diagonal = 0
+        for j, other in enumerate(heard, 1):
+            previous_diagonal, row[j] = row[j], previous_diagonal + 1 if ch == other else max(row[j], row[j - 1])
+    return row[-1] / len(said)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """Generate the bundled spoken requests reproducibly (synthetic speech, labelled as such).
 
-English requests are spoken by hearth's own piper voice, Korean ones by espeak-ng;
+English requests are spoken by hearth's own piper voice, Korean ones by Kokoro's jm_kumo
+(the clearest Korean voice that installs offline, and not the one hearth answers in);
 both are resampled to 16 kHz mono with a little silence in front, like a microphone
-picks up after a button press.  Run: ``python -m bench.loop.make_requests``.
+picks up after a button press.  Run: ``python -m bench.loop.make_requests [--language ko]``.
 """
 
 from __future__ import annotations
@@ -12,10 +13,8 @@ import asyncio
 import json
 from pathlib import Path
 
-from audio.espeak_tts import EspeakSettings, EspeakSynthesizer
-from audio.piper_tts import PiperSettings, PiperSynthesizer
 from audio.wav import write_wav
-from bench.suites.audio import speak
+from bench.suites.audio import VOICES, make_synthesizer, speak
 from models.store import default_models_dir
 
 HERE = Path(__file__).parent
@@ -37,30 +36,32 @@ REQUESTS_KO = {
 }
 
 
-async def main(models_dir: Path) -> None:
-    piper = PiperSynthesizer(
-        PiperSettings(voice_dir=models_dir / "piper-en-joe", espeak_bridge=models_dir / "espeak-ng" / "espeakbridge.so")
-    )
-    espeak = EspeakSynthesizer(EspeakSettings(voice="ko", language="ko"))
-    await piper.load()
-    await espeak.load()
-    catalogue = []
-    for language, synth, requests in (("en", piper, REQUESTS_EN), ("ko", espeak, REQUESTS_KO)):
+REQUESTS = {"en": REQUESTS_EN, "ko": REQUESTS_KO}
+DEMO = {"en": "dinner-idea", "ko": "what-time"}
+"""Which request the demo bundles, per language."""
+
+
+async def main(models_dir: Path, languages: list[str]) -> None:
+    catalogue_path = HERE / "requests" / "requests.json"
+    # Languages not remade keep their entries (and their audio) as they are.
+    catalogue = [e for e in json.loads(catalogue_path.read_text(encoding="utf-8")) if e["language"] not in languages]
+    for language in languages:
+        synth = make_synthesizer(language, models_dir)
+        await synth.load()
         folder = HERE / "requests" / language
         folder.mkdir(parents=True, exist_ok=True)
-        for name, text in requests.items():
-            audio = await speak(synth, text)
-            write_wav(folder / f"{name}.wav", audio)
+        for name, text in REQUESTS[language].items():
+            write_wav(folder / f"{name}.wav", await speak(synth, text))
             catalogue.append({"id": f"{language}/{name}", "language": language, "text": text,
-                              "wav": f"{language}/{name}.wav", "synthetic": True,
-                              "voice": "piper en_US-joe-medium" if language == "en" else "espeak-ng ko"})
-    (HERE / "requests" / "requests.json").write_text(json.dumps(catalogue, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    # The demo's bundled requests are two of these.
-    for language, name in (("en", "dinner-idea"), ("ko", "what-time")):
-        (ASSETS / f"request_{language}.wav").write_bytes((HERE / "requests" / language / f"{name}.wav").read_bytes())
+                              "wav": f"{language}/{name}.wav", "synthetic": True, "voice": VOICES[language]})
+        (ASSETS / f"request_{language}.wav").write_bytes((folder / f"{DEMO[language]}.wav").read_bytes())
+    catalogue.sort(key=lambda e: list(REQUESTS).index(e["language"]))
+    catalogue_path.write_text(json.dumps(catalogue, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--models-dir", type=Path, default=default_models_dir())
-    asyncio.run(main(parser.parse_args().models_dir))
+    parser.add_argument("--language", action="append", choices=sorted(REQUESTS), help="remake only this language's requests (repeatable)")
+    args = parser.parse_args()
+    asyncio.run(main(args.models_dir, args.language or list(REQUESTS)))

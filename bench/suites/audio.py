@@ -1,6 +1,7 @@
 """Spoken requests for the benchmarks, synthesized reproducibly and cached (synthetic speech, labelled as such).
 
-English is spoken by hearth's piper voice (en_US-joe-medium), Korean by espeak-ng; both are resampled to
+English is spoken by hearth's piper voice (en_US-joe-medium), Korean by Kokoro's jm_kumo (a man's voice,
+not hearth's own Korean voice, jf_nezumi, so hearth hears someone else); both are resampled to
 16 kHz mono with 0.4 s of silence in front, as a microphone picks up after a button press.  Each request
 is cached as ``<cache>/bench-audio/<sha256(text|voice)[:16]>.wav`` (``<cache>`` is ``$XDG_CACHE_HOME/hearth``,
 else ``~/.cache/hearth``), so a run re-uses exactly the audio of the run before.
@@ -26,7 +27,7 @@ from typing import Any, TypeVar
 import numpy as np
 from tqdm import tqdm
 
-from audio.espeak_tts import EspeakSettings, EspeakSynthesizer
+from audio.kokoro_tts import KokoroSettings, KokoroSynthesizer
 from audio.piper_tts import PiperSettings, PiperSynthesizer
 from audio.protocols import AudioChunk, Synthesizer
 from audio.wav import resample, write_wav
@@ -38,8 +39,9 @@ logger = logging.getLogger(__name__)
 
 LEAD_SILENCE_S = 0.4
 RATE = 16000
-VOICES = {"en": "piper en_US-joe-medium", "ko": "espeak-ng ko"}
+VOICES = {"en": "piper en_US-joe-medium", "ko": "kokoro-82m-ja jm_kumo"}
 """The voice each language's requests are spoken in; part of the cache key."""
+KOREAN_REQUEST_VOICE = "jm_kumo"
 
 T = TypeVar("T")
 
@@ -149,7 +151,7 @@ def make_synthesizer(language: str, models_dir: Path) -> Synthesizer:
     """The benchmark voice of ``language`` (not loaded yet)."""
     voice_of(language)
     if language == "ko":
-        return EspeakSynthesizer(EspeakSettings(voice="ko", language="ko"))
+        return KokoroSynthesizer(KokoroSettings(model_dir=models_dir / "kokoro-82m-ja", voice=KOREAN_REQUEST_VOICE))
     return PiperSynthesizer(
         PiperSettings(voice_dir=models_dir / "piper-en-joe", espeak_bridge=models_dir / "espeak-ng" / "espeakbridge.so")
     )
