@@ -11,7 +11,8 @@ in symbols they know.  Three steps, each small and deterministic:
    (같이 → 가치).  Rules that need to know a word's make-up (the ㄴ of 식용유) are left out.
 3. :func:`to_ipa`: pronounced Hangul to IPA in Kokoro's symbols.  Lax stops are voiced between
    voiced sounds (부엌 [puʌk], 장보기 [ʨaŋboɡi]); a tense consonant after a vowel is held, as a
-   Japanese voice holds a doubled consonant; ㅅ, ㄴ and ㅎ soften before i and y.
+   Japanese voice holds a doubled consonant; ㅅ, ㄴ and ㅎ soften before i and y; a stop coda
+   before ㅅ/ㅆ is a long s (몇 시 [mjʌs si]).
 """
 
 from __future__ import annotations

@@ -156,6 +156,7 @@ def test_note_text(text: str, note: str | None) -> None:
         ("설탕 세 컵은 몇 그램이야?", Conversion(3, "cup", "g", "설탕")),
         ("오븐 200도는 화씨로 몇 도야", Conversion(200, "C", "F", None)),
         ("화씨 400도는 섭씨로?", Conversion(400, "F", "C", None)),
+        ("화씨, 350도는 섭씨로몇도야.", Conversion(350, "F", "C", None)),  # a breath heard as a comma
         ("두 큰술은 몇 작은술이야", Conversion(2, "tbsp", "tsp", None)),
         ("convert grams to cups", Conversion()),
     ],

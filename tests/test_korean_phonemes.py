@@ -103,6 +103,8 @@ def test_pronounce_keeps_what_is_not_hangul() -> None:
     ("추카해요", "ʨʰukʰahejo"),  # aspirates
     ("머거요", "mʌɡʌjo"),
     ("그릇", "kɯɾɯt"),
+    ("멷 씨야", "mjʌs sija"),    # a stop before ㅆ is a long s (t + ɕ is heard as ch)
+    ("읻씀니다", "issɯmɲida"),
 ])
 def test_ipa(said: str, ipa: str) -> None:
     assert to_ipa(said) == ipa

@@ -146,7 +146,8 @@ def _decide(pairs: list[tuple[float, str]], bare: list[str]) -> Conversion:
 def _korean(text: str) -> Conversion:
     prepared = prepare(text)
     pairs: list[tuple[float, str, int, int]] = []
-    amount_unit = re.compile(rf"(?:(?P<scale>화씨|섭씨)\s*)?(?P<num>{KO_NUMBER})\s*(?P<unit>{_KO_UNIT_RE})")
+    # The recognizer puts commas where the speaker took a breath: "화씨, 350도".
+    amount_unit = re.compile(rf"(?:(?P<scale>화씨|섭씨)[\s,]*)?(?P<num>{KO_NUMBER})\s*(?P<unit>{_KO_UNIT_RE})")
     for match in amount_unit.finditer(prepared):
         value = korean_number(match["num"])
         if value is None:
