@@ -12,7 +12,8 @@ import pytest
 
 from agent.assistant import Assistant
 from agent.deciding.arguments import grounded
-from agent.deciding.reasoner import Reasoner, ReasonerSettings, cap_line, holding_line, with_notes
+from agent.deciding.reasoner import Reasoner, ReasonerSettings, cap_line, holding_line, one_item_each, with_notes
+from agent.deciding.tool_calls import ToolPlan
 from agent.deciding.reference import KitchenReference
 from agent.deciding.routing import is_question, knows_how, route_after_decision, route_by_words, several_acts
 from agent.model.llm import ChatMessage, json_gbnf
@@ -203,6 +204,25 @@ async def test_plan_keeps_known_tools_in_order_and_at_most_max_calls() -> None:
     assert [(p.tool, p.args) for p in plans] == [("shopping_add", {"item": "flour"}), ("shopping_add", {"item": "butter"})]
     broken = Reasoner(ReasonerChat(calls='{"calls": [{"tool": "shopping_'), registry(), "en")
     assert await broken.plan("Add flour and butter") == []
+
+
+async def test_a_korean_list_item_joining_two_things_is_one_call_each() -> None:
+    calls = {"calls": [{"tool": "shopping_add", "args": {"item": "대파랑 두부"}},
+                       {"tool": "shopping_complete", "args": {"item": "당근이랑 양파하고 우유"}}]}
+    reasoner = Reasoner(ReasonerChat(calls=json.dumps(calls)), registry(), "ko", ReasonerSettings(max_calls=4))
+    plans = await reasoner.plan("장보기 목록에 대파랑 두부 추가하고 당근이랑 양파하고 우유는 빼 줘")
+    assert [(p.tool, p.args["item"]) for p in plans] == [
+        ("shopping_add", "대파"), ("shopping_add", "두부"),
+        ("shopping_complete", "당근"), ("shopping_complete", "양파"),  # capped at max_calls
+    ]
+
+
+def test_one_item_each_leaves_single_things_and_english_alone() -> None:
+    for item in ("사과", "고사리랑", "mac and cheese", "salt and pepper"):
+        plan = ToolPlan("", "shopping_add", {"item": item})
+        assert one_item_each(plan) == [plan]
+    timer = ToolPlan("", "timer_start", {"duration_s": 60, "label": "라면이랑 계란"})
+    assert one_item_each(timer) == [timer]
 
 
 def test_the_reference_finds_a_fact_for_a_question_and_nothing_for_small_talk() -> None:

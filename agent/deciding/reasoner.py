@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
@@ -272,8 +273,26 @@ class Reasoner:
         plans = []
         for call in calls[: self.settings.max_calls]:
             if isinstance(call, dict) and call.get("tool") in self.registry:
-                plans.append(ToolPlan("", str(call["tool"]), dict(call.get("args") or {}), raw=raw))
-        return plans
+                plans.extend(one_item_each(ToolPlan("", str(call["tool"]), dict(call.get("args") or {}), raw=raw)))
+        return plans[: self.settings.max_calls]
+
+
+_LIST_TOOLS = ("shopping_add", "shopping_complete")
+_KO_ITEM_JOINER = re.compile(r"(?<=[가-힣])(?:이랑|랑|하고)\s+(?=[가-힣])")
+"""Korean "and" between two nouns: 대파랑 두부, 당근이랑 양파, 우유하고 계란.  Not 와/과, which end
+nouns too (사과), and not English "and", which names one thing as often as two (mac and cheese)."""
+
+
+def one_item_each(plan: ToolPlan) -> list[ToolPlan]:
+    """A list call whose item joins two things ("대파랑 두부") as one call per thing, in order:
+    the reasoner sometimes writes what was asked for as one item."""
+    item = plan.args.get("item")
+    if plan.tool not in _LIST_TOOLS or not isinstance(item, str):
+        return [plan]
+    parts = [part.strip() for part in _KO_ITEM_JOINER.split(item) if part.strip()]
+    if len(parts) < 2:
+        return [plan]
+    return [replace(plan, args={**plan.args, "item": part}) for part in parts]
 
 
 class EarlyReading:
