@@ -189,3 +189,15 @@ def test_small_talk_is_only_a_whole_utterance_of_it(text: str, kind: str | None)
     from agent.deciding.intents import small_talk
 
     assert small_talk(text, "ko" if any("가" <= c <= "힣" for c in text) else "en") == kind
+
+
+@pytest.mark.parametrize(("text", "language", "tools"), [
+    ("오늘 비와.", "ko", {"weather"}),                  # the day of the weather, not a date question
+    ("오늘 미세먼지 어때?", "ko", {"air_quality"}),
+    ("What's the weather like today?", "en", {"weather"}),
+    ("오늘 며칠이야?", "ko", {"date_today"}),            # a date word of its own
+    ("What day is it today?", "en", {"date_today"}),
+    ("오늘은?", "ko", {"date_today"}),                   # nothing else asked
+])
+def test_today_asks_for_the_date_only_when_nothing_else_is_asked(text: str, language: str, tools: set[str]) -> None:
+    assert cued_tools(text, language) == tools

@@ -284,6 +284,14 @@ def says(cue: str, text: str, korean: bool) -> bool:
     return re.search(r"(?<![\w'])" + re.escape(cue), text) is not None
 
 
+WEAK_CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    "en": {"date_today": ("today",)},
+    "ko": {"date_today": ("오늘",)},
+}
+"""Cues that ask for their tool only when nothing else is asked: "today" names the day of the
+weather, the air or dinner ("오늘 비 와?") far more often than it asks the date."""
+
+
 def cued_tools(text: str, language: str, tools: Iterable[str] | None = None) -> set[str]:
     """The tools (of ``tools``, default every tool with cues) that the request asks for in words."""
     korean = speaks_korean(text, language)
@@ -294,6 +302,10 @@ def cued_tools(text: str, language: str, tools: Iterable[str] | None = None) -> 
     if not (_QUESTION_KO if korean else _QUESTION_EN).search(text.strip().lower()):
         commands = COMMAND_CUES["ko" if korean else "en"]
         cued |= {name for name in names if any(says(cue, normalized, korean) for cue in commands.get(name, ()))}
+    for name, weak in WEAK_CUES["ko" if korean else "en"].items():
+        strong = [cue for cue in table.get(name, ()) if cue not in weak]
+        if name in cued and cued - {name} and not any(says(cue, normalized, korean) for cue in strong):
+            cued.discard(name)
     return cued
 
 
