@@ -459,6 +459,14 @@ async def test_a_value_nobody_said_is_asked_for_and_the_answer_completes_the_req
     assert len(chat.calls) == 1
 
 
+async def test_an_answer_that_names_its_own_timer_is_that_timer():
+    kitchen = Kitchen()
+    chat = TimedJson(decision("", "timer_start", {"duration_s": 600, "label": "오븐"}))
+    spoken = await _dialog(["오븐 타이머 맞춰 줘", "라면 타이머 3분"], chat, kitchen)
+    assert "오븐" in spoken[0]  # asked how long
+    assert kitchen.timers == [(180, "라면")]
+
+
 async def test_undo_takes_the_last_act_back_from_the_record_not_the_model():
     kitchen = Kitchen()
     chat = TimedJson(decision("", "shopping_add", {"item": "milk"}))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from agent.deciding.corrections import corrected
-from agent.deciding.extract import HANGUL, shopping_item, timer_durations
+from agent.deciding.extract import HANGUL, shopping_item, timer_durations, timer_label
 from agent.deciding.intents import speaks_korean, utterance_words
 from agent.deciding.tool_calls import ToolPlan
 from tools.timers import say_duration
@@ -54,7 +54,9 @@ def supplied(pending: PendingAct, text: str) -> ToolPlan | None:
     if pending.needs == "duration_s":
         said = timer_durations(corrected(text), naming=True)
         if said:
-            return replace(pending.plan, args={**pending.plan.args, "duration_s": said[-1]})
+            # An answer that names its own timer ("the rice, 3 minutes", "라면 타이머 3분") is that timer.
+            label = timer_label(corrected(text))
+            return replace(pending.plan, args={**pending.plan.args, "duration_s": said[-1], **({"label": label} if label else {})})
     if pending.needs == "item":
         language = "ko" if HANGUL.search(text) else "en"
         if answer_of(text, language) is not None or asks_to_repeat(text, language):
