@@ -29,12 +29,31 @@ NUMBER = "<num>"
 START, END = "<s>", "</s>"
 
 
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
 def lexicon_words(text: str) -> list[str]:
-    """The words of ``text`` as the lexicon counts them: lower case, numbers as one class."""
+    """The words of ``text`` as the lexicon counts them: lower case, numbers as one class.
+
+    Korean counts pairs of adjacent syllables instead, across spaces: Whisper spaces Korean as it
+    likes (추가해 줘, 추가해줘) and particles and endings join the word (목록에, 남았어?), so a
+    whole spaced word of the kitchen's is seldom written the same way twice."""
+    if _HANGUL.search(text):
+        return _syllable_pairs(text)
     words = []
     for word in _WORD.findall(text.lower()):
         words.append(NUMBER if word[0].isdigit() or word in _NUMBER_WORDS else word)
     return words
+
+
+def _syllable_pairs(text: str) -> list[str]:
+    units: list[str] = []
+    for word in _WORD.findall(text.lower()):
+        if word[0].isdigit():
+            units.append(NUMBER)
+        else:
+            units.extend(word)
+    return [a + b for a, b in zip(units, units[1:])] or units
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,17 @@ def test_a_close_kitchen_word_wins_and_a_clear_preference_stands() -> None:
     assert choose(GRAMS, KITCHEN, RescoreWeights(word=0.0, pair=0.0)) == 0
 
 
+def test_korean_counts_syllable_pairs_across_spaces() -> None:
+    assert lexicon_words("얼마 남았어?") == ["얼마", "마남", "남았", "았어"]
+    assert lexicon_words("10분 맞춰") == [f"{NUMBER}분", "분맞", "맞춰"]
+    lexicon = Lexicon.of(["타이머 얼마나 남았어?", "타이머 취소해 줘"])
+    # Spaced differently, with a particle: still the kitchen's words.
+    assert lexicon.coverage("타이머취소 해줘")[0] == 1.0
+    # "얼마 남았어?" against "얼마나 맞서?" (the decoder's first choice over a request in Kokoro's voice).
+    heard = [("얼마나 맞서?", -0.40), ("얼마 남았어?", -0.45)]
+    assert choose(heard, lexicon, RescoreWeights()) == 1
+
+
 def test_the_context_adds_the_household_names() -> None:
     lexicon = context_lexicon("Kitchen timer, shopping list. pasta, Seoul, chicken curry")
     assert {"pasta", "seoul", "curry"} <= lexicon.words
