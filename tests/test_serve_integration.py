@@ -100,7 +100,7 @@ async def test_home_assistant_is_told_what_hearth_offers_in_english_and_korean(s
         await client.disconnect()
     assert sorted(lang for program in info.asr for model in program.models for lang in model.languages) == ["en", "ko"]
     assert sorted((v.name, tuple(v.languages)) for program in info.tts for v in program.voices) == [
-        ("espeak-ko", ("ko",)), ("piper-en-joe", ("en",))]
+        ("kokoro-jf_nezumi", ("ko",)), ("piper-en-joe", ("en",))]
     assert [lang for program in info.handle for model in program.models for lang in model.languages] == ["en"]
 
 

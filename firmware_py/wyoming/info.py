@@ -24,6 +24,7 @@ WHISPER = Attribution(name="OpenAI Whisper, run by faster-whisper", url="https:/
 SHERPA = Attribution(name="k2-fsa sherpa-onnx", url="https://github.com/k2-fsa/sherpa-onnx")
 PIPER = Attribution(name="Piper voices", url="https://github.com/rhasspy/piper")
 ESPEAK = Attribution(name="eSpeak NG", url="https://github.com/espeak-ng/espeak-ng")
+KOKORO = Attribution(name="Kokoro-82M", url="https://huggingface.co/hexgrad/Kokoro-82M")
 
 
 def hearth_version() -> str:
@@ -57,6 +58,8 @@ def _voice_attribution(synthesizer: Any) -> Attribution:
         return PIPER
     if kind.startswith("Espeak"):
         return ESPEAK
+    if kind.startswith("Kokoro"):
+        return KOKORO
     return HEARTH
 
 

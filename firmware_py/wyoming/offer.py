@@ -19,7 +19,7 @@ class Voice:
     """One synthesizer, as Wyoming clients see it."""
 
     name: str
-    """The voice's name in ``info`` and in a ``synthesize`` request ("piper-en-joe", "espeak-ko")."""
+    """The voice's name in ``info`` and in a ``synthesize`` request ("piper-en-joe", "kokoro-jf_nezumi", "espeak-ko")."""
     language: str
     """The language it speaks ("en", "ko")."""
     synthesizer: Synthesizer
@@ -105,8 +105,10 @@ class WyomingOffer:
 
 
 def voice_name(synthesizer: Any, language: str) -> str:
-    """The name a synthesizer is offered under: "piper-<model directory>" or "espeak-<voice>"."""
+    """The name a synthesizer is offered under: "piper-<model directory>", "kokoro-<voice>" or "espeak-<voice>"."""
     settings = getattr(synthesizer, "settings", None)
+    if type(synthesizer).__name__.startswith("Kokoro"):
+        return f"kokoro-{settings.voice}"
     voice_dir = getattr(settings, "voice_dir", None)
     if voice_dir is not None:
         name = Path(voice_dir).name
@@ -158,4 +160,6 @@ def _describe_voice(synthesizer: Any, language: str) -> str:
         return f"Piper neural voice ({language})"
     if kind.startswith("Espeak"):
         return f"eSpeak NG formant voice ({language})"
+    if kind.startswith("Kokoro"):
+        return f"Kokoro-82M neural voice, read from {language} phonemes"
     return f"{kind} ({language})"
