@@ -56,7 +56,8 @@ class KokoroSettings:
     language: str = "ko"
     """Language this voice speaks, as the rest of hearth names it."""
     num_threads: int = 1
-    """ONNX Runtime threads; the second core belongs to the LLM while a reply is spoken."""
+    """ONNX Runtime threads.  A sentence's whole run comes before its first sound, so threads
+    shorten first audio directly (hearth's configuration gives Korean two: ``tts.n_threads_ko``)."""
     volume: float = 1.0
     """Gain applied to the model's output."""
     lead_s: float = 0.03
