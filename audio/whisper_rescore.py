@@ -38,22 +38,11 @@ def lexicon_words(text: str) -> list[str]:
     Korean counts pairs of adjacent syllables instead, across spaces: Whisper spaces Korean as it
     likes (추가해 줘, 추가해줘) and particles and endings join the word (목록에, 남았어?), so a
     whole spaced word of the kitchen's is seldom written the same way twice."""
+    words = _WORD.findall(text.lower())
     if _HANGUL.search(text):
-        return _syllable_pairs(text)
-    words = []
-    for word in _WORD.findall(text.lower()):
-        words.append(NUMBER if word[0].isdigit() or word in _NUMBER_WORDS else word)
-    return words
-
-
-def _syllable_pairs(text: str) -> list[str]:
-    units: list[str] = []
-    for word in _WORD.findall(text.lower()):
-        if word[0].isdigit():
-            units.append(NUMBER)
-        else:
-            units.extend(word)
-    return [a + b for a, b in zip(units, units[1:])] or units
+        units = [unit for word in words for unit in ([NUMBER] if word[0].isdigit() else word)]
+        return [a + b for a, b in zip(units, units[1:])] or units
+    return [NUMBER if word[0].isdigit() or word in _NUMBER_WORDS else word for word in words]
 
 
 @dataclass(frozen=True)

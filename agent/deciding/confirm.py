@@ -52,10 +52,11 @@ def missing_value(tool: str, args: dict[str, Any], user_text: str) -> str | None
 def supplied(pending: PendingAct, text: str) -> ToolPlan | None:
     """The pending call completed with the value this utterance gives, or None if it gives none."""
     if pending.needs == "duration_s":
-        said = timer_durations(corrected(text), naming=True)
+        words = corrected(text)
+        said = timer_durations(words, naming=True)
         if said:
             # An answer that names its own timer ("the rice, 3 minutes", "라면 타이머 3분") is that timer.
-            label = timer_label(corrected(text))
+            label = timer_label(words)
             return replace(pending.plan, args={**pending.plan.args, "duration_s": said[-1], **({"label": label} if label else {})})
     if pending.needs == "item":
         language = "ko" if HANGUL.search(text) else "en"

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import logging
+import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
