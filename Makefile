@@ -4,14 +4,18 @@ HEARTH := $(VENV)/bin/hearth
 PYTEST := $(VENV)/bin/python -m pytest -p no:cacheprovider
 
 # The fast lane: every test without a lane mark, against an empty models directory (a test that
-# needs a model fails there, loudly).  The real lane: real models, PortAudio, the browser.
-FAST_LANE := -m "not integration and not audio and not browser" --timeout=120 --durations=15
-REAL_LANE := -m "integration or audio or browser" --timeout=900 --durations=25
+# needs a model fails there, loudly).  The real lane: real models, PortAudio, the browser, and a
+# real Home Assistant core (its own virtual environment, .ha-venv: make setup-ha).
+FAST_LANE := -m "not integration and not audio and not browser and not home_assistant" --timeout=120 --durations=15
+REAL_LANE := -m "integration or audio or browser or home_assistant" --timeout=900 --durations=25
 
-.PHONY: setup setup-code demo lint test test-fast lane-fast lane-real bench install
+.PHONY: setup setup-code setup-ha demo lint test test-fast lane-fast lane-real bench install
 
 setup:
 	./setup.sh
+
+setup-ha:
+	./bench/home_assistant/setup-env.sh
 
 setup-code:
 	./setup.sh --no-models
@@ -26,7 +30,7 @@ lint:
 test-fast: setup-code lint lane-fast
 
 # Everything, as CI runs it: set-up with the models, the fast lane first, then the real lane.
-test: setup lint lane-fast lane-real
+test: setup setup-ha lint lane-fast lane-real
 
 lane-fast:
 	HEARTH_MODELS_DIR="$$(mktemp -d)" $(PYTEST) -q $(FAST_LANE) tests

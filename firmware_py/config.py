@@ -451,6 +451,38 @@ def _host_port(text: str, form: str) -> tuple[str, int]:
     return host, int(port)
 
 
+class HomeAssistantConfig(Section):
+    url: str | None = None
+    """The household's Home Assistant, e.g. "http://192.168.1.10:8123"; unset: no home control.
+    hearth reaches this address and no other (see systemd/hearth-home-assistant.conf)."""
+    token_file: UserPath | None = None
+    """A file holding a long-lived access token, made by an administrator in Home Assistant
+    (your profile → Security → Long-lived access tokens); unset: $HEARTH_HA_TOKEN.  Never logged."""
+    area: str | None = None
+    """The Home Assistant area this speaker stands in ("Kitchen"): "turn on the light" means this
+    area's light, as a switch by the door would."""
+    timeout_s: float = Field(5.0, ge=0.5, le=30.0)
+    """How long one request to Home Assistant may take before hearth says it cannot reach it."""
+    shopping_list: str | None = None
+    """A to-do entity of Home Assistant ("todo.shopping_list") that holds the household's shopping
+    list: every speaker and the family's app see the same list. hearth keeps working on its own
+    copy while Home Assistant is down and catches up when it is back. Unset: hearth's own list."""
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip().lower().startswith(("http://", "https://")):
+            raise ValueError('an http:// or https:// address, e.g. "http://192.168.1.10:8123"')
+        return value.strip() if value else None
+
+    @field_validator("shopping_list")
+    @classmethod
+    def _todo(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith("todo."):
+            raise ValueError('a to-do entity of Home Assistant, e.g. "todo.shopping_list"')
+        return value
+
+
 class HearthConfig(Section):
     language: Literal["en", "ko"] = "en"
     """Language hearth listens and speaks in."""
@@ -474,6 +506,7 @@ class HearthConfig(Section):
     platform: PlatformConfig = PlatformConfig()
     reasoner: ReasonerConfig = ReasonerConfig()
     serve: ServeConfig = ServeConfig()
+    home_assistant: HomeAssistantConfig = HomeAssistantConfig()
 
 
 class ConfigError(ValueError):

@@ -11,11 +11,15 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Callable
 
-from firmware_py.config import HearthConfig
+from firmware_py.config import ConfigError, HearthConfig
 from tools.clock import clock_tools
 from tools.convert import convert_tools
 from tools.executor import ToolExecutor
 from tools.forecast import place_key, place_names
+from tools.home_assistant.client import HomeAssistantClient
+from tools.home_assistant.control import home_assistant_tools
+from tools.home_assistant.home import HomeAssistantHome
+from tools.home_assistant.todo import SharedShoppingList
 from tools.lists import ListStore, list_tools
 from tools.recipe_reading import ReadingPlace, reading_tools
 from tools.recipes import RecipeBook, recipe_tools
@@ -61,6 +65,11 @@ class HomeTools:
     home: str = ""
     """The place weather questions are about when none is named."""
     forecast_path: Path | None = None
+    home_assistant: HomeAssistantHome | None = None
+    """The household's Home Assistant, when one is configured."""
+    shared_list: SharedShoppingList | None = None
+    """The shopping list kept in Home Assistant's to-do entity, when one is configured."""
+    _watch: asyncio.Task | None = None
     _places: tuple[int, list[str]] = (-1, [])  # (file mtime, names) of the forecast file
 
     def vocabulary(self) -> list[str]:
@@ -73,7 +82,13 @@ class HomeTools:
         if place_key(self.home) not in HOME_WORDS:
             names.append(self.home)
         names += [*self._forecast_places(), *self.recipes.names()]
+        if self.home_assistant is not None:
+            names += self.home_assistant.words()
         return names
+
+    def home_devices(self) -> Callable[[str], bool] | None:
+        """Whether words name something of the household's Home Assistant; None without one."""
+        return self.home_assistant.names_something if self.home_assistant is not None else None
 
     def _forecast_places(self) -> list[str]:
         path = self.forecast_path
@@ -86,9 +101,42 @@ class HomeTools:
         return self._places[1]
 
     async def close(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+            await asyncio.gather(self._watch, return_exceptions=True)
         await self.executor.close()
+        if self.shared_list is not None:
+            await self.shared_list.aclose()
+        if self.home_assistant is not None:
+            await self.home_assistant.close()
         for store in (self.recipes, self.lists, self.timers, self.settings, *self.closers):
             store.close()
+
+
+def home_assistant_token(config: HearthConfig) -> str:
+    """The access token: ``home_assistant.token_file``'s content, else $HEARTH_HA_TOKEN.  A
+    ConfigError (one line, never the token) when neither gives one."""
+    path = config.home_assistant.token_file
+    if path is not None:
+        try:
+            token = path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"home_assistant.token_file: cannot read {path}: {type(exc).__name__}") from None
+        if not token:
+            raise ConfigError(f"home_assistant.token_file: {path} is empty")
+        return token
+    token = os.environ.get("HEARTH_HA_TOKEN", "").strip()
+    if not token:
+        raise ConfigError("home_assistant.url is set but there is no token: set home_assistant.token_file, or $HEARTH_HA_TOKEN")
+    return token
+
+
+def _home_assistant(config: HearthConfig) -> HomeAssistantHome | None:
+    ha = config.home_assistant
+    if ha.url is None:
+        return None
+    client = HomeAssistantClient(ha.url, home_assistant_token(config), timeout_s=ha.timeout_s)
+    return HomeAssistantHome(client, own_area=ha.area)
 
 
 def _no_volume(level: int) -> None:
@@ -133,16 +181,27 @@ async def open_home_tools(config: HearthConfig, apply_volume: Callable[[int], No
         sensor_outdoor=config.tools.sensor_outdoor,
     )
     log.info("tools ready in %.2f s (recipes: %s)", time.monotonic() - t0, stats)
+    home_assistant = _home_assistant(config)
+    shared = None
+    if home_assistant is not None and config.home_assistant.shopping_list:
+        shared = SharedShoppingList(home_assistant.api, config.home_assistant.shopping_list, lists, folder / "hearth.db")
+        shared.open()
     registry = ToolRegistry([
         *timer_tools(timers, language),
-        *list_tools(lists, language),
+        *list_tools(lists, language, shared),
         *clock_tools(language=language),
         *convert_tools(language=language),
         *recipe_tools(recipes, language),
         *reading_tools(recipes, ReadingPlace(settings), language),
         *volume_tools(volume, language),
         *weather_tools(weather, sensor),
+        *(home_assistant_tools(home_assistant, language) if home_assistant is not None else ()),
     ])
     executor = ToolExecutor(registry)
     executor.start()
-    return HomeTools(registry, executor, timers, lists, recipes, settings, volume, closers, home=config.tools.home, forecast_path=weather.forecast_path)
+    tools = HomeTools(registry, executor, timers, lists, recipes, settings, volume, closers, home=config.tools.home,
+                      forecast_path=weather.forecast_path, home_assistant=home_assistant, shared_list=shared)
+    if home_assistant is not None:
+        # Read in the background: Home Assistant being down must not hold up the speaker.
+        tools._watch = asyncio.create_task(home_assistant.watch(also=shared.sync if shared else None), name="home-assistant-watch")
+    return tools

@@ -35,7 +35,7 @@ from audio.echo import EchoFilter
 from audio.protocols import Recognizer, Speaker, Synthesizer
 from audio.volume import VolumeSpeaker
 from audio.whisper_rescore import Lexicon
-from firmware_py.config import HearthConfig
+from firmware_py.config import ConfigError, HearthConfig
 from firmware_py.platform import PlatformProfile, memory_bytes, profile_for
 from firmware_py.platform import current as current_platform
 from firmware_py.ringing import RingSettings, Ringers, ring_until_heard
@@ -448,6 +448,8 @@ async def tool_use(config: HearthConfig, chat: JsonChatModel, speaker: VolumeSpe
         home = await open_home_tools(config, apply_volume=lambda level: setattr(speaker, "level", level))
     except (OSError, sqlite3.Error) as exc:
         raise StartupError(f"the tools' data could not be opened: {exc}; check tools.data_dir") from None
+    except ConfigError as exc:
+        raise StartupError(str(exc)) from None
     hb = config.heartbeat
     lane = None
     if hb.enabled:
@@ -468,6 +470,7 @@ async def tool_use(config: HearthConfig, chat: JsonChatModel, speaker: VolumeSpe
         holds_values=content_in,
         answer=config.tools.answer,
         home=home,
+        home_devices=home.home_devices(),
     )
 
 

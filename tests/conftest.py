@@ -6,8 +6,8 @@ skip: CI installs them first with ``hearth models install``.
 
 The tests run in two lanes (``make test-fast``, then the rest in ``make test``): the fast lane
 is every test without a lane mark, run with an empty models directory; the real lane holds the
-tests marked ``integration`` (real models), ``audio`` (PortAudio on a PulseAudio null sink) or
-``browser`` (headless Chromium).  A test file belongs to one lane, and a test that asks for the
+tests marked ``integration`` (real models), ``audio`` (PortAudio on a PulseAudio null sink),
+``browser`` (headless Chromium) or ``home_assistant`` (a real Home Assistant core on loopback).  A test file belongs to one lane, and a test that asks for the
 models or the null sink must carry the mark: collection stops, naming the test, otherwise.
 """
 
@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pytest
 
-LANE_MARKS = ("integration", "audio", "browser")
+LANE_MARKS = ("integration", "audio", "browser", "home_assistant")
 """A test with any of these marks runs in the real lane; without, in the fast lane."""
 
-FIXTURE_MARKS = {"models_dir": "integration", "model_path": "integration", "pulse_null_sink": "audio"}
+FIXTURE_MARKS = {"models_dir": "integration", "model_path": "integration", "pulse_null_sink": "audio",
+                 "home_assistant_core": "home_assistant"}
 """Fixtures that need what only the real lane has, and the mark a test using them must carry."""
 
 
@@ -89,3 +90,17 @@ def _scratch_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyt
     folder = tmp_path_factory.mktemp("hearth-data")
     monkeypatch.setenv("HEARTH_DATA_DIR", str(folder))
     return folder
+
+
+@pytest.fixture(scope="session")
+def home_assistant_core(tmp_path_factory: pytest.TempPathFactory):
+    """A real Home Assistant core on loopback, onboarded and furnished (bench/home_assistant/core.py);
+    fails, never skips, without .ha-venv (``make setup-ha``)."""
+    from bench.home_assistant.core import remove_core, start_core
+
+    try:
+        core = start_core(tmp_path_factory.mktemp("home-assistant"))
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    yield core
+    remove_core(core)

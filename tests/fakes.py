@@ -115,3 +115,66 @@ async def say(assistant, text: str, speech_s: float = 0.4, avg_logprob: float | 
     asyncio.get_running_loop().call_later(0.0, press.release)
     audio = WavFileMicrophone(speech_like(speech_s, silence_before_s=0.1, silence_after_s=0.0)).chunks()
     return await assistant.handle(audio, press)
+
+
+class FakeHomeAssistant:
+    """A Home Assistant behind :class:`tools.home_assistant.client.HomeApi`: entities in memory,
+    services that change their states as Home Assistant's would, and an outage switch."""
+
+    def __init__(self, entities: Sequence[object]) -> None:
+        from dataclasses import replace
+
+        self._replace = replace
+        self.entities_now = {e.entity_id: e for e in entities}  # type: ignore[attr-defined]
+        self.calls: list[tuple[str, str, tuple[str, ...], dict]] = []
+        self.down = False
+        self.todo: dict[str, list[dict]] = {"todo.shopping_list": []}
+
+    def _check(self) -> None:
+        from tools.home_assistant.client import HomeAssistantUnavailable
+
+        if self.down:
+            raise HomeAssistantUnavailable("cannot connect to ws://127.0.0.1:1/api/websocket: ConnectionRefusedError")
+
+    async def entities(self) -> list:
+        self._check()
+        return list(self.entities_now.values())
+
+    async def call_service(self, domain: str, service: str, entity_ids: Sequence[str], data: dict | None = None, response: bool = False):
+        self._check()
+        data = dict(data or {})
+        self.calls.append((domain, service, tuple(entity_ids), data))
+        if domain == "todo":
+            return self._todo(service, entity_ids[0], data)
+        states = {"turn_on": "on", "turn_off": "off", "open_cover": "open", "close_cover": "closed", "lock": "locked", "unlock": "unlocked"}
+        for entity_id in entity_ids:
+            entity = self.entities_now[entity_id]
+            attributes = dict(entity.attributes)
+            state = states.get(service, entity.state)
+            if domain == "climate" and service == "turn_on":
+                state = "heat"
+            if service == "set_hvac_mode":
+                state = data["hvac_mode"]
+            if service == "set_temperature":
+                attributes["temperature"] = data["temperature"]
+            self.entities_now[entity_id] = self._replace(entity, state=state, attributes=attributes)
+        return None
+
+    def _todo(self, service: str, entity_id: str, data: dict):
+        from tools.home_assistant.client import HomeAssistantRefused
+
+        items = self.todo[entity_id]
+        if service == "get_items":
+            wanted = data.get("status") or ["needs_action", "completed"]
+            return {entity_id: {"items": [dict(i) for i in items if i["status"] in wanted]}}
+        if service == "add_item":
+            items.append({"summary": data["item"], "status": "needs_action", "description": data.get("description")})
+            return None
+        found = [i for i in items if i["summary"] == data["item"]]
+        if not found:
+            raise HomeAssistantRefused(f"home_assistant_error: Unable to find To-do item: {data['item']}")
+        found[0].update({k: v for k, v in data.items() if k in ("status", "description")})
+        return None
+
+    async def close(self) -> None:
+        pass

@@ -120,15 +120,19 @@ def test_the_installed_units_verify_without_a_word(staged, unit):
     assert (done.returncode, done.stdout + done.stderr) == (0, "")
 
 
-def test_the_remote_reasoner_drop_in_verifies_too(staged):
+@pytest.mark.parametrize("name", ["remote-reasoner", "home-assistant"])
+def test_the_drop_ins_that_allow_one_address_verify_too(staged, name):
     root, _ = staged
-    drop_in = root / "etc/systemd/system/hearth.service.d/remote-reasoner.conf"
+    drop_in = root / f"etc/systemd/system/hearth.service.d/{name}.conf"
     drop_in.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(ROOT / "systemd/hearth-remote-reasoner.conf", drop_in)
+    shutil.copy(ROOT / f"systemd/hearth-{name}.conf", drop_in)
     try:
         done = analyze("verify", "--man=no", f"--root={root}", "hearth.service")
         assert (done.returncode, done.stdout + done.stderr) == (0, "")
         assert exposure(root, "hearth.service") <= 3.0
+        # One address let out, and no port bound.
+        text = drop_in.read_text()
+        assert len(re.findall(r"^IPAddressAllow=\S+$", text, re.M)) == 1 and "SocketBind" not in text
     finally:
         drop_in.unlink()
 

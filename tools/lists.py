@@ -10,7 +10,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -224,13 +224,28 @@ def _item_data(entry: ShoppingItem) -> dict[str, object]:
     return {"item": entry.item, "quantity": entry.quantity}
 
 
-def list_tools(store: ListStore, language: str = "en") -> list[ToolSpec]:
-    """The shopping-list and note tools, bound to ``store`` (which must be open), answering in ``language``."""
+class SharedList(Protocol):
+    """A list the household shares (Home Assistant's to-do list) that ``store`` is the working copy of."""
+
+    async def changed(self, change: Literal["add", "complete"], item: str, quantity: str | None = None) -> None:
+        """A change just made to the working copy, to be shared (now, or once it can be)."""
+        ...
+
+    async def refresh(self) -> None:
+        """Bring the working copy up to date with the shared list, where it can be reached."""
+        ...
+
+
+def list_tools(store: ListStore, language: str = "en", shared: SharedList | None = None) -> list[ToolSpec]:
+    """The shopping-list and note tools, bound to ``store`` (which must be open), answering in
+    ``language``; with ``shared``, the shopping list is kept in step with the household's."""
     lang = check_language(language)
     ko = lang == "ko"
 
     async def shopping_add(args: ShoppingAddArgs) -> ToolOutput:
         entry, added = store.add(args.item, args.quantity)
+        if shared is not None:
+            await shared.changed("add", entry.item, entry.quantity)
         data = {**_item_data(entry), "added": added}
         if ko:
             if added:
@@ -247,17 +262,23 @@ def list_tools(store: ListStore, language: str = "en") -> list[ToolSpec]:
         return ToolOutput(f"{entry.item} is already on the shopping list.", data)
 
     async def shopping_complete(args: ShoppingCompleteArgs) -> ToolOutput:
+        if shared is not None:
+            await shared.refresh()  # an item another speaker or a phone added can be ticked off here
         try:
             entry = store.complete(args.item)
         except UnknownItem as exc:
             data = {"error": "not_found", "item": args.item, "nearest": exc.nearest}
             return ToolOutput(_not_on_list(args.item, exc.nearest, not store.items(), lang), data)
+        if shared is not None:
+            await shared.changed("complete", entry.item)
         data = {**_item_data(entry), "remaining": len(store.items())}
         if ko:
             return ToolOutput(f"장보기 목록에서 {_object(entry.item)} 지웠어요.", data)
         return ToolOutput(f"Ticked {entry.item} off the list.", data)
 
     async def shopping_list(args: NoArgs) -> ToolOutput:
+        if shared is not None:
+            await shared.refresh()
         entries = store.items()
         data = {"items": [_item_data(e) for e in entries]}
         if not entries:

@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 from agent.deciding.arguments import asked_back, supported
 from agent.deciding.commands import READING_TOOLS, local_command
+from agent.deciding.home_commands import home_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
 from agent.deciding.intents import asks_for_idea, asks_time_left, small_talk, speaks_korean
 from agent.deciding.origins import offered_act, unsupported_origin
@@ -191,6 +192,16 @@ class Responder:
                 reply.end()
 
             return commanded
+        home = self.tools.home_devices
+        plan = home_command(text, d.language, home) if home is not None and "home_control" in self.tools.registry else None
+        if plan is not None:
+            tl.mark("command", tool=plan.tool)
+
+            async def at_home(text: str, reply: Reply) -> None:
+                await self.call_tool(plan, text, reply, origin="user")
+                reply.end()
+
+            return at_home
         if asks_time_left(text, d.language) and "timer_status" in self.tools.registry:
             # "How long until it's done?": with a timer running, its time left; else as before.
             async def time_left(text: str, reply: Reply) -> None:

@@ -69,7 +69,38 @@ def opposite(act: Act) -> tuple[str, dict[str, Any]] | None:
         return "shopping_complete", {"item": args["item"]}
     if act.tool == "shopping_complete" and args.get("item"):
         return "shopping_add", {"item": args["item"]}
+    if act.tool == "home_control":
+        return _home_undo(data)
     return None
+
+
+_HOME_OPPOSITE = {"on": "off", "off": "on", "open": "close", "close": "open", "lock": "unlock", "unlock": "lock"}
+_HOME_WAS = {"on": "on", "off": "off", "heat": "on", "cool": "on", "auto": "on", "heat_cool": "on", "open": "open",
+             "closed": "close", "locked": "lock", "unlocked": "unlock"}
+
+
+def _home_undo(data: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The home call that puts back what a home act changed: only the entities it changed, each
+    as it was (a light already on when "turn on the lights" was said stays on)."""
+    previous = data.get("previous")
+    action = data.get("action")
+    if not isinstance(previous, dict) or not previous:
+        return None
+    if action == "set":
+        # A thermostat set back to its old target, or off if it was off.
+        entity_id, was = next(iter(previous.items()))
+        if len(previous) != 1 or not isinstance(was, dict):
+            return None
+        if was.get("state") == "off":
+            return "home_control", {"action": "off", "entity_ids": [entity_id]}
+        if isinstance(was.get("temperature"), (int, float)):
+            return "home_control", {"action": "set", "entity_ids": [entity_id], "value": was["temperature"]}
+        return None
+    back = _HOME_OPPOSITE.get(str(action))
+    if back is None:
+        return None
+    changed = [e for e, was in previous.items() if isinstance(was, dict) and _HOME_WAS.get(str(was.get("state"))) == back]
+    return ("home_control", {"action": back, "entity_ids": changed}) if changed else None
 
 
 def cannot_undo(language: str) -> str:

@@ -1,0 +1,204 @@
+"""Which of the home's entities the words mean: "the kitchen lights", "후드 팬", "거실 불", "the fan".
+
+Matched against what Home Assistant calls them (names, aliases, areas and their aliases), as
+Home Assistant's own Assist does, in English and Korean:
+
+1. an entity whose whole name or alias is said is meant ("hood fan", "주방 불"); of several, the
+   longest name said wins ("kitchen light strip" over "kitchen light");
+2. otherwise a kind of thing ("the lights", "불", "the heating") narrowed by an area said
+   ("in the living room", "거실"), else by the speaker's own area: "turn off the light" in the
+   kitchen is the kitchen's light, as a light switch by the door would be;
+3. what is left is ambiguous (asked back: "Which one?") or nothing.
+
+Korean particles need no parsing: a name is found inside the words with their spaces removed
+("거실불을" holds "거실" and "불").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from tools.home_assistant.client import HomeEntity
+
+_HANGUL = re.compile(r"[가-힣]")
+_WORD = re.compile(r"[a-z0-9가-힣]+")
+_EN_FILLER = {"the", "a", "an", "my", "our", "please", "in", "on", "of", "at", "to", "all", "every"}
+
+KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    # kind: (English words, Korean words, the domains it covers)
+    "light": (("light", "lights", "lamp", "lamps", "lighting", "bulb", "bulbs"),
+              ("불", "조명", "전등", "등", "램프", "라이트"), ("light",)),
+    "fan": (("fan", "fans", "extractor", "hood", "vent"), ("팬", "후드", "환풍기", "선풍기"), ("fan",)),
+    "heating": (("heating", "heater", "thermostat", "temperature", "air conditioning",
+                 "air conditioner", "ac", "aircon"),
+                ("난방", "보일러", "히터", "온도", "에어컨", "냉방", "온도조절기"), ("climate",)),
+    "plug": (("plug", "socket", "outlet"), ("플러그", "콘센트", "스위치"), ("switch",)),
+    "blind": (("blind", "blinds", "shade", "shades", "curtain", "curtains", "shutter", "shutters",
+               "garage door", "garage"), ("블라인드", "커튼", "차고", "차고문", "셔터"), ("cover",)),
+    "lock": (("lock", "door lock", "deadbolt"), ("도어락", "잠금장치", "현관문"), ("lock",)),
+    "sensor": (("sensor",), ("센서",), ("sensor", "binary_sensor")),
+}
+"""Kinds of things said without a name, and the domains they cover.  A switch named for what it
+powers ("Hood Fan", a switch) is found by its name's words as well as by its domain."""
+
+ROOMS: tuple[tuple[str, ...], ...] = (
+    ("kitchen", "주방", "부엌"),
+    ("living room", "lounge", "거실"),
+    ("bedroom", "침실", "안방"),
+    ("bathroom", "욕실", "화장실"),
+    ("dining room", "다이닝룸", "식당"),
+    ("hallway", "hall", "복도"),
+    ("entrance", "entryway", "현관"),
+    ("office", "study", "서재"),
+    ("kids room", "children's room", "아이방", "애들방"),
+    ("garage", "차고"),
+    ("balcony", "베란다", "발코니"),
+    ("laundry", "laundry room", "세탁실"),
+)
+"""Common rooms in both languages, so a Korean household's "거실" finds an area Home Assistant
+calls "Living Room" without an alias set (areas with aliases need none of this)."""
+
+
+def normalize(text: str) -> str:
+    """Lower-case words separated by one space, punctuation dropped."""
+    return " ".join(_WORD.findall(text.casefold().replace("'s ", " ").replace("’s ", " ")))
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def says(label: str, text: str) -> bool:
+    """The whole of ``label`` is said in ``text`` (both normalized): word by word in English
+    (plurals aside), inside the space-free text in Korean."""
+    if not label:
+        return False
+    if _HANGUL.search(label):
+        return label.replace(" ", "") in text.replace(" ", "")
+    words = [_stem(w) for w in label.split() if w not in _EN_FILLER] or [_stem(w) for w in label.split()]
+    said = [_stem(w) for w in text.split()]
+    n = len(words)
+    return any(said[i:i + n] == words for i in range(len(said) - n + 1))
+
+
+def labels(entity: HomeEntity) -> list[str]:
+    """What the entity is called: its name and aliases, normalized."""
+    return [label for label in (normalize(x) for x in (entity.name, *entity.aliases)) if label]
+
+
+def area_labels(area: str | None, aliases: Iterable[str] = ()) -> list[str]:
+    """An area's names: its own, its aliases, and the other language's for a common room."""
+    if not area:
+        return []
+    names = [normalize(area), *(normalize(a) for a in aliases)]
+    for room in ROOMS:
+        if any(normalize(r) in names for r in room):
+            names += [normalize(r) for r in room]
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def kinds_said(text: str) -> list[str]:
+    """The kinds of things named in ``text`` ("light", "fan", …)."""
+    found = []
+    for kind, (english, korean, _domains) in KINDS.items():
+        if any(says(w, text) for w in english) or any(_korean_kind(w, text) for w in korean):
+            found.append(kind)
+    return found
+
+
+def _korean_kind(word: str, text: str) -> bool:
+    # One-syllable words ("불", "등", "문") only as a word of their own or a word's end ("거실불"),
+    # so "불고기" and "등심" are no lights.
+    if len(word) > 1:
+        return says(word, text)
+    return any(w == word or (w.endswith(word) and len(w) <= 4) for w in (_KO_PARTICLE.sub("", t) or t for t in text.split()))
+
+
+_KO_PARTICLE = re.compile(r"(?<=[가-힣])(?:을|를|이|가|은|는|도|만|좀|의|에|이랑|하고|까지|부터)$")
+
+
+def _of_kind(entity: HomeEntity, kind: str) -> bool:
+    english, korean, domains = KINDS[kind]
+    if entity.domain in domains:
+        return True
+    # A switch named for what it powers: "Hood Fan", "Kitchen Light Strip".
+    return entity.domain in ("switch", "input_boolean") and any(
+        says(w, label) for label in labels(entity) for w in (*english, *korean) if len(w) > 1)
+
+
+@dataclass(frozen=True)
+class Match:
+    """What the words mean: the entities (one, or all of a kind when "all" was said), or the
+    candidates to ask between, or nothing."""
+
+    entities: tuple[HomeEntity, ...] = ()
+    """Meant."""
+    candidates: tuple[HomeEntity, ...] = ()
+    """Several fit and none is meant more: ask which."""
+
+    @property
+    def found(self) -> bool:
+        return bool(self.entities)
+
+
+_ALL = re.compile(r"\b(?:all|every|everything)\b|모든|전부|모두|다 (?:켜|꺼|끄|열|닫)|전체")
+
+
+def match(text: str, entities: Sequence[HomeEntity], own_area: str | None = None,
+          domains: Iterable[str] | None = None) -> Match:
+    """The entities ``text`` means among ``entities`` (only those of ``domains`` when given)."""
+    said = normalize(text)
+    pool = [e for e in entities if domains is None or e.domain in set(domains)]
+    if not said or not pool:
+        return Match()
+    wants_all = bool(_ALL.search(said))
+    areas_said = {e.entity_id for e in pool if any(says(a, said) for a in area_labels(e.area, e.area_aliases))}
+    kinds = kinds_said(said)
+
+    named = [(max(len(lb) for lb in labels(e) if says(lb, said)), e) for e in pool if any(says(lb, said) for lb in labels(e))]
+    if named:
+        longest = max(n for n, _ in named)
+        best = [e for n, e in named if n == longest]
+        if len(best) > 1 and areas_said:
+            best = [e for e in best if e.entity_id in areas_said] or best
+        if len(best) > 1 and kinds:
+            best = [e for e in best if any(_of_kind(e, k) for k in kinds)] or best
+        return Match(tuple(best)) if len(best) == 1 or wants_all else Match(candidates=tuple(best))
+
+    if not kinds:
+        return Match()
+    fitting = [e for e in pool if any(_of_kind(e, k) for k in kinds)]
+    if areas_said:
+        fitting = [e for e in fitting if e.entity_id in areas_said]
+    elif own_area and not wants_all:
+        here = [e for e in fitting if e.area and normalize(own_area) in area_labels(e.area, e.area_aliases)]
+        fitting = here or fitting
+    if not fitting:
+        return Match()
+    if len(fitting) == 1 or wants_all:
+        return Match(tuple(fitting))
+    return Match(candidates=tuple(fitting))
+
+
+def names_something(text: str, entities: Sequence[HomeEntity]) -> bool:
+    """Whether ``text`` names something in the home: a kind of thing, or an entity's name, alias or
+    area.  (Which one is :func:`match`'s to say.)"""
+    said = normalize(text)
+    if not said:
+        return False
+    if kinds_said(said):
+        return True
+    return any(says(label, said) for e in entities for label in (*labels(e), *area_labels(e.area, e.area_aliases)))
+
+
+def home_words(entities: Sequence[HomeEntity]) -> list[str]:
+    """Every name, alias and area of the home's entities (for the recognizer's prompt and for
+    telling a home request from others)."""
+    words: list[str] = []
+    for e in entities:
+        words += [e.name, *e.aliases]
+        if e.area:
+            words += [e.area, *e.area_aliases]
+    return list(dict.fromkeys(w for w in words if w.strip()))
