@@ -18,12 +18,7 @@ from dataclasses import dataclass
 KITCHEN_WORDS: dict[str, str] = {
     "en": "Kitchen timer, shopping list, recipes. Grams, cups, ounces, tablespoons, teaspoons, Celsius, Fahrenheit, gas mark."
           " Louder, quieter, volume. Next step.",
-    # Korean as short requests rather than a list of nouns: Whisper base hears Korean's verb endings
-    # ("맞춰 줘", "몇 시야") far better after them (mean CER, clean and in a kitchen-sized room:
-    # ko-kitchen .27/.47 → .21/.40, ko-fresh .22/.40 → .21/.32, ko-unseen .29/.46 → .25/.47).
-    "ko": "타이머 10분 맞춰 줘. 타이머 꺼 줘. 1분 더 늘려 줘. 장보기 목록에 추가해 줘. 메모해 줘. 한 컵은 몇 그램이야?"
-          " 섭씨, 화씨, 큰술, 작은술, 밀리리터. 지금 몇 시야? 오늘 무슨 요일이야? 날씨 어때? 미세먼지 어때?"
-          " 레시피, 다음 단계, 볼륨.",
+    "ko": "타이머, 장보기 목록, 레시피, 메모. 그램, 컵, 큰술, 작은술, 밀리리터, 섭씨, 화씨, 날씨, 미세먼지. 볼륨, 다음 단계.",
 }
 """The words every kitchen request draws on, per language: the tools' nouns, the units, and hearth's
 own command words (the volume, the recipe's steps)."""
