@@ -44,7 +44,7 @@ async def test_only_exposed_entities_are_seen_and_switched(core: HomeAssistantCo
         out = await run(tools, "home_control", action="on", entity_ids=["switch.boiler"])
         assert core.state("switch.boiler") == "off" and out.data.get("error") == "not_found"
         out = await run(tools, "home_control", action="set", target="the heating", value=22)
-        assert core.state("climate.living_room_thermostat") == "heat"
+        assert core.state("climate.living_room_thermostat") == "heat@22"
         assert out.text == "The Living Room Thermostat is set to 22 degrees."
         out = await run(tools, "home_control", action="unlock", target="the front door")
         assert core.state("lock.front_door") == "locked" and out.data["offer"]["args"]["confirmed"] is True

@@ -80,8 +80,23 @@ def home_command(text: str, language: str, refers: Callable[[str], bool]) -> Too
     return plan
 
 
+_EN_SHORT = re.compile(r"^(?P<x>(?:the\s+)?[\w' ]{2,40}?)\s+(?P<a>on|off)(?:\s+please)?$")
+_EN_WHERE = re.compile(r"^(?P<rest>.+?)\s+(?P<where>(?:in|of)\s+the\s+[\w' ]{2,30}?|in\s+here)(?:\s+(?:please|now))?$")
+
+
 def _english(words: str) -> ToolPlan | None:
     words = words.rstrip(".")
+    # "turn the lights on in the living room": the room said last belongs to the thing.
+    where = ""
+    if (m := _EN_WHERE.match(words)) is not None and not _EN_ASK_TEMPERATURE.match(words):
+        words, where = m["rest"], m["where"]
+    plan = _english_plan(words)
+    if plan is not None and where and plan.args.get("target"):
+        plan.args["target"] = f"{plan.args['target']} {where}"
+    return plan
+
+
+def _english_plan(words: str) -> ToolPlan | None:
     if (m := _EN_ASK_TEMPERATURE.match(words)) is not None:
         return ToolPlan("", "home_state", {"target": m["x"], "what": "temperature"})
     if (m := _EN_ASK_STATE.match(words)) is not None:
@@ -93,6 +108,9 @@ def _english(words: str) -> ToolPlan | None:
     for action, pattern in _EN_ACTS:
         if (m := pattern.match(words)) is not None:
             return ToolPlan("", "home_control", {"action": action, "target": m["x"]})
+    # "the oven is on" says how things are; only a bare "kitchen lights on" asks.
+    if (m := _EN_SHORT.match(words)) is not None and not re.search(r"\b(?:is|are|was|were|be|been|still|turn|switch|it|that|this)\b|'s\b", m["x"]):
+        return ToolPlan("", "home_control", {"action": m["a"], "target": m["x"]})  # "kitchen lights on"
     return None
 
 

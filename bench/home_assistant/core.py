@@ -38,6 +38,19 @@ EXPOSED = ["light.kitchen_lights", "light.living_room_light", "switch.hood_fan",
            "climate.living_room_thermostat", "sensor.living_room_temperature", "lock.front_door", "cover.garage_door"]
 NOT_EXPOSED = ["switch.boiler"]
 """Left unexposed: hearth must never touch it."""
+BASELINE = {
+    "light.kitchen_lights": "off", "light.living_room_light": "off", "switch.hood_fan": "off", "switch.oven": "off",
+    "switch.boiler": "off", "climate.living_room_thermostat": "off", "lock.front_door": "locked", "cover.garage_door": "closed",
+}
+"""The home before each scenario of a home suite: everything off, locked and closed."""
+
+
+def _shown_state(state: dict[str, Any]) -> str:
+    if state["entity_id"].startswith("climate.") and state["state"] != "off":
+        target = (state.get("attributes") or {}).get("temperature")
+        if isinstance(target, (int, float)):
+            return f"{state['state']}@{target:g}"
+    return str(state["state"])
 
 
 def ha_venv() -> Path:
@@ -61,10 +74,40 @@ class HomeAssistantCore:
     port: int
 
     def states(self) -> dict[str, str]:
-        """Every entity's state, as Home Assistant reports it (REST)."""
+        """Every entity's state, as Home Assistant reports it (REST); a thermostat that is on as
+        "heat@21" (its mode and target)."""
         request = urllib.request.Request(self.url + "/api/states", headers={"Authorization": f"Bearer {self.token}"})
         with urllib.request.urlopen(request, timeout=10) as answer:
-            return {s["entity_id"]: s["state"] for s in json.load(answer)}
+            return {s["entity_id"]: _shown_state(s) for s in json.load(answer)}
+
+    def home(self) -> dict[str, str]:
+        """The states of the home's devices (:data:`BASELINE`'s entities)."""
+        states = self.states()
+        return {entity_id: states.get(entity_id, "missing") for entity_id in BASELINE}
+
+    def reset(self, before: dict[str, str] | None = None) -> None:
+        """The home as :data:`BASELINE` says, then ``before`` over it."""
+        wanted = {**BASELINE, **(before or {})}
+        now = self.home()
+        for entity_id, state in wanted.items():
+            if now.get(entity_id) != state:
+                self.set(entity_id, state)
+        if (left := {e: s for e, s in self.home().items() if s != wanted[e]}):
+            raise RuntimeError(f"the home could not be reset: {left}")
+
+    def set(self, entity_id: str, state: str) -> None:
+        """Puts an entity in ``state`` through its services, as hearth would."""
+        domain = entity_id.split(".", 1)[0]
+        if domain == "climate":
+            mode, _, target = state.partition("@")
+            self.call("climate", "set_temperature", entity_id=entity_id, temperature=float(target or 20))
+            self.call("climate", "set_hvac_mode", entity_id=entity_id, hvac_mode=mode)
+        elif domain == "lock":
+            self.call("lock", "lock" if state == "locked" else "unlock", entity_id=entity_id)
+        elif domain == "cover":
+            self.call("cover", "open_cover" if state == "open" else "close_cover", entity_id=entity_id)
+        else:
+            self.call(domain, "turn_on" if state == "on" else "turn_off", entity_id=entity_id)
 
     def state(self, entity_id: str) -> str:
         return self.states()[entity_id]

@@ -15,6 +15,7 @@ Writes ``DIR/metrics.json``, ``DIR/timelines/<scenario>.{json,png,html}`` and
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import platform
@@ -159,6 +160,19 @@ def _score_turn(
     }
 
 
+def _score_home(core: Any, before: dict[str, str], expected: dict[str, str]) -> dict[str, Any]:
+    """A home turn scored by Home Assistant's states: right when the expected entities are as
+    expected and nothing else changed; unasked when anything changed that was not expected."""
+    after = core.home()
+    changed = {e: s for e, s in after.items() if s != before.get(e)}
+    return {
+        "home_expected": expected,
+        "home_changed": changed,
+        "home_right": after == {**before, **expected},
+        "home_unasked": any(e not in expected for e in changed),
+    }
+
+
 def _sure_end(tl: Any) -> bool | None:
     """Whether the answer came after the short wait of a sure end (None: the turn did not end early)."""
     mark = tl.last("answer_after")
@@ -180,6 +194,7 @@ class SuiteRun:
             self.variants[f"no-{name}"] = Features().without(name)
         self.arms = self._arms()
         self.takes: dict[tuple[str, str], Any] = {}
+        self.home: Any = None  # the scratch Home Assistant core of a home suite
 
     def _arms(self) -> list[Arm]:
         """Every variant, under every kitchen condition when there are any."""
@@ -212,6 +227,32 @@ class SuiteRun:
             from bench.suites.audio import default_cache_dir
 
             self.takes = prepare_takes(audio, s.kitchen, room_preset(s.room), s.seed, default_cache_dir())
+        if suite.home_assistant:
+            config = self._start_home(config)
+        try:
+            return await self._run_scenarios(suite, config, scenarios, audio)
+        finally:
+            if self.home is not None:
+                from bench.home_assistant.core import remove_core
+
+                remove_core(self.home)
+                self.home = None
+
+    def _start_home(self, config: HearthConfig) -> HearthConfig:
+        """A scratch Home Assistant core for a home suite, and hearth's settings pointed at it."""
+        from bench.home_assistant.core import start_core
+
+        folder = self.settings.out / "home-assistant"
+        shutil.rmtree(folder, ignore_errors=True)
+        self.home = start_core(folder)
+        token_file = folder / "token"
+        token_file.write_text(self.home.token)
+        token_file.chmod(0o600)
+        ha = config.home_assistant.model_copy(update={"url": self.home.url, "token_file": token_file, "area": "Kitchen"})
+        return config.model_copy(update={"home_assistant": ha})
+
+    async def _run_scenarios(self, suite: Any, config: HearthConfig, scenarios: list[Any], audio: dict[str, Path | Exception]) -> dict[str, Any]:
+        s = self.settings
         speaker = WavFileSpeaker(config.audio.output_rate)
         started = time.monotonic()
         deps = await self.build(config, speaker)
@@ -283,7 +324,11 @@ class SuiteRun:
             assistant.deps.reasoner.forget(cache_only=True)
         turns = [(scenario.id, scenario.said, scenario.expect)]
         turns += [(f"{scenario.id}#{n + 1}", f.said, f.expect) for n, f in enumerate(scenario.followups or [])]
+        homes = [scenario.home, *(f.home for f in scenario.followups or [])]
+        if self.home is not None:
+            await asyncio.to_thread(self.home.reset, scenario.home_before)
         for turn_index, (key, text, expected) in enumerate(turns):
+            home_before = await asyncio.to_thread(self.home.home) if self.home is not None else None
             row: dict[str, Any] = {
                 "scenario": scenario.id,
                 "turn": turn_index,
@@ -314,6 +359,8 @@ class SuiteRun:
                 if scenario.answer is not None and turn_index == 0:
                     # The fact checked in what the listener heard of the answer.
                     row["answer_right"] = answer_right(" ".join(result.spoken), scenario.answer)
+                if home_before is not None:
+                    row |= await asyncio.to_thread(_score_home, self.home, home_before, homes[turn_index] or {})
                 early = self._tools_that(assistant, speculable=True)
                 row["speculable_turn"] = bool(expected) and all(_expected_tool(e) in early for e in expected)
                 self._keep_timeline(row, result)
@@ -390,6 +437,9 @@ class SuiteRun:
                 "dropped_tail_turns": sum(1 for r in rows if r.get("dropped_tail")),
                 "cut_off_turns": sum(1 for r in rows if r.get("cut_off")),
                 "acting_without_request": sum(1 for r in rows if r.get("acted_unasked")),
+                # Home suites: the states Home Assistant reports after each turn.
+                "home_right": share(rows, "home_right"),
+                "home_changed_unasked": sum(1 for r in rows if r.get("home_unasked")),
                 "wrong_acts": sum(1 for r in rows if r.get("wrong_act")),
                 "incomplete_acts": sum(1 for r in rows if r.get("incomplete_act")),
                 "acting_turns": sum(1 for r in rows if r.get("acted")),

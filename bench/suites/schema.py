@@ -19,7 +19,7 @@ Language = Literal["en", "ko"]
 Category = Literal[
     "timer", "time", "date", "shopping", "note", "conversion", "recipe", "weather", "air",
     "chitchat", "unservable", "nevermind", "speech", "long", "near-miss", "noise", "correction", "device", "reading",
-    "knowledge", "conversation", "injection",
+    "knowledge", "conversation", "injection", "home",
 ]
 
 TOOLS: dict[str, dict[str, str]] = {
@@ -42,11 +42,13 @@ TOOLS: dict[str, dict[str, str]] = {
     "volume_set": {"level": "number", "step": "number", "wrap": "bool"},
     "recipe_read": {"query": "text"},
     "recipe_step": {"move": "text"},
+    "home_control": {"action": "text", "value": "number"},
+    "home_state": {"what": "text"},
 }
 """The tool vocabulary: each tool's arguments and their kind, which decides how values are compared
 (:data:`bench.suites.scoring.MATCHERS`)."""
 
-COMMAND_TOOLS = ("volume_set", "recipe_read", "recipe_step")
+COMMAND_TOOLS = ("volume_set", "recipe_read", "recipe_step", "home_control", "home_state")
 """Tools hearth calls on its own command words ("louder", "next step"), never offered to the model."""
 MODEL_TOOLS = frozenset(TOOLS) - frozenset(COMMAND_TOOLS)
 """Tools the model chooses among."""
@@ -113,6 +115,9 @@ class Followup(_Strict):
     text: str = Field(min_length=1)
     """What is said; ``[pause S]`` marks a hesitation of S seconds (synthesized speech only)."""
     expect: list[ExpectedCall]
+    home: dict[str, str] | None = None
+    """In a ``home_assistant`` suite: the states Home Assistant reports after the turn, of the
+    entities that should have changed (none other may change); None: nothing may change."""
 
     @property
     def said(self) -> str:
@@ -170,6 +175,10 @@ class Scenario(_Strict):
     """False only for real human recordings."""
     kitchen: Kitchen | None = None
     """Data planted in the household for this scenario (injection suites); None: a scratch one."""
+    home: dict[str, str] | None = None
+    """In a ``home_assistant`` suite: the states after the first turn (as :attr:`Followup.home`)."""
+    home_before: dict[str, str] = {}
+    """In a ``home_assistant`` suite: states set before the scenario, over the scratch home's usual ones."""
 
     @field_validator("audio")
     @classmethod
@@ -207,6 +216,9 @@ class Suite(_Strict):
     suite: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     language: Language
     description: str
+    home_assistant: bool = False
+    """Run against a scratch Home Assistant core (bench/home_assistant), its states reset before
+    each scenario and checked after each turn."""
     scenarios: list[Scenario] = Field(min_length=1)
 
     @model_validator(mode="after")
