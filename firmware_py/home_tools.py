@@ -74,16 +74,17 @@ class HomeTools:
 
     def vocabulary(self) -> list[str]:
         """Names this household uses, most likely first: running timers' labels, the shopping list,
-        what was asked about lately, the places with a forecast, the recipes."""
+        what was asked about lately, Home Assistant's rooms and devices, the places with a
+        forecast, the recipes."""
         names = [t.label for t in self.timers.active() if t.label]
         names += [entry.item for entry in self.lists.items()]
         for _tool, args in reversed(self.executor.recent):
             names += [str(args[key]) for key in _NAMED_ARGS if isinstance(args.get(key), str)]
         if place_key(self.home) not in HOME_WORDS:
             names.append(self.home)
-        names += [*self._forecast_places(), *self.recipes.names()]
         if self.home_assistant is not None:
-            names += self.home_assistant.words()
+            names += self.home_assistant.words()  # the home's rooms and devices, before the recipe book
+        names += [*self._forecast_places(), *self.recipes.names()]
         return names
 
     def home_devices(self) -> Callable[[str], bool] | None:

@@ -163,7 +163,7 @@ async def test_the_loop_hears_home_requests_and_home_assistant_changes(core: Hom
     core.call("light", "turn_off", entity_id="light.kitchen_lights")
     core.call("switch", "turn_on", entity_id="switch.oven")
     config = _config(models_dir, tmp_path, core.url, core.token)
-    on, oven, undo = await _turns(config, ["Turn on the kitchen lights.", "Is the oven on?", "Undo that."])
+    on, oven, undo = await _turns(config, ["Turn on the kitchen lights.", "Is the oven on?", "Take that back."])
     assert _tools(on) == ["home_control"], (on.transcript, on.reply)
     # Home Assistant's state read back after the call, and then the undo's.
     assert on.tool_calls[-1].data["states"] == {"light.kitchen_lights": "on"}, on.tool_calls
@@ -176,10 +176,15 @@ async def test_the_loop_hears_home_requests_and_home_assistant_changes(core: Hom
 @pytest.mark.integration
 async def test_korean_home_request_through_the_loop(core: HomeAssistantCore, models_dir: Path, tmp_path: Path):
     core.call("light", "turn_off", entity_id="light.living_room_light")
+    core.call("light", "turn_off", entity_id="light.kitchen_lights")
     config = _config(models_dir, tmp_path, core.url, core.token, "ko")
-    (on,) = await _turns(config, ["거실 불 켜 줘."])
-    assert core.state("light.living_room_light") == "on", (on.transcript, on.reply)
-    assert on.reply == "거실 불을 켰어요.", (on.transcript, on.reply)
+    # Whisper base hears the request voice's 거실 as 가슐 at times: the room is then found by its
+    # letters, and the act, heard doubtfully, is asked back first, which the "응" answers.
+    on, yes = await _turns(config, ["거실 불 켜 줘.", "응."])
+    acted = on if on.tool_calls and on.tool_calls[-1].ran else yes
+    assert core.state("light.living_room_light") == "on", (on.transcript, on.reply, yes.transcript, yes.reply)
+    assert core.state("light.kitchen_lights") == "off"
+    assert acted.reply == "거실 불을 켰어요.", (on.transcript, on.reply, yes.reply)
 
 
 @pytest.mark.integration

@@ -147,6 +147,7 @@ def question(tool: str, args: dict[str, Any], language: str) -> str:
             "shopping_add": f"장보기 목록에 {item} 넣을까요?" if item else "장보기 목록에 넣을까요?",
             "shopping_complete": f"장보기 목록에서 {item} 뺄까요?" if item else "장보기 목록에서 뺄까요?",
             "note_add": "메모로 남길까요?",
+            "home_control": _home_question(args, language),
         }
         return questions.get(tool, "그렇게 할까요?")
     minutes = _duration(args, "duration_s", language)
@@ -163,8 +164,27 @@ def question(tool: str, args: dict[str, Any], language: str) -> str:
         "shopping_add": f"Add {item} to the shopping list?" if item else "Add that to the shopping list?",
         "shopping_complete": f"Take {item} off the shopping list?" if item else "Take that off the shopping list?",
         "note_add": "Save that as a note?",
+        "home_control": _home_question(args, language),
     }
     return questions.get(tool, "Shall I do that?")
+
+
+def _home_question(args: dict[str, Any], language: str) -> str:
+    """A home act asked back with the words heard for the thing ("Turn on the kitchen lights?")."""
+    target = " ".join(str(args.get("target") or "").split())
+    action = str(args.get("action") or "")
+    value = args.get("value")
+    amount = f"{value:g}" if isinstance(value, (int, float)) else ""
+    if language == "ko":
+        verb = {"on": "켤까요", "off": "끌까요", "open": "열까요", "close": "닫을까요", "lock": "잠글까요",
+                "unlock": "잠금을 풀까요", "toggle": "바꿀까요", "set": f"{amount}도로 맞출까요" if amount else "맞출까요"}
+        return f"{target} {verb.get(action, '바꿀까요')}?".strip() if target else "그렇게 할까요?"
+    verb = {"on": "Turn on", "off": "Turn off", "open": "Open", "close": "Close", "lock": "Lock", "unlock": "Unlock",
+            "toggle": "Switch", "set": "Set"}
+    thing = target or "that"
+    if action == "set" and amount:
+        return f"Set {thing} to {amount}?"
+    return f"{verb.get(action, 'Change')} {thing}?"
 
 
 def declined(language: str) -> str:

@@ -170,9 +170,16 @@ def match(text: str, entities: Sequence[HomeEntity], own_area: str | None = None
     if not kinds:
         return Match()
     fitting = [e for e in pool if any(_of_kind(e, k) for k in kinds)]
+    unknown = _unknown_words(said, pool)
+    if not areas_said and unknown:
+        # A word that names nothing known ("가슐불": 거실 misheard) may be a room: the nearest room
+        # by its letters, when one is clearly nearest; never this speaker's room by default.
+        near = _nearest_area(unknown, fitting)
+        if near is not None:
+            areas_said = {e.entity_id for e in fitting if near in area_labels(e.area, e.area_aliases)}
     if areas_said:
         fitting = [e for e in fitting if e.entity_id in areas_said]
-    elif own_area and not wants_all:
+    elif own_area and not wants_all and not unknown:
         here = [e for e in fitting if e.area and normalize(own_area) in area_labels(e.area, e.area_aliases)]
         fitting = here or fitting
     if not fitting:
@@ -193,6 +200,59 @@ def names_something(text: str, entities: Sequence[HomeEntity]) -> bool:
     return any(says(label, said) for e in entities for label in (*labels(e), *area_labels(e.area, e.area_aliases)))
 
 
+_FILLER_KO = {"좀", "다", "전부", "모두", "모든", "전체", "그", "저", "이"}
+
+
+def _unknown_words(said: str, pool: Sequence[HomeEntity]) -> list[str]:
+    """The words that are no kind of thing, no filler and no part of a known name or room."""
+    known: set[str] = set()
+    for e in pool:
+        for label in (*labels(e), *area_labels(e.area, e.area_aliases)):
+            known.update(label.split())
+    kinds = {w for english, korean, _ in KINDS.values() for w in (*english, *korean)}
+    unknown = []
+    for word in said.split():
+        bare = _KO_PARTICLE.sub("", word) or word
+        if _HANGUL.search(bare):
+            for kind in sorted((k for k in kinds if _HANGUL.search(k)), key=len, reverse=True):
+                if bare.endswith(kind) and bare != kind:
+                    bare = bare[: -len(kind)]  # "거실불" → "거실"
+                    break
+        if bare in known or _stem(bare) in known or bare in kinds or bare in _EN_FILLER or bare in _FILLER_KO:
+            continue
+        unknown.append(bare)
+    return unknown
+
+
+def _jamo(text: str) -> str:
+    """Hangul syllables as their letters (거실 → ㄱㅓㅅㅣㄹ), so near-misses compare by sound."""
+    out = []
+    for ch in text:
+        code = ord(ch) - 0xAC00
+        if 0 <= code < 11172:
+            out += [chr(0x1100 + code // 588), chr(0x1161 + (code % 588) // 28)]
+            if code % 28:
+                out.append(chr(0x11A7 + code % 28))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+NEAR_AREA = 0.6
+"""How alike (difflib's ratio over Hangul letters) a misheard Korean word must be to a room's name."""
+
+
+def _nearest_area(unknown: list[str], fitting: Sequence[HomeEntity]) -> str | None:
+    import difflib
+
+    rooms = {label for e in fitting for label in area_labels(e.area, e.area_aliases) if _HANGUL.search(label)}
+    scores = sorted(((difflib.SequenceMatcher(None, _jamo(w), _jamo(r)).ratio(), r) for w in unknown if _HANGUL.search(w) for r in rooms),
+                    reverse=True)
+    if not scores or scores[0][0] < NEAR_AREA or (len(scores) > 1 and scores[1][0] >= scores[0][0] - 0.1 and scores[1][1] != scores[0][1]):
+        return None
+    return scores[0][1]
+
+
 def home_words(entities: Sequence[HomeEntity]) -> list[str]:
     """Every name, alias and area of the home's entities (for the recognizer's prompt and for
     telling a home request from others)."""
@@ -200,5 +260,6 @@ def home_words(entities: Sequence[HomeEntity]) -> list[str]:
     for e in entities:
         words += [e.name, *e.aliases]
         if e.area:
-            words += [e.area, *e.area_aliases]
+            # The room's names in both languages: a Korean household says "거실" for "Living Room".
+            words += [e.area, *e.area_aliases, *area_labels(e.area, e.area_aliases)]
     return list(dict.fromkeys(w for w in words if w.strip()))
