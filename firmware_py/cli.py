@@ -66,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--category", nargs="*", default=[], help="only scenarios of these categories (e.g. recipe weather air)")
     bench.add_argument("--rounds", type=int, default=1, help="play every scenario this many times")
     bench.add_argument("--no-pictures", action="store_true", help="skip the PNG/HTML timelines")
+    bench.add_argument("--text", action="store_true", help="give each request as its words (a text turn) instead of playing it")
     bench.add_argument("--kitchen", nargs="+", default=[], metavar="COND",
                        help="play every scenario under each kitchen condition: clean, room, fan@10, tap@5, noise-only:fan@10, …")
     bench.add_argument("--room", default="kitchen-a", help="the kitchen's room preset (kitchen-a, kitchen-small, kitchen-near, kitchen-open)")
@@ -202,6 +203,7 @@ async def _run_bench(config, args: argparse.Namespace) -> int:
         kitchen=kitchen,
         room=args.room,
         seed=args.seed,
+        text=args.text,
     )
     report = await SuiteRun(config, settings).run()
     if kitchen:

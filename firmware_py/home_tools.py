@@ -87,7 +87,7 @@ class HomeTools:
         names += [*self._forecast_places(), *self.recipes.names()]
         return names
 
-    def home_devices(self) -> Callable[[str], bool] | None:
+    def home_devices(self) -> Callable[..., bool] | None:
         """Whether words name something of the household's Home Assistant; None without one."""
         return self.home_assistant.names_something if self.home_assistant is not None else None
 

@@ -60,6 +60,22 @@ def test_the_words_find_the_entity(words, expected):
     assert [e.entity_id for e in found.entities] == expected
 
 
+def test_a_misheard_korean_room_is_found_by_its_letters_and_an_unknown_one_is_not_here():
+    # "거실" heard as "가슐": the nearest room by its letters.
+    assert [e.entity_id for e in match("가슐불", household(), own_area="Kitchen").entities] == ["light.living_room_light"]
+    # A room with no light is not taken for this speaker's room: asked which.
+    found = match("the bedroom light", household(), own_area="Kitchen")
+    assert not found.found and len(found.candidates) == 2
+
+
+def test_a_home_act_heard_doubtfully_is_asked_back_by_the_words_heard():
+    from agent.deciding.confirm import question
+
+    assert question("home_control", {"action": "on", "target": "the kitchen lights"}, "en") == "Turn on the kitchen lights?"
+    assert question("home_control", {"action": "on", "target": "가슐불"}, "ko") == "가슐불 켤까요?"
+    assert question("home_control", {"action": "set", "target": "난방", "value": 21.0}, "ko") == "난방 21도로 맞출까요?"
+
+
 def test_a_kind_in_no_named_room_with_several_fitting_is_asked_about():
     found = match("the light", household(), own_area=None)
     assert not found.found and {e.entity_id for e in found.candidates} == {"light.kitchen_lights", "light.living_room_light"}
@@ -84,19 +100,22 @@ def test_food_is_no_light():
     ("난방 이십일 도로 맞춰 줘", "ko", "home_control", {"action": "set", "target": "난방", "value": 21.0}),
     ("거실 몇 도야?", "ko", "home_state", {"target": "거실", "what": "temperature"}),
     ("현관문 잠가 줘", "ko", "home_control", {"action": "lock", "target": "현관문"}),
+    ("Kitchen lights on.", "en", "home_control", {"action": "on", "target": "kitchen lights"}),
+    ("Can you turn the lights on in the living room?", "en", "home_control", {"action": "on", "target": "the lights in the living room"}),
 ])
 def test_home_commands_are_heard_without_the_model(text, language, tool, args):
-    plan = home_command(text, language, lambda words: names_something(words, household()))
+    plan = home_command(text, language, lambda words, temperature=False: names_something(words, household(), temperature))
     assert plan is not None and plan.tool == tool and plan.args == args
 
 
 @pytest.mark.parametrize("text, language", [
     ("Turn off the timer", "en"), ("turn up the heat on the sauce", "en"), ("turn on the tv", "en"),
     ("타이머 꺼 줘", "ko"), ("라면 타이머 꺼줘", "ko"), ("소리 꺼 줘", "ko"), ("불고기 레시피 알려줘", "ko"),
-    ("서울 몇 도야?", "ko"), ("what's the temperature in Seoul", "en"),
+    ("서울 몇 도야?", "ko"), ("what's the temperature in Seoul", "en"), ("the oven is on", "en"),
+    ("오븐 몇 도로 해야 돼?", "ko"),
 ])
 def test_other_requests_are_no_home_commands(text, language):
-    assert home_command(text, language, lambda words: names_something(words, household())) is None
+    assert home_command(text, language, lambda words, temperature=False: names_something(words, household(), temperature)) is None
 
 
 async def test_an_act_is_said_from_the_state_read_back():

@@ -55,9 +55,10 @@ class ToolUse:
     transcripts, so a slow early read never queues ahead of the user's own call. None: no Heartbeat."""
     thinker: ThinkerSettings = field(default_factory=ThinkerSettings)
     """How often and how much the Heartbeat thinks while the user speaks."""
-    home_devices: Callable[[str], bool] | None = None
-    """Whether words name a device, an area or a kind of thing in the household's Home Assistant
-    (the home commands, :mod:`agent.deciding.home_commands`); None: no Home Assistant."""
+    home_devices: Callable[..., bool] | None = None
+    """``(words, temperature=False)``: whether words name a device, an area or a kind of thing in
+    the household's Home Assistant (with ``temperature``: one that reports its temperature), for
+    the home commands (:mod:`agent.deciding.home_commands`); None: no Home Assistant."""
 
     async def close(self) -> None:
         if self.lane is not None:

@@ -76,6 +76,9 @@ class BenchSettings:
     """The kitchen's room preset (:data:`bench.kitchen.rooms.PRESETS`)."""
     seed: int = 0
     """Seeds the kitchen's sounds."""
+    text: bool = False
+    """Give each request as its words (a text turn, as Home Assistant's ``handle`` does) instead of
+    playing it: what the decision and the tools make of the words, the ear left out."""
 
 
 def parse_kitchen(names: list[str], room: str) -> tuple[Any, ...]:
@@ -160,6 +163,17 @@ def _score_turn(
     }
 
 
+async def _text_request(assistant: Assistant, text: str) -> TurnResult:
+    """One request given as its words, answered by the same assistant as a text turn."""
+    from agent.text_turns import TextTurns
+
+    turn = assistant.start_text_turn(text, lambda _event: None, TextTurns(assistant).deps())
+    assert turn.task is not None
+    result = await turn.task
+    await asyncio.sleep(0)  # the turn's callback records it and frees the assistant
+    return result
+
+
 def _score_home(core: Any, before: dict[str, str], expected: dict[str, str]) -> dict[str, Any]:
     """A home turn scored by Home Assistant's states: right when the expected entities are as
     expected and nothing else changed; unasked when anything changed that was not expected."""
@@ -228,7 +242,7 @@ class SuiteRun:
 
             self.takes = prepare_takes(audio, s.kitchen, room_preset(s.room), s.seed, default_cache_dir())
         if suite.home_assistant:
-            config = self._start_home(config)
+            config = await self._start_home(config)
         try:
             return await self._run_scenarios(suite, config, scenarios, audio)
         finally:
@@ -238,13 +252,13 @@ class SuiteRun:
                 remove_core(self.home)
                 self.home = None
 
-    def _start_home(self, config: HearthConfig) -> HearthConfig:
+    async def _start_home(self, config: HearthConfig) -> HearthConfig:
         """A scratch Home Assistant core for a home suite, and hearth's settings pointed at it."""
         from bench.home_assistant.core import start_core
 
         folder = self.settings.out / "home-assistant"
         shutil.rmtree(folder, ignore_errors=True)
-        self.home = start_core(folder)
+        self.home = await asyncio.to_thread(start_core, folder)  # it runs its own event loop to set up
         token_file = folder / "token"
         token_file.write_text(self.home.token)
         token_file.chmod(0o600)
@@ -348,7 +362,9 @@ class SuiteRun:
                 if reasoner is not None and not assistant.deps.features.prewarm:
                     reasoner.forget()  # cold: no head kept, nothing in its cache
                 cpu_before = time.process_time()  # all of hearth's threads, the models' included
-                if arm.condition is None:
+                if self.settings.text:
+                    result = await _text_request(assistant, text)
+                elif arm.condition is None:
                     result = await play_request(assistant, read_wav(path, 16000))
                 else:
                     result = await self._play_kitchen(assistant, key, arm, row, list(expected), text, language)

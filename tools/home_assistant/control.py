@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tools.home_assistant.client import HomeAssistantRefused, HomeAssistantUnavailable, HomeEntity
 from tools.home_assistant.home import HomeAssistantHome
-from tools.home_assistant.names import Match, area_labels, match, normalize, says
+from tools.home_assistant.names import Match, area_labels, match, normalize, reads_temperature, says
 from tools.spec import ToolOutput, ToolSpec, optional_text_argument
 from tools.spoken import Language, check_language, has_final_consonant, join_words, topic
 
@@ -29,7 +29,6 @@ Target = Annotated[str | None, optional_text_argument(120)]
 ASKED_FIRST_DOMAINS = ("lock", "cover", "alarm_control_panel")
 """Acted on only after a yes, whatever was heard."""
 SWITCHABLE = ("light", "switch", "fan", "input_boolean", "climate", "media_player", "humidifier", "water_heater")
-TEMPERATURE_SENSOR = "temperature"
 
 
 class HomeControlArgs(BaseModel):
@@ -306,8 +305,7 @@ def home_assistant_tools(home: HomeAssistantHome, language: str = "en") -> list[
 
     def _temperature(target: str | None, entities: list[HomeEntity]) -> ToolOutput:
         # A room's temperature: its temperature sensor, else its thermostat's reading.
-        readers = [e for e in entities if (e.domain == "sensor" and e.device_class == TEMPERATURE_SENSOR)
-                   or (e.domain == "climate" and isinstance(e.attributes.get("current_temperature"), (int, float)))]
+        readers = [e for e in entities if reads_temperature(e)]
         said = normalize(target or "")
         rooms = [e for e in readers if any(says(a, said) for a in area_labels(e.area, e.area_aliases))]
         found = match(target or "", readers, home.own_area)

@@ -60,9 +60,10 @@ class HomeAssistantHome:
         request from another."""
         return home_words(self._entities)
 
-    def names_something(self, words: str) -> bool:
-        """Whether ``words`` name a device, an area or a kind of thing of this home (as last read)."""
-        return names_something(words, self._entities)
+    def names_something(self, words: str, temperature: bool = False) -> bool:
+        """Whether ``words`` name a device, an area or a kind of thing of this home (as last read);
+        with ``temperature``, a room or a thing that reports its temperature."""
+        return names_something(words, self._entities, temperature)
 
     async def watch(self, interval_s: float = 60.0, also: Callable[[], Awaitable[object]] | None = None) -> None:
         """Reads the entity list now and every ``interval_s``, so names added in Home Assistant

@@ -143,7 +143,7 @@ class Match:
         return bool(self.entities)
 
 
-_ALL = re.compile(r"\b(?:all|every|everything)\b|모든|전부|모두|다 (?:켜|꺼|끄|열|닫)|전체")
+_ALL = re.compile(r"\b(?:all|every|everything)\b|모든|전부|모두|(?:^|\s)다(?:\s|$)|전체")
 
 
 def match(text: str, entities: Sequence[HomeEntity], own_area: str | None = None,
@@ -189,15 +189,26 @@ def match(text: str, entities: Sequence[HomeEntity], own_area: str | None = None
     return Match(candidates=tuple(fitting))
 
 
-def names_something(text: str, entities: Sequence[HomeEntity]) -> bool:
+def names_something(text: str, entities: Sequence[HomeEntity], temperature: bool = False) -> bool:
     """Whether ``text`` names something in the home: a kind of thing, or an entity's name, alias or
-    area.  (Which one is :func:`match`'s to say.)"""
+    area.  (Which one is :func:`match`'s to say.)  With ``temperature``, only a room or a thing
+    that reports a temperature counts: "how hot should the oven be" is a cooking question."""
     said = normalize(text)
     if not said:
         return False
+    if temperature:
+        readers = [e for e in entities if reads_temperature(e)]
+        return any(says(label, said) for e in readers for label in (*labels(e), *area_labels(e.area, e.area_aliases)))
     if kinds_said(said):
         return True
     return any(says(label, said) for e in entities for label in (*labels(e), *area_labels(e.area, e.area_aliases)))
+
+
+def reads_temperature(entity: HomeEntity) -> bool:
+    """A temperature sensor, or a thermostat that reports the room's temperature."""
+    if entity.domain == "sensor":
+        return entity.device_class == "temperature"
+    return entity.domain == "climate" and isinstance(entity.attributes.get("current_temperature"), (int, float))
 
 
 _FILLER_KO = {"좀", "다", "전부", "모두", "모든", "전체", "그", "저", "이"}
