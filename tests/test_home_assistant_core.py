@@ -79,6 +79,40 @@ async def test_an_outage_is_one_sentence_and_a_restart_is_picked_up(core: HomeAs
         await home.close()
 
 
+LIVING_ROOM_SPEAKER = """
+import asyncio, sys
+from pathlib import Path
+from tools.home_assistant.client import HomeAssistantClient
+from tools.home_assistant.todo import SharedShoppingList
+from tools.lists import ListStore, list_tools
+
+async def main():
+    url, token, folder = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+    folder.mkdir(exist_ok=True)
+    store = ListStore(folder / "hearth.db")
+    store.open()
+    shared = SharedShoppingList(HomeAssistantClient(url, token, timeout_s=3.0), "todo.shopping_list", store, folder / "hearth.db")
+    shared.open()
+    spec = {s.name: s for s in list_tools(store, "en", shared)}["shopping_list"]
+    print((await spec.run(spec.args())).text)
+    await shared.api.close()
+    await shared.aclose()
+
+asyncio.run(main())
+"""
+
+
+def _living_room_reads_the_list(core: HomeAssistantCore, folder: Path) -> str:
+    """The list as another hearth process, with its own store, reads it aloud."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", LIVING_ROOM_SPEAKER, core.url, core.token, str(folder)],
+                          capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()
+
+
 async def test_two_speakers_share_one_list_and_a_restart_loses_nothing(core: HomeAssistantCore, tmp_path: Path):
     from tools.home_assistant.todo import SharedShoppingList
     from tools.lists import ListStore, list_tools
@@ -98,6 +132,7 @@ async def test_two_speakers_share_one_list_and_a_restart_loses_nothing(core: Hom
     try:
         await run(kitchen, "shopping_add", item="oat milk")
         assert await k_shared.sync()
+        assert _living_room_reads_the_list(core, tmp_path / "other-process") == "1 item on the list: oat milk."
         assert (await run(living, "shopping_list")).text == "1 item on the list: oat milk."
         core.stop()
         # Home Assistant down: the kitchen speaker still takes changes, and keeps them.
@@ -106,6 +141,7 @@ async def test_two_speakers_share_one_list_and_a_restart_loses_nothing(core: Hom
         assert not await k_shared.sync() and len(k_shared.pending()) == 2
         core.start()
         assert await k_shared.sync()
+        assert _living_room_reads_the_list(core, tmp_path / "other-process") == "1 item on the list: eggs."
         assert (await run(living, "shopping_list")).text == "1 item on the list: eggs."
         items = await k_shared.api.call_service("todo", "get_items", ["todo.shopping_list"], {}, response=True)
         done = [i["summary"] for i in items["todo.shopping_list"]["items"] if i["status"] == "completed"]

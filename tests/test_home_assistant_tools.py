@@ -211,3 +211,14 @@ def test_the_token_is_never_shown():
     assert websocket_url("https://ha.local") == "wss://ha.local/api/websocket"
     with pytest.raises(ValueError):
         websocket_url("ftp://x")
+
+
+async def test_the_page_lists_what_hearth_can_control():
+    from firmware_py.web.kept import home_view
+
+    home = HomeAssistantHome(FakeHomeAssistant(household()), own_area="Kitchen")
+    assert home_view(home) == [] and home_view(None) == []  # nothing read yet; no Home Assistant
+    await home.entities()
+    view = home_view(home)
+    assert [(d["name"], d["area"]) for d in view[:2]] == [("Hood Fan", "Kitchen"), ("Kitchen Lights", "Kitchen")]
+    assert {d["entity_id"]: d["state"] for d in view}["switch.oven"] == "on" and len(view) == len(household())

@@ -202,6 +202,7 @@ class Page:
             "timers": kept.timers_view(home.timers, now, self.settings.language),
             "list": kept.list_view(home.lists),
             "notes": kept.notes_view(home.lists),
+            "home": kept.home_view(getattr(home, "home_assistant", None)),
             "record": kept.record_view(self.sources.record) if self.sources.record is not None else [],
             "turns": self.timelines.update(assistant.results if assistant is not None else []),
         }

@@ -57,6 +57,15 @@ def list_view(store: ListStore) -> list[dict[str, Any]]:
     return [{"id": e.id, "item": e.item, "quantity": e.quantity} for e in store.items()]
 
 
+def home_view(home: Any) -> list[dict[str, Any]]:
+    """What hearth can control in the household's Home Assistant, as last read (``home`` is a
+    :class:`tools.home_assistant.home.HomeAssistantHome`, or None): names, rooms and states."""
+    if home is None:
+        return []
+    return [{"entity_id": e.entity_id, "name": e.name, "area": e.area, "state": e.state, "aliases": list(e.aliases)}
+            for e in sorted(home.known(), key=lambda e: (e.area or "~", e.name))]
+
+
 def notes_view(store: ListStore) -> list[dict[str, Any]]:
     return [{"id": n.id, "text": n.text, "created_at": n.created_at} for n in store.notes()]
 

@@ -153,6 +153,18 @@
     fill($("notes"), kept.notes, (n) => withWords("li", "note", n.text));
     $("notes-empty").hidden = kept.notes.length > 0;
 
+    // What hearth can switch and read in Home Assistant (shown only where one is connected).
+    const home = kept.home || [];
+    fill($("home"), home, (e) => {
+      const li = withWords("li", "device", e.name);
+      li.dataset.entity = e.entity_id;
+      li.dataset.state = e.state;
+      if (e.area) li.append(el("span", "badge", shown(e.area)));
+      li.append(el("span", "state", shown(e.state)));
+      return li;
+    });
+    $("home-section").hidden = home.length === 0;
+
     // A unit of the record that was not simply spoken: cut off, never said, or sent as text.
     const recordStatus = (status) => ({cut: L.unit_cut, told: L.unit_sent, unspoken: L.unit_unspoken})[status] || status;
     const record = $("record");
