@@ -196,20 +196,13 @@ def make_recognizer(config: HearthConfig, store: ModelStore, profile: PlatformPr
             hypotheses=config.asr.hypotheses_ko if korean else config.asr.hypotheses_en,
             score_words=not korean,  # only English hearing uses them (HearingSettings.use_logprob)
         ),
-        lexicon=kitchen_lexicon(config.language, home=config.home_assistant.url is not None),
+        lexicon=kitchen_lexicon(config.language),
     )
 
 
-def kitchen_lexicon(language: str, home: bool = False) -> Lexicon:
-    """The words the recognizer's hypotheses are weighed by: the requests hearth serves and the
-    units; with ``home`` (a Home Assistant to control), the home commands too.  (Weighed only,
-    never given as the prompt: a prompt's sentences get said.)"""
-    from agent.deciding.home_commands import HOME_REQUESTS
-
-    requests = [entry[0] for entry in example_bank().get(language, [])]
-    if home:
-        requests += HOME_REQUESTS.get(language, [])
-    return Lexicon.of(requests + [KITCHEN_WORDS.get(language, "")])
+def kitchen_lexicon(language: str) -> Lexicon:
+    """The words the recognizer's hypotheses are weighed by: the requests hearth serves and the units."""
+    return Lexicon.of([entry[0] for entry in example_bank().get(language, [])] + [KITCHEN_WORDS.get(language, "")])
 
 
 def make_synthesizer(config: HearthConfig, store: ModelStore, voice: list[str] | None = None) -> Any:

@@ -19,14 +19,6 @@ from agent.deciding.tool_calls import ToolPlan
 
 MAX_HOME_WORDS = 14
 
-HOME_REQUESTS: dict[str, list[str]] = {
-    "en": ["Turn on the lights.", "Turn off the lights.", "Switch the fan on.", "Is the oven on?",
-           "Set the heating to 21 degrees.", "What's the temperature in the living room?", "Open the garage door.",
-           "Lock the front door.", "Undo that."],
-    "ko": ["불 켜 줘.", "불 꺼 줘.", "거실 불 켜 줘.", "주방 불 꺼 줘.", "환풍기 켜 줘.", "오븐 켜져 있어?", "난방 21도로 맞춰 줘.",
-           "거실 몇 도야?", "문 열어 줘.", "문 닫아 줘.", "현관문 잠가 줘.", "되돌려 줘."],
-}
-"""The home commands as said, for weighing the recognizer's hypotheses (``firmware_py.wiring.kitchen_lexicon``)."""
 _NOT_HOME = re.compile(r"\b(?:timer|timers|alarm|reminder|volume|recipe|step)\b|타이머|알람|볼륨|음량|소리|레시피|단계")
 
 # -- English ---------------------------------------------------------------------------------
