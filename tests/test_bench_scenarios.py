@@ -11,7 +11,7 @@ import pytest
 from bench.suites.audio import AudioSettings, cached_audio_path, suite_texts
 from bench.suites.ha_intents import CREDIT, load_ha_suite
 from bench.suites.scenarios import SCENARIOS_DIR, list_suites, load_suite
-from bench.suites.schema import COMMAND_TOOLS, MODEL_TOOLS, TOOLS, Scenario, Suite, SuiteError
+from bench.suites.schema import COMMAND_TOOLS, HOME_TOOLS, MODEL_TOOLS, TOOLS, Scenario, Suite, SuiteError
 
 FILE_SUITES = sorted(p.stem for p in SCENARIOS_DIR.glob("*.yaml"))
 
@@ -77,11 +77,17 @@ def test_kitchen_suites_are_large_enough_and_cover_every_kind(suites: dict[str, 
     assert ko.language == "ko" and en.language == "en"
 
 
-def test_the_basics_suites_cover_every_command_tool(suites: dict[str, Suite]) -> None:
-    for name in ("basics-en", "basics-ko"):
+def test_the_basics_and_home_suites_cover_every_command_tool(suites: dict[str, Suite]) -> None:
+    def tools(name: str) -> set[str]:
         scenarios = suites[name].scenarios
         turns = [*(s.expect for s in scenarios), *(f.expect for s in scenarios for f in s.followups or [])]
-        assert {c.tool for expect in turns for c in expect} == set(COMMAND_TOOLS), name
+        return {c.tool for expect in turns for c in expect}
+
+    for name in ("basics-en", "basics-ko"):
+        assert tools(name) == set(COMMAND_TOOLS) - set(HOME_TOOLS), name
+        assert not suites[name].home_assistant
+    for name in ("home-en", "home-ko"):
+        assert set(HOME_TOOLS) <= tools(name) and suites[name].home_assistant, name
 
 
 def test_no_tool_categories_expect_no_tool(suites: dict[str, Suite]) -> None:

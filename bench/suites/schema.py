@@ -48,7 +48,9 @@ TOOLS: dict[str, dict[str, str]] = {
 """The tool vocabulary: each tool's arguments and their kind, which decides how values are compared
 (:data:`bench.suites.scoring.MATCHERS`)."""
 
-COMMAND_TOOLS = ("volume_set", "recipe_read", "recipe_step", "home_control", "home_state")
+HOME_TOOLS = ("home_control", "home_state")
+"""Tools a configured Home Assistant adds (the ``home_assistant`` suites)."""
+COMMAND_TOOLS = ("volume_set", "recipe_read", "recipe_step", *HOME_TOOLS)
 """Tools hearth calls on its own command words ("louder", "next step"), never offered to the model."""
 MODEL_TOOLS = frozenset(TOOLS) - frozenset(COMMAND_TOOLS)
 """Tools the model chooses among."""
