@@ -25,6 +25,9 @@ from audio.protocols import AudioChunk
 log = logging.getLogger(__name__)
 
 KEEP_RESULTS = 16
+ANSWER_WINDOW_S = 60.0
+"""How long a question hearth asked ("Cancel the pasta timer?") waits for its answer: the next
+utterance within it answers; one after it is a new request."""
 """How many finished turns' results are kept in memory (the record on disk keeps them all)."""
 
 
@@ -70,7 +73,9 @@ class Assistant:
         self.turns_started = 0
         """Turns started so far (presses and spoken starts): a ringing timer counts one as heard."""
         self.pending: PendingAct | None = None
-        """An act the last turn asked about ("Cancel the pasta timer?"); the next utterance answers it."""
+        """An act the last turn asked about ("Cancel the pasta timer?"); the next utterance answers it,
+        if it comes within :data:`ANSWER_WINDOW_S`."""
+        self._pending_at = 0.0
         self.last_act: Act | None = None
         """The last act made (a timer, the list), which "undo that" takes back."""
         self.last_tool: str | None = None
@@ -100,8 +105,20 @@ class Assistant:
         return [m for user, said in exchanges for m in (ChatMessage("user", user), ChatMessage("assistant", said))]
 
     def forget(self) -> None:
-        """Start a new conversation: turns so far stay in the record but are no longer history."""
+        """Start a new conversation: turns so far stay in the record but are no longer history, and
+        a question left open is no longer waiting for its answer."""
         self._since = self.record.next_turn()
+        self.pending = None
+
+    def _take_pending(self) -> PendingAct | None:
+        """The open question for the utterance starting now; one asked long ago is not taken: the
+        next request after a silence is a request, not the answer ("장보기 목록에 뭘 넣을까요?" …
+        half an hour later "타이머 10분 맞춰 줘" must not go on the list)."""
+        pending, self.pending = self.pending, None
+        if pending is not None and time.monotonic() - self._pending_at > ANSWER_WINDOW_S:
+            log.info("the question about %s was left unanswered for over %.0f s; not waiting for it", pending.plan.tool, ANSWER_WINDOW_S)
+            return None
+        return pending
 
     async def warm(self) -> None:
         """Evaluate the fixed head of the prompt once, before the first press."""
@@ -233,7 +250,7 @@ class Assistant:
         self.turns_started += 1
         self._cut_by_voice = None
         # The question is answered by the very next utterance or not at all.
-        pending, self.pending = self.pending, None
+        pending = self._take_pending()
         number = self._begin_turn()
         turn = Turn(
             self.deps,
@@ -256,7 +273,7 @@ class Assistant:
         ``emit`` gets the turn's events once they are recorded.  Only for when no turn is under way
         (:class:`agent.text_turns.TextTurns` waits for that)."""
         self._stop_prewarm()
-        pending, self.pending = self.pending, None
+        pending = self._take_pending()
         number = self._begin_turn()
         # Its units go back as text to whoever asked; none is played, so none is recorded spoken.
         record = functools.partial(self._turn_event, number, unit_status="told")
@@ -345,6 +362,7 @@ class Assistant:
         self.results.append(result)
         if result.outcome == Outcome.ANSWERED and self.current is turn:
             self.pending = result.pending
+            self._pending_at = time.monotonic()
         if result.outcome == Outcome.ANSWERED and not result.repeated:
             ran = [c for c in result.tool_calls if c.ran]
             self.last_tool = ran[-1].name if ran else None

@@ -59,3 +59,25 @@ async def test_a_press_during_an_announcement_silences_it_and_listens():
     assert not await ring
     assert len(deps.speaker.interruptions) == 1
     await turn.wait()
+
+
+def test_a_question_left_open_waits_a_minute_and_no_longer_than_the_conversation(monkeypatch):
+    """"장보기 목록에 뭘 넣을까요?" and, half an hour later, "타이머 10분 맞춰 줘": the later request
+    is a request, not the item."""
+    import agent.assistant as assistant_module
+    from agent.deciding.confirm import PendingAct
+    from agent.deciding.tool_calls import ToolPlan
+
+    now = [100.0]
+    monkeypatch.setattr(assistant_module.time, "monotonic", lambda: now[0])
+    assistant = Assistant(make_deps())
+    asked = PendingAct(ToolPlan("", "shopping_add", {}), "item")
+    assistant.pending, assistant._pending_at = asked, now[0]
+    now[0] += assistant_module.ANSWER_WINDOW_S - 1
+    assert assistant._take_pending() is asked
+    assistant.pending, assistant._pending_at = asked, now[0]
+    now[0] += assistant_module.ANSWER_WINDOW_S + 1
+    assert assistant._take_pending() is None
+    assistant.pending = asked
+    assistant.forget()
+    assert assistant.pending is None
