@@ -199,14 +199,17 @@ async def test_the_loop_hears_home_requests_and_home_assistant_changes(core: Hom
     core.call("light", "turn_off", entity_id="light.kitchen_lights")
     core.call("switch", "turn_on", entity_id="switch.oven")
     config = _config(models_dir, tmp_path, core.url, core.token)
-    on, oven, undo = await _turns(config, ["Turn on the kitchen lights.", "Is the oven on?", "Take that back."])
+    on, oven, undo, again = await _turns(config, ["Turn on the kitchen lights.", "Is the oven on?", "Take that back.", "Turn it on."])
     assert _tools(on) == ["home_control"], (on.transcript, on.reply)
     # Home Assistant's state read back after the call, and then the undo's.
     assert on.tool_calls[-1].data["states"] == {"light.kitchen_lights": "on"}, on.tool_calls
     assert _tools(oven) == ["home_state"] and "on" in oven.reply.lower(), (oven.transcript, oven.reply)
     assert _tools(undo) == ["home_control"], (undo.transcript, undo.reply)
-    assert core.state("light.kitchen_lights") == "off", (on.transcript, on.reply, undo.reply)
+    assert undo.tool_calls[-1].data.get("states") == {"light.kitchen_lights": "off"}, (undo.transcript, undo.reply)
     assert "kitchen lights" in on.reply.lower() and " on" in on.reply.lower(), (on.transcript, on.reply)
+    # "it": the lights the turn before switched.
+    assert again.tool_calls and again.tool_calls[-1].data.get("states") == {"light.kitchen_lights": "on"}, (again.transcript, again.reply)
+    assert core.state("light.kitchen_lights") == "on"
 
 
 @pytest.mark.integration

@@ -222,3 +222,11 @@ async def test_the_page_lists_what_hearth_can_control():
     view = home_view(home)
     assert [(d["name"], d["area"]) for d in view[:2]] == [("Hood Fan", "Kitchen"), ("Kitchen Lights", "Kitchen")]
     assert {d["entity_id"]: d["state"] for d in view}["switch.oven"] == "on" and len(view) == len(household())
+
+
+@pytest.mark.parametrize("text, language", [("Turn it off.", "en"), ("switch them off", "en"), ("그거 꺼 줘", "ko"), ("다시 꺼 줘", "ko")])
+def test_it_is_the_device_the_turn_before_switched_and_nothing_without_one(text, language):
+    refers = lambda words, temperature=False: names_something(words, household(), temperature)  # noqa: E731
+    plan = home_command(text, language, refers, last=["light.kitchen_lights"])
+    assert plan is not None and plan.args == {"action": "off", "entity_ids": ["light.kitchen_lights"]}
+    assert home_command(text, language, refers) is None

@@ -69,17 +69,24 @@ _KO_ASK_STATE = re.compile(
 _KO_ASK_TEMPERATURE = re.compile(r"^(?P<x>.+?)\s*(?:온도\s*(?:가|는)?\s*)?(?:몇\s*도|온도\s*(?:어때|알려)|따뜻|추워|더워)")
 
 
-def home_command(text: str, language: str, refers: Callable[..., bool]) -> ToolPlan | None:
+_PRONOUN = re.compile(r"^(?:it|them|that|those|그거|그것|그걸|걔)?(?:\s*(?:back|again|다시|도로))?$")
+
+
+def home_command(text: str, language: str, refers: Callable[..., bool], last: list[str] | None = None) -> ToolPlan | None:
     """The home call the utterance asks for, or None.  ``refers(words, temperature=False)``: the
     words name something in the home (a name, an alias, an area, a kind of thing: "lights", "불");
     with ``temperature``, a room or a thing that reports its temperature ("오븐 몇 도로 해야 돼?"
-    asks how to bake, not what the oven says)."""
+    asks how to bake, not what the oven says).  ``last``: the entities the last home act changed,
+    which "turn it off" / "그거 다시 켜 줘" mean."""
     words = utterance_words(text, keep="%.")
     if not words or len(words.split()) > MAX_HOME_WORDS or _NOT_HOME.search(words):
         return None
     plan = _korean(words) if speaks_korean(words, language) else _english(words)
     if plan is None:
         return None
+    target = str(plan.args.get("target") or "").strip()
+    if last and plan.tool == "home_control" and target and _PRONOUN.match(target.removeprefix("the ")):
+        return ToolPlan("", "home_control", {k: v for k, v in plan.args.items() if k != "target"} | {"entity_ids": list(last)})
     temperature = plan.args.get("what") == "temperature"
     if not refers(str(plan.args.get("target") or ""), temperature=temperature):
         return None

@@ -193,7 +193,11 @@ class Responder:
 
             return commanded
         home = self.tools.home_devices
-        plan = home_command(text, d.language, home) if home is not None and "home_control" in self.tools.registry else None
+        # "Turn it off" means the device the turn just before switched, and only then: said to a
+        # ringing timer an hour later, it must not find the lights.
+        act = self.last_act
+        last = act.data.get("entity_ids") if act is not None and act.tool == "home_control" and self.last_tool == "home_control" else None
+        plan = home_command(text, d.language, home, last) if home is not None and "home_control" in self.tools.registry else None
         if plan is not None:
             tl.mark("command", tool=plan.tool)
 
