@@ -184,6 +184,13 @@ class Responder:
 
             return changed
         command = local_command(text, d.language, self.tools.registry, self.last_tool in READING_TOOLS)
+        home = self.tools.home_devices
+        if command is None and home is not None and "home_control" in self.tools.registry:
+            # "Turn it off" means the device the turn just before switched, and only then: said to a
+            # ringing timer an hour later, it must not find the lights.
+            act = self.last_act
+            last = act.data.get("entity_ids") if act is not None and act.tool == "home_control" and self.last_tool == "home_control" else None
+            command = home_command(text, d.language, home, last)
         if command is not None:
             tl.mark("command", tool=command.tool)
 
@@ -192,20 +199,6 @@ class Responder:
                 reply.end()
 
             return commanded
-        home = self.tools.home_devices
-        # "Turn it off" means the device the turn just before switched, and only then: said to a
-        # ringing timer an hour later, it must not find the lights.
-        act = self.last_act
-        last = act.data.get("entity_ids") if act is not None and act.tool == "home_control" and self.last_tool == "home_control" else None
-        plan = home_command(text, d.language, home, last) if home is not None and "home_control" in self.tools.registry else None
-        if plan is not None:
-            tl.mark("command", tool=plan.tool)
-
-            async def at_home(text: str, reply: Reply) -> None:
-                await self.call_tool(plan, text, reply, origin="user")
-                reply.end()
-
-            return at_home
         if asks_time_left(text, d.language) and "timer_status" in self.tools.registry:
             # "How long until it's done?": with a timer running, its time left; else as before.
             async def time_left(text: str, reply: Reply) -> None:
