@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"hearth: {printable(describe_choice(config, platform_profile(config)))}", file=sys.stderr)
             return asyncio.run(run(config, choice))
         if args.command == "bench":
-            return asyncio.run(_run_bench(config, args))
+            return asyncio.run(_run_bench(config, args, sys.argv[1:] if argv is None else argv))
         if args.command == "history":
             from firmware_py.history_cli import print_history
             from firmware_py.home_tools import data_dir
@@ -179,7 +179,7 @@ def _run_models(args: argparse.Namespace) -> int:
     return args.handler(args)
 
 
-async def _run_bench(config, args: argparse.Namespace) -> int:
+async def _run_bench(config, args: argparse.Namespace, argv: list[str]) -> int:
     from agent.features import FEATURES
     from bench.loop.runner import BenchSettings, SuiteRun, parse_kitchen
 
@@ -204,6 +204,8 @@ async def _run_bench(config, args: argparse.Namespace) -> int:
         room=args.room,
         seed=args.seed,
         text=args.text,
+        module="firmware_py.cli",
+        arguments=tuple(argv),
     )
     report = await SuiteRun(config, settings).run()
     if kitchen:

@@ -44,6 +44,10 @@ async def test_three_outputs_with_an_ablation_pair_per_turn(tiny_suite: Path, tm
     assert metrics == json.loads(json.dumps(report, ensure_ascii=False))
     assert set(metrics["variants"]) == {"baseline", "no-speculative-final"}
     assert metrics["audio"] == "synthetic speech"
+    # What wrote it: the runner (``hearth bench`` names firmware_py.cli), the commit, a clean tree or not.
+    assert metrics["written_by"]["module"] == "bench.loop.runner"
+    assert metrics["written_by"]["commit"] == metrics["git_commit"]
+    assert isinstance(metrics["written_by"]["dirty"], bool)
     rows = metrics["scenarios"]
     # 3 turns (one follow-up) x 2 variants, interleaved scenario by scenario.
     assert [(r["scenario"], r["turn"], r["variant"]) for r in rows] == [
@@ -62,6 +66,7 @@ async def test_three_outputs_with_an_ablation_pair_per_turn(tiny_suite: Path, tm
     for name in ("timer", "thanks", "thanks-t1", "timer--no-speculative-final"):
         for suffix in (".json", ".png", ".html"):
             assert (out / "timelines" / (name + suffix)).is_file(), name + suffix
+        assert json.loads((out / "timelines" / (name + ".json")).read_text())["written_by"] == metrics["written_by"]
     report_md = (out / "report.md").read_text()
     assert "| figure | baseline | no-speculative-final |" in report_md
     assert "synthetic speech" in report_md

@@ -6,6 +6,7 @@ Whatever the file holds, ``load_config`` returns a :class:`HearthConfig` or rais
 
 from __future__ import annotations
 
+import math
 import string
 from datetime import date, datetime, time
 from pathlib import Path
@@ -92,9 +93,36 @@ def test_random_toml_gives_a_config_or_one_line(tmp_path_factory, document: dict
     path.write_text(toml(document), encoding="utf-8")
     outcome = _outcome(path, overrides)
     if isinstance(outcome, HearthConfig):
-        assert outcome.llm.temperature == outcome.llm.temperature  # finite values only
+        # Every section refuses inf and nan (allow_inf_nan=False): a config that loads holds finite floats only.
+        assert [x for x in _floats(outcome.model_dump()) if not math.isfinite(x)] == []
+        assert 0.0 <= outcome.llm.temperature <= 2.0
         for value in (outcome.models_dir, outcome.tools.data_dir, outcome.tools.recipes_dir):
             assert value is None or not str(value).startswith("~")
+
+
+def _floats(value: Any) -> list[float]:
+    """Every float in a dumped config, however deep."""
+    if isinstance(value, float):
+        return [value]
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _floats(v)]
+    if isinstance(value, list | tuple):
+        return [x for v in value for x in _floats(v)]
+    return []
+
+
+FLOAT_SETTINGS = [(section, key) for section, ann in SECTIONS.items()
+                  for key, field in getattr(ann, "model_fields", {}).items() if field.annotation is float]
+
+
+def test_every_float_setting_refuses_infinity_and_nan(tmp_path: Path):
+    assert ("llm", "temperature") in FLOAT_SETTINGS and len(FLOAT_SETTINGS) > 20
+    path = tmp_path / "hearth.toml"
+    for section, key in FLOAT_SETTINGS:
+        for text in ("nan", "inf", "-inf"):
+            path.write_text(f"[{section}]\n{key} = {text}\n", encoding="utf-8")
+            outcome = _outcome(path)  # a config here would hold a setting at infinity or NaN
+            assert isinstance(outcome, str) and key in outcome, (section, key, text, outcome)
 
 
 @fuzz()

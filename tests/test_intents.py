@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agent.deciding.banks import NONE, example_bank
 from agent.deciding.intents import asks_to_know, cued_tools, is_follow_up, offered
+from agent.deciding.tool_calls import decision_text
 from agent.deciding.tool_examples import ExamplePicker
 from tools.registry import NO_TOOL
 
@@ -81,7 +84,12 @@ def test_the_picker_shows_and_allows_only_offered_tools() -> None:
     assert names == ["timer_cancel"]
     # Without cues the nearest example's tool is on offer whatever the words.
     assert ExamplePicker("en", cues=False).choices("Turn the volume up.", n=1, none_within=3)[0] != []
-    assert NO_TOOL == "none"
+    # The no-tool examples shown are written as the model is taught to write a reply without a
+    # tool: the registry's NO_TOOL, which the grammar allows and the planner reads as no call.
+    for _request, say, tool, args in picker.pick("Turn the volume up."):
+        for tool_first in (True, False):
+            shown = json.loads(decision_text({"say": say, "tool": tool, "args": args}, tool_first=tool_first))
+            assert shown["tool"] == NO_TOOL, shown
 
 
 def test_an_act_is_grounded_only_when_asked_for_in_words() -> None:

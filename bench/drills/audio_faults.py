@@ -47,6 +47,7 @@ import numpy as np
 
 from audio.protocols import AudioChunk, AudioDeviceError
 from bench.drills.pulse_server import NullSink, PrivatePulseServer, PulseError
+from bench.provenance import written_by
 from firmware_py.recovery import BackoffSettings, DeviceReopener
 
 log = logging.getLogger(__name__)
@@ -260,9 +261,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--outage", type=float, default=2.0, help="seconds the device stays away after the loss is noticed")
     parser.add_argument("--out", type=Path, default=Path("bench/results") / f"faults-audio-{platform.machine()}.json")
     args = parser.parse_args(argv)
+    provenance = written_by("bench.drills.audio_faults", argv)  # the code as it starts, whatever changes while it runs
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
     try:
-        report = asyncio.run(run(args.reps, args.outage))
+        report = {"written_by": provenance, **asyncio.run(run(args.reps, args.outage))}
     except PulseError as exc:
         print(f"audio_faults: {exc}", file=sys.stderr)
         return 2

@@ -39,7 +39,7 @@ from typing import Any
 from agent.results import Outcome, TurnResult
 from audio.wav import read_wav
 from bench.loop.live_loop import LiveLoop, LogTap
-from bench.provenance import git_commit
+from bench.provenance import written_by
 from firmware_py.config import HearthConfig, load_config
 
 log = logging.getLogger(__name__)
@@ -404,9 +404,11 @@ def main(argv: list[str] | None = None) -> int:
     config = load_config(args.config)
     from firmware_py.wiring import describe_choice, model_store, platform_profile
 
+    provenance = written_by("bench.drills.faults", argv)
     report: dict[str, Any] = {
-        "kind": "faults", "date": date.today().isoformat(), "git_commit": git_commit(),
-        "command": "python -m bench.drills.faults " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "written_by": provenance,
+        "kind": "faults", "date": date.today().isoformat(), "git_commit": provenance["commit"],
+        "command": "python -m bench.drills.faults " + " ".join(provenance["arguments"]),
         "configuration": describe_choice(config, platform_profile(config)), "next_request": NEXT_REQUEST,
     }
     if args.only != "startup":

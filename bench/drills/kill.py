@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.drills.kill_check import Check, Snapshot, check_life, check_start
-from bench.provenance import git_commit
+from bench.provenance import written_by
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +70,8 @@ class KillSettings:
     """Write the JSON report."""
     startup_timeout_s: float = 120.0
     """A life that does not open its files in this long is a failure."""
+    arguments: tuple[str, ...] | None = None
+    """The command line's arguments, recorded in the report's ``written_by`` (default: this process's)."""
 
 
 class Life:
@@ -136,6 +138,7 @@ def _last_state(reports: list[dict[str, Any]]) -> str:
 
 
 def run(settings: KillSettings) -> dict[str, Any]:
+    provenance = written_by("bench.drills.kill", settings.arguments)  # the code as it starts
     rng = random.Random(settings.seed)
     data_dir = settings.data_dir or Path(tempfile.mkdtemp(prefix="hearth-kill-"))
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -206,7 +209,7 @@ def run(settings: KillSettings) -> dict[str, Any]:
         "delay_s": [settings.min_delay_s, settings.max_delay_s],
         "killed_on_a_step_share": settings.on_event_share,
         "step_lag_s": [0.0, settings.step_lag_s],
-        "commit": _commit(),
+        "commit": provenance["commit"] + ("+changes" if provenance["dirty"] else ""),
         "date": date.today().isoformat(),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
         "wall_s": round(time.monotonic() - started, 1),
@@ -219,6 +222,7 @@ def run(settings: KillSettings) -> dict[str, Any]:
         "acknowledged_means": "the acting call settled ok: the change is made, the record has the call, and the "
                               "confirmation is about to be spoken (reported before its first sound)",
         "lives": lives,
+        "written_by": provenance,
     }
     if settings.write:
         out = settings.out or ROOT / "bench" / "results" / f"kill-{date.today().isoformat()}.json"
@@ -226,12 +230,6 @@ def run(settings: KillSettings) -> dict[str, Any]:
         out.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         report["written_to"] = str(out)
     return report
-
-
-def _commit() -> str:
-    """The commit measured, marked when the working tree differs from it."""
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, cwd=ROOT)
-    return git_commit() + ("+changes" if status.stdout.strip() else "")
 
 
 def _add(totals: collections.Counter[str], check: Check) -> None:
@@ -257,7 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="the JSON report (default: bench/results/kill-<date>.json)")
     args = parser.parse_args(argv)
     report = run(KillSettings(kills=args.kills, seed=args.seed, max_delay_s=args.max_delay, min_delay_s=args.min_delay,
-                              on_event_share=args.on_event_share, data_dir=args.data_dir, out=args.out))
+                              on_event_share=args.on_event_share, data_dir=args.data_dir, out=args.out,
+                              arguments=tuple(argv if argv is not None else sys.argv[1:])))
     print(f"{report['kills']} kills: {report['acknowledged_writes']} acknowledged writes, "
           f"{report['writes_found_after_restart']} found after restart; {report['turns_checked']} turns checked; "
           f"integrity {report['integrity']}; {len(report['failures'])} failures; written to {report.get('written_to')}")

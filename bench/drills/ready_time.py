@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from bench.provenance import git_commit
+from bench.provenance import git_commit, written_by
 
 log = logging.getLogger(__name__)
 
@@ -276,8 +276,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be 1 or more")
-    report = measure(args.runs, args.models_dir, args.config.resolve(), args.timeout)
-    report["command"] = "python -m bench.drills.ready_time " + " ".join(argv if argv is not None else sys.argv[1:])
+    provenance = written_by("bench.drills.ready_time", argv)
+    report = {"written_by": provenance, **measure(args.runs, args.models_dir, args.config.resolve(), args.timeout)}
+    report["command"] = "python -m bench.drills.ready_time " + " ".join(provenance["arguments"])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     print(f"READY after {report['ready_s']['median']} s (median of {args.runs}); written to {args.out}")

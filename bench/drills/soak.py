@@ -30,7 +30,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import date
 from pathlib import Path
@@ -40,7 +40,7 @@ from agent.results import Outcome
 from agent.results import TurnResult
 from audio.wav import read_wav
 from bench.loop.live_loop import LiveLoop, LogTap
-from bench.provenance import git_commit
+from bench.provenance import written_by
 from firmware_py.config import HearthConfig, load_config
 
 log = logging.getLogger(__name__)
@@ -166,7 +166,9 @@ def compact_size(path: Path) -> int:
 
 # -- the run ---------------------------------------------------------------------------------
 class Soak:
-    def __init__(self, config: HearthConfig, settings: SoakSettings, work: Path, out: Path, command: str) -> None:
+    def __init__(
+        self, config: HearthConfig, settings: SoakSettings, work: Path, out: Path, command: str, arguments: Sequence[str] | None = None
+    ) -> None:
         self.config = config
         self.settings = settings
         self.work = work
@@ -179,7 +181,9 @@ class Soak:
         self.tap = LogTap()
         self.started = time.monotonic()
         self.startup_s = 0.0
-        self.commit = git_commit()  # the code that runs, whatever is committed while it does
+        # the code that runs, whatever is committed while it does; arguments default to this process's
+        self.provenance = written_by("bench.drills.soak", arguments)
+        self.commit = self.provenance["commit"]
 
     async def run(self) -> dict[str, Any]:
         script = plan(self.settings)
@@ -271,6 +275,7 @@ class Soak:
             outcomes[row["outcome"]] = outcomes.get(row["outcome"], 0) + 1
         errors = [r for r in self.tap.records if r[1] in ("ERROR", "CRITICAL")]
         return {
+            "written_by": self.provenance,
             "kind": "soak",
             "date": date.today().isoformat(),
             "complete": final,
@@ -400,8 +405,9 @@ def main(argv: list[str] | None = None) -> int:
     shutil.rmtree(args.work, ignore_errors=True)
     settings = SoakSettings(turns=args.turns, warmup=args.warmup, barge_in=args.barge_in, seed=args.seed, suites=tuple(args.suites))
     config = load_config(args.config)
-    command = "python -m bench.drills.soak " + " ".join(argv if argv is not None else sys.argv[1:])
-    report = asyncio.run(Soak(config, settings, args.work, args.out, command).run())
+    arguments = argv if argv is not None else sys.argv[1:]
+    command = "python -m bench.drills.soak " + " ".join(arguments)
+    report = asyncio.run(Soak(config, settings, args.work, args.out, command, arguments).run())
     print(summary_text(report))
     print(f"written to {args.out}")
     return 0 if not report["crashes"] and not report["failed_turns"] else 1

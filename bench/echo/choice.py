@@ -35,7 +35,7 @@ import numpy as np
 from audio.echo import ApmCanceller, EchoFilter, FarEndReference, SpeexCanceller, make_canceller
 from audio.protocols import AudioChunk
 from audio.wav import read_wav, resample, write_wav
-from bench.provenance import machine
+from bench.provenance import machine, written_by
 
 RATE = 16000
 RESULTS = Path(__file__).parent.parent / "results"
@@ -367,6 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-asr", action="store_true", help="skip recognizing the user's words in the cleaned audio")
     parser.add_argument("--out", type=Path, default=None, help="JSON results (default bench/results/echo-choice-<machine>.json)")
     args = parser.parse_args(argv)
+    provenance = written_by("bench.echo.choice", argv)
     kinds = args.kinds.split(",")
     room = Room(near_level=args.near_level)
     replies, far_rate = synthesize_replies(REPLIES, args.cache)
@@ -392,7 +393,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"CPU {result['cpu_per_audio_s']:.4f} s/s", file=sys.stderr)  # fmt: skip
     summary = summarize(runs, kinds, asr=transcriber is not None)
     report = {
-        "command": "python -m bench.echo.choice " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "written_by": provenance,
+        "command": "python -m bench.echo.choice " + " ".join(provenance["arguments"]),
         "machine": machine(),
         "room": room.__dict__,
         "replies": [{"text": t, "seconds": len(a) / far_rate} for t, a in zip(REPLIES, replies)],

@@ -68,6 +68,7 @@ from audio.echo import EchoFilter, EchoSettings, FarEndReference, make_canceller
 from audio.protocols import AudioChunk, Transcript
 from audio.wav import WavFileMicrophone, read_wav, resample, write_wav
 from bench.echo.room import KitchenRoom, RoomSettings
+from bench.provenance import written_by
 
 log = logging.getLogger(__name__)
 
@@ -713,10 +714,12 @@ def main(argv: list[str] | None = None) -> int:
     USER_RMS = args.voice_rms
     random.seed(16)
     per_language: dict[str, dict[str, Any]] = {}
-    command = "python -m bench.echo " + " ".join(argv if argv is not None else sys.argv[1:])
+    provenance = written_by("bench.echo.listening", argv)
+    command = "python -m bench.echo " + " ".join(provenance["arguments"])
     for language in languages:
         per_language[language] = asyncio.run(run_language(language, args))
     report = {
+        "written_by": provenance,
         "command": command.strip(),
         "machine": platform.machine(),
         "canceller": args.canceller,

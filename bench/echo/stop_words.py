@@ -42,6 +42,7 @@ import numpy as np
 from agent.listening.stop_words import PROMPTS, heard_stop
 from audio.protocols import AudioChunk, Recognizer, Transcript
 from audio.wav import read_wav
+from bench.provenance import written_by
 
 log = logging.getLogger(__name__)
 
@@ -170,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--margin", type=float, default=None, help="default: the reply listener's")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
+    provenance = written_by("bench.echo.stop_words", argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     from agent.listening.barge_in import ReplySettings
 
@@ -182,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench.echo.stop_words: {error}", file=sys.stderr)
         return 2
     report = {
-        "command": "python -m bench.echo.stop_words " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "written_by": provenance,
+        "command": "python -m bench.echo.stop_words " + " ".join(provenance["arguments"]),
         "machine": platform.machine(),
         "hypotheses": args.hypotheses,
         "margin": margin,

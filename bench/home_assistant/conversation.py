@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.home_assistant.core import HomeAssistantCore, remove_core, start_core
+from bench.provenance import written_by
 
 
 async def _process(core: HomeAssistantCore, text: str, language: str, conversation_id: str | None) -> dict[str, Any]:
@@ -87,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--suite", required=True, help="a home suite (home-en, home-ko)")
     parser.add_argument("--out", type=Path, help="write the result JSON here")
     options = parser.parse_args(argv)
-    report = run(options.suite)
+    provenance = written_by("bench.home_assistant.conversation", argv)
+    report = {"written_by": provenance, **run(options.suite)}
     print(f"{report['suite']}: Assist's own agent, {report['turns']} turns: states right {report['home_right']:.1%}, "
           f"changed unasked {report['home_changed_unasked']}")
     if options.out:

@@ -42,6 +42,7 @@ from audio.levels import speech_snr_db
 from bench.kitchen.front_ends import FrontEnd, resolve_front_end, split
 from bench.kitchen.mix import Condition, ConditionError, kitchen_audio, parse_conditions
 from bench.kitchen.rooms import DEFAULT_ROOM, RoomPreset, room_preset
+from bench.provenance import written_by
 
 log = logging.getLogger(__name__)
 
@@ -278,7 +279,9 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seeds the kitchen's sounds")
     parser.add_argument("--limit", type=int, help="only the first N scenarios")
     parser.add_argument("--out", type=Path, help="write the result JSON here (and a PNG beside it)")
-    args = parser.parse_args(None if argv is None else list(argv))
+    arguments = None if argv is None else list(argv)
+    args = parser.parse_args(arguments)
+    provenance = written_by("bench.kitchen.hear", arguments)
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("faster_whisper").setLevel(logging.WARNING)
     try:
@@ -291,7 +294,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     def write(result: dict[str, Any]) -> None:
         if args.out is not None:
             args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+            args.out.write_text(json.dumps({"written_by": provenance, **result}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
     result = run(args.suite, conditions, front_ends, room, args.seed, args.limit, each=write)
     print(render(result))

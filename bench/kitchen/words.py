@@ -21,6 +21,7 @@ from typing import Any
 
 from agent.deciding.arguments import content_in, grounded
 from audio.whisper_decode import normalize
+from bench.provenance import written_by
 from bench.suites.scoring import transcript_words
 
 DEFAULT_THRESHOLDS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
@@ -111,12 +112,14 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("results", nargs="+", type=Path, help="hearing bench result JSON files")
     parser.add_argument("--thresholds", nargs="+", type=float, default=list(DEFAULT_THRESHOLDS))
     parser.add_argument("--out", type=Path, help="write the analysis JSON here")
-    args = parser.parse_args(list(argv) if argv is not None else None)
+    arguments = list(argv) if argv is not None else None
+    args = parser.parse_args(arguments)
+    provenance = written_by("bench.kitchen.words", arguments)
     analyses = [analyse(json.loads(path.read_text()), args.thresholds) for path in args.results]
     for analysis in analyses:
         print(render(analysis))
     if args.out:
-        args.out.write_text(json.dumps(analyses, indent=1, ensure_ascii=False) + "\n")
+        args.out.write_text(json.dumps({"written_by": provenance, "analyses": analyses}, indent=1, ensure_ascii=False) + "\n")
     return 0
 
 

@@ -25,7 +25,7 @@ from agent.assistant import Assistant
 from agent.results import TurnResult
 from audio.wav import WavFileSpeaker, read_wav
 from bench.loop.metrics import aggregate, asr_rtf, turn_figures
-from bench.provenance import git_commit
+from bench.provenance import git_commit, written_by
 from bench.suites.scoring import word_error_rate
 from firmware_py.config import HearthConfig, load_config
 from firmware_py.demo import play_request
@@ -105,8 +105,9 @@ def main() -> None:
                         help="tap: the voice detector ends the utterance; hold: the button is released as speech ends")
     parser.add_argument("--out", type=Path, default=Path("out/bench-latency.json"))
     args = parser.parse_args()
+    provenance = written_by("bench.loop.latency")
     logging.basicConfig(level=logging.WARNING)
-    report = asyncio.run(run(load_config(args.config), args.rounds, args.mode))
+    report = {"written_by": provenance, **asyncio.run(run(load_config(args.config), args.rounds, args.mode))}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     agg = report["aggregate"]

@@ -40,7 +40,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
-from bench.provenance import git_commit
+from bench.provenance import written_by
 
 OBSERVER_JS = """
 if (!window.__hearthSeen) {
@@ -219,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", type=Path, default=None, help="with --real: the configuration (default: hearth's own)")
     parser.add_argument("--out", type=Path, default=Path(f"bench/results/page-latency-{time.strftime('%Y-%m-%d')}.json"))
     args = parser.parse_args(argv)
+    provenance = written_by("bench.loop.page_latency", argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     with tempfile.TemporaryDirectory(prefix="hearth-page-") as tmp:
         result = real(args.config, Path(tmp), args.rounds) if args.real else scripted(args.turns, Path(tmp))
@@ -226,10 +227,11 @@ def main(argv: list[str] | None = None) -> int:
            else "scripted turns (bench/loop/page_rig.py) through the real assistant, stores, record and server")
     command = "python -m bench.loop.page_latency " + (f"--real --rounds {args.rounds}{f' --config {args.config}' if args.config else ''}" if args.real else f"--turns {args.turns}")
     report = {
+        "written_by": provenance,
         "what": "ms from the live view applying an event (server time.time()) to its text in the page's live section "
                 f"(MutationObserver, performance.timeOrigin + now()), headless Chromium; {how}",
         "command": f"{command} --out {args.out}",
-        "commit": git_commit(),
+        "commit": provenance["commit"],
         "machine": {"platform": platform.platform(), "machine": platform.machine(), "cpus": os.cpu_count(),
                     "python": sys.version.split()[0]},
         "target_ms": 100,

@@ -82,6 +82,7 @@ def render_report(report: dict[str, Any]) -> str:
     for key in ("tool_accuracy", "tool_args_accuracy", "tool_accuracy_tool_turns", "no_tool_accuracy", "pretool_coverage", "answer_accuracy"):
         lines.append(f"| {LABELS[key]} | " + " | ".join(_pct(report["variants"][v].get(key, {})) for v in variants) + " |")
     lines.append("| acts nobody asked for (turns) | " + " | ".join(_num(report["variants"][v].get("acting_without_request")) for v in variants) + " |")
+    lines.append("| replies with the talker's free text (turns) | " + " | ".join(_num(report["variants"][v].get("talker_replies")) for v in variants) + " |")
     lines.append("| acts on arguments not asked for (turns) | " + " | ".join(_num(report["variants"][v].get("wrong_acts")) for v in variants) + " |")
     lines.append("| right acts that left out something said (turns) | "
                  + " | ".join(_num(report["variants"][v].get("incomplete_acts")) for v in variants) + " |")

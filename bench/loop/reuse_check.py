@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.listening.hearing import words_of
+from bench.provenance import written_by
 
 FRESH = "no-finish-newest"
 
@@ -58,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     if not any(r["variant"] == FRESH for r in report["scenarios"]):
         print(f"{args[0]}: no {FRESH!r} variant (run with --ablate finish-newest)", file=sys.stderr)
         return 2
-    print(json.dumps(compare(report), ensure_ascii=False, indent=1))
+    # ``commit`` is the measured run's (its metrics.json's); ``written_by`` says what wrote this comparison.
+    print(json.dumps({"written_by": written_by("bench.loop.reuse_check", args), **compare(report)}, ensure_ascii=False, indent=1))
     return 0
 
 

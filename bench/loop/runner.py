@@ -30,6 +30,7 @@ from typing import Any
 from agent.assistant import Assistant
 from agent.features import Features
 from agent.results import TurnResult
+from agent.speaking.reply import SOURCES
 from audio.wav import WavFileSpeaker, read_wav
 from bench.loop.hearing import HeardReference, ReferenceDecoder, hearing_figures
 from bench.loop.first_audio_steps import draw as draw_steps
@@ -38,7 +39,7 @@ from bench.loop.first_audio_steps import summarize as summarize_steps
 from bench.loop.metrics import (
     LATENCY_KEYS, QUALITY_KEYS, aggregate, asr_rtf, cadence_figures, delegation_figures, heartbeat_figures, pretool_figures, ratio, share, turn_figures,
 )
-from bench.provenance import git_commit
+from bench.provenance import written_by
 from bench.suites.answers import answer_right
 from firmware_py.config import HearthConfig
 from firmware_py.demo import play_request
@@ -79,6 +80,10 @@ class BenchSettings:
     text: bool = False
     """Give each request as its words (a text turn, as Home Assistant's ``handle`` does) instead of
     playing it: what the decision and the tools make of the words, the ear left out."""
+    module: str = "bench.loop.runner"
+    """What ran the suite, for the report's ``written_by`` (``hearth bench`` is ``firmware_py.cli``)."""
+    arguments: tuple[str, ...] | None = None
+    """Its arguments, for the report's ``written_by`` (default: this process's)."""
 
 
 def parse_kitchen(names: list[str], room: str) -> tuple[Any, ...]:
@@ -130,6 +135,10 @@ def _score_turn(
         "outcome": result.outcome.value,
         "transcript": result.transcript,
         "reply": result.reply,
+        # Who wrote each piece of the reply: a template, a tool's result, the reasoner, a repeat, or
+        # the talker's free text, which a turn on tools never speaks.
+        "reply_sources": sorted({source for source, _text in result.reply_sources}),
+        "talker_text": " ".join(text for source, text in result.reply_sources if source == "talker").strip() or None,
         "tool_calls": [{"name": c.name, "args": c.args, "ran": c.ran, "acted": c.acted} for c in result.tool_calls],
         # An act (a timer, the list, a note) the user did not ask for: the worst thing a speaker can do.
         "acted_unasked": any(c.acted and c.name not in {_expected_tool(e) for e in expected} for c in result.tool_calls),
@@ -209,6 +218,7 @@ class SuiteRun:
         self.arms = self._arms()
         self.takes: dict[tuple[str, str], Any] = {}
         self.home: Any = None  # the scratch Home Assistant core of a home suite
+        self.provenance = written_by(settings.module, settings.arguments)  # the code as the run starts
 
     def _arms(self) -> list[Arm]:
         """Every variant, under every kitchen condition when there are any."""
@@ -453,6 +463,8 @@ class SuiteRun:
                 "dropped_tail_turns": sum(1 for r in rows if r.get("dropped_tail")),
                 "cut_off_turns": sum(1 for r in rows if r.get("cut_off")),
                 "acting_without_request": sum(1 for r in rows if r.get("acted_unasked")),
+                "talker_replies": sum(1 for r in rows if r.get("talker_text")),
+                "reply_sources": {source: sum(1 for r in rows if source in (r.get("reply_sources") or ())) for source in SOURCES},
                 # Home suites: the states Home Assistant reports after each turn.
                 "home_right": share(rows, "home_right"),
                 "home_changed_unasked": sum(1 for r in rows if r.get("home_unasked")),
@@ -499,10 +511,11 @@ class SuiteRun:
         }
         synthetic = sorted({bool(r["synthetic"]) for r in self.rows})
         return {
+            "written_by": self.provenance,
             "suite": suite.suite,
             "language": suite.language,
             "audio": "synthetic speech" if synthetic == [True] else ("human recordings" if synthetic == [False] else "mixed"),
-            "git_commit": git_commit(),
+            "git_commit": self.provenance["commit"],
             "machine": {"platform": platform.platform(), "processor": platform.machine(), "python": platform.python_version()},
             "config": config.model_dump(mode="json"),
             "ablate": list(self.settings.ablate),
@@ -549,7 +562,8 @@ class SuiteRun:
                 log.exception("could not draw the first audio's steps")
         (out / "metrics.json").write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
         for base, data in self.timelines:
-            base.with_suffix(".json").write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+            kept = {"written_by": self.provenance, **data}
+            base.with_suffix(".json").write_text(json.dumps(kept, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
         if self.settings.pictures:
             self._draw()
         from bench.loop.report import render_report

@@ -49,7 +49,7 @@ from agent.assistant import Assistant
 from agent.text_turns import TextTurns
 from audio.wav import WavFileSpeaker, read_wav
 from bench.loop.metrics import aggregate
-from bench.provenance import git_commit
+from bench.provenance import git_commit, written_by
 from firmware_py.config import HearthConfig, load_config
 from firmware_py.demo import play_request
 from firmware_py.home_tools import HomeTools
@@ -235,10 +235,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models-dir", type=Path, help="default: $HEARTH_MODELS_DIR or ~/.local/share/hearth/models")
     parser.add_argument("--out", type=Path, help="the JSON report (default bench/results/wyoming-rtt-<date>.json)")
     args = parser.parse_args(argv)
+    provenance = written_by("bench.loop.wyoming_rtt", argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     overrides = {"models_dir": str(args.models_dir)} if args.models_dir else {}
     config = load_config(args.config, overrides)
-    report = asyncio.run(measure(config, args.suite, args.limit, spread=not args.first))
+    report = {"written_by": provenance, **asyncio.run(measure(config, args.suite, args.limit, spread=not args.first))}
     out = args.out or ROOT / "bench" / "results" / f"wyoming-rtt-{datetime.date.today().isoformat()}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")

@@ -34,7 +34,7 @@ from typing import Any
 
 from agent.speaking.cadence import CadenceRules, UnitStream, split_units
 from bench.micro.cadence_kss import DEFAULT_KSS as KSS, documents
-from bench.provenance import machine
+from bench.provenance import machine, written_by
 
 log = logging.getLogger(__name__)
 
@@ -234,6 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=100, help="timed rounds per text")
     parser.add_argument("--kss", type=Path, default=KSS, help="folder with the kss texts (blogs_ko.txt)")
     args = parser.parse_args(argv)
+    provenance = written_by("bench.micro.cadence_cost", argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
@@ -253,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         results.append(measure(case.name, case.pieces, args.rounds, case.tokens, case.rules))
     print(table(results))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report(results, args.rounds), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    args.out.write_text(json.dumps({"written_by": provenance, **report(results, args.rounds)}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
     return 0
 

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from agent.speaking.cadence import sentence_ends
+from bench.provenance import written_by
 
 FILES = ("sample.txt", "blogs_ko.txt", "tweets.txt", "v_ending.txt")
 DEFAULT_KSS = Path(__file__).resolve().parents[1] / "data" / "kss"
@@ -100,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kss", type=Path, default=DEFAULT_KSS, help="folder with the kss gold files")
     parser.add_argument("--out", type=Path, default=Path("out/cadence-kss.json"))
     args = parser.parse_args(argv)
+    provenance = written_by("bench.micro.cadence_kss", argv)
     missing = [name for name in FILES if not (args.kss / name).is_file()]
     if missing:
         print(f"{args.kss}: missing {', '.join(missing)}", file=sys.stderr)
@@ -109,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     for s in scores:
         print(f"{s.file:<14} {s.gold:>5} {s.predicted:>5} {s.precision:6.3f} {s.recall:6.3f} {s.f1:6.3f} {s.sentences_exact:>3}/{s.sentences}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"kss": str(args.kss), "files": [s.as_dict() for s in scores]}, indent=2, ensure_ascii=False))
+    args.out.write_text(json.dumps({"written_by": provenance, "kss": str(args.kss), "files": [s.as_dict() for s in scores]},
+                                   indent=2, ensure_ascii=False) + "\n")
     print(f"wrote {args.out}")
     return 0
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.speaking.cadence import CadenceRules, UnitStream, find_cut
-from bench.provenance import machine
+from bench.provenance import machine, written_by
 
 TEXTS: dict[str, Callable[[int], str]] = {
     "unclosed fence": lambda n: ("Here is the code:\n```python\n" + "total = add(a, b). Then, print(total)!\n" * (n // 30 + 1))[:n],
@@ -109,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per text")
     parser.add_argument("--out", type=Path, default=Path("bench/results/cadence-linear.json"), help="where to write the JSON")
     args = parser.parse_args(argv)
+    provenance = written_by("bench.micro.cadence_linear", argv)
     if args.chars < 1 or args.piece < 1 or args.rounds < 1:
         parser.error("--chars, --piece and --rounds must be at least 1")
     rows = []
@@ -121,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(table(rows))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    report = {"machine": machine(), "clock": "time.process_time", "texts": rows}
+    report = {"written_by": provenance, "machine": machine(), "clock": "time.process_time", "texts": rows}
     args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
     return 0

@@ -25,6 +25,7 @@ from agent.model.llm import LlamaChatModel, LlamaSettings
 from agent.speaking.phrases import system_prompt
 from agent.deciding.tool_calls import planner_messages
 from agent.deciding.tool_examples import ExamplePicker, NarrowedChat
+from bench.provenance import written_by
 from bench.suites.scenarios import load_suite
 from bench.suites.tool_accuracy import build_registry
 from firmware_py.config import load_config
@@ -84,7 +85,8 @@ def main() -> None:
     parser.add_argument("--narrowed", action="store_true", help="the narrowed grammars the planner uses, not the full one")
     parser.add_argument("--out", type=Path, default=Path("out/grammar-speed.json"))
     options = parser.parse_args()
-    report = asyncio.run(measure(options))
+    provenance = written_by("bench.micro.grammar_speed")
+    report = {"written_by": provenance, **asyncio.run(measure(options))}
     options.out.parent.mkdir(parents=True, exist_ok=True)
     options.out.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     print(f"{report['suite']}: {report['identical']}/{report['decisions']} identical; plain/fast {report['ratio_total']}× "

@@ -26,7 +26,7 @@ from agent.deciding.tool_examples import ExamplePicker, NarrowedChat
 from agent.model.llm import LlamaChatModel, LlamaSettings
 from agent.speaking.phrases import system_prompt
 from bench.micro.grammar_speed import _timed
-from bench.provenance import git_commit
+from bench.provenance import git_commit, written_by
 from bench.suites.scenarios import load_suite
 from bench.suites.tool_accuracy import build_registry
 from firmware_py.config import load_config
@@ -85,7 +85,8 @@ def main() -> None:
     parser.add_argument("--say-first", action="store_true", help="decisions that write their line first (not tool first)")
     parser.add_argument("--out", type=Path, default=Path("out/jump-forward.json"))
     options = parser.parse_args()
-    report = asyncio.run(measure(options))
+    provenance = written_by("bench.micro.jump_forward")
+    report = {"written_by": provenance, **asyncio.run(measure(options))}
     options.out.parent.mkdir(parents=True, exist_ok=True)
     options.out.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     print(f"{report['suite']} ({report['model']}): {report['identical']}/{report['decisions']} identical; "

