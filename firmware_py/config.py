@@ -113,7 +113,7 @@ class AsrConfig(Section):
     hypotheses_ko: int = Field(5, ge=1, le=10)
     """The same for Korean, weighed by syllable pairs.  Over Kokoro-voiced requests (clean,
     ``bench.kitchen.hear``) 5 against 1 took Whisper base's mean CER from 0.32 to 0.27 on ko-kitchen,
-    0.33 to 0.22 on ko-fresh and 0.34 to 0.29 on ko-unseen, for a final decode about 0.1 s longer
+    0.33 to 0.22 on ko-fresh and 0.34 to 0.29 on ko-second, for a final decode about 0.1 s longer
     (docs/hearing.md)."""
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.provenance import git_commit
+from bench.provenance import git_commit, written_by
 from bench.suites.scenarios import load_suite
 
 log = logging.getLogger(__name__)
@@ -133,13 +133,14 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", nargs="+", default=["ko-kitchen", "ko-fresh", "ko-knowledge"])
     parser.add_argument("--config", type=Path)
     parser.add_argument("--limit", type=int, help="only the first N scenarios of each suite")
     parser.add_argument("--out", type=Path, default=Path("out/korean-replies.json"))
-    options = parser.parse_args()
+    options = parser.parse_args(argv)
+    provenance = written_by("bench.suites.korean_replies", argv)  # the code as the run starts
     logging.basicConfig(level=logging.WARNING)
     from kiwipiepy import Kiwi
 
@@ -155,7 +156,7 @@ def main() -> None:
     for row in rows:
         verdict = check_reply(kiwi, row["reply"], row["said"])
         row["passes"], row["problems"] = verdict.passes, list(verdict.problems)
-    report = {"suites": options.suite, "git_commit": git_commit(), "summary": summarise(rows), "rows": rows}
+    report = {"written_by": provenance, "suites": options.suite, "git_commit": git_commit(), "summary": summarise(rows), "rows": rows}
     options.out.parent.mkdir(parents=True, exist_ok=True)
     options.out.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     s = report["summary"]

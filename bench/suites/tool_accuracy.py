@@ -44,6 +44,7 @@ from agent.deciding.tool_calls import ToolCallPlanner
 from agent.deciding.tool_use import spoken_result
 from tools.executor import ToolExecutor
 from agent.deciding.tool_examples import FIXED, default_planner
+from bench.provenance import written_by
 from bench.suites.planted import run_planted
 from bench.suites.scenarios import load_suite
 from bench.suites.schema import COMMAND_TOOLS
@@ -363,9 +364,10 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def main() -> None:
-    options = parser().parse_args()
-    report = asyncio.run(measure(options))
+def main(argv: list[str] | None = None) -> None:
+    options = parser().parse_args(argv)
+    provenance = written_by("bench.suites.tool_accuracy", argv)  # the code as the run starts
+    report = {"written_by": provenance, **asyncio.run(measure(options))}
     options.out.parent.mkdir(parents=True, exist_ok=True)
     options.out.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     print(f"{report['suite']}: {report['turns']} turns; right tool {report['tool_accuracy']:.1%}, "
