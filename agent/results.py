@@ -63,5 +63,7 @@ class TurnResult:
     pizza timer be?"), or offered ("Shall I set a 25-minute timer?"): the next utterance may complete it."""
     route: str | None = None
     """Why the reasoner answered ("knowledge", "several_acts", "talker_unsure"); None: the talker did."""
+    reply_sources: list[tuple[str, str]] = field(default_factory=list)
+    """Who wrote each piece of the reply, in order (:data:`agent.speaking.reply.SOURCES`)."""
     repeated: bool = False
     """The answer was the last reply again ("what did you say?"): what came before still stands."""

@@ -376,6 +376,7 @@ class Turn:
             # Also on cancellation: what the model wrote but nobody heard is part of the record.
             reply.close()
             self.result.reply = reply.text.strip()
+            self.result.reply_sources = list(reply.sources)
         if reply.gave_nothing:
             self.result.outcome = Outcome.NO_ANSWER
         self._finish_units()
@@ -393,6 +394,7 @@ class Turn:
         d, tl = self.deps, self.timeline
         messages = [ChatMessage("system", d.system_prompt), *self.history, ChatMessage("user", text)]
         tl.mark("llm_start")
+        reply.source = "talker"  # no tools: the chat model is the whole answer
         try:
             count = 0
             async for piece in d.chat.stream(messages, d.max_reply_tokens):

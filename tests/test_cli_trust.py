@@ -26,7 +26,7 @@ def test_version(capsys) -> None:
 def test_logs_are_warnings_unless_asked(monkeypatch) -> None:
     levels = []
     monkeypatch.setattr(logging, "basicConfig", lambda **kw: levels.append(kw["level"]))
-    monkeypatch.setattr("firmware_py.cli._run_bench", lambda config, args: asyncio.sleep(0, 0))
+    monkeypatch.setattr("firmware_py.cli._run_bench", lambda config, args, argv: asyncio.sleep(0, 0))
     for argv in (["bench"], ["bench", "-v"], ["bench", "-vv"]):
         assert main([*argv, "--suite", "en-kitchen", "--out", "unused"]) == 0
     assert levels == [logging.WARNING, logging.INFO, logging.DEBUG]

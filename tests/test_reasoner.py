@@ -284,12 +284,16 @@ async def test_a_question_the_talker_has_no_tool_for_goes_to_the_reasoner_and_th
     assert sink.text().endswith("Rosemary and garlic.")
 
 
-async def test_small_talk_stays_with_the_talker():
-    talker = TimedJson(decision("You're welcome!", "none"))
+@pytest.mark.parametrize(("said", "answer"), [
+    ("Thank you.", "You're welcome."), ("Thank you so much!", "You're welcome."), ("Hello!", "Hello!"), ("Never mind.", "Okay."),
+])
+async def test_small_talk_gets_its_template_never_the_talkers_words_nor_the_reasoner(said, answer):
+    talker = TimedJson(decision("Sorry, I'm not a fan of those!", "none"))
     reasoner = ReasonerChat()
-    deps, sink, executor, _ = with_reasoner(talker, reasoner, "Thank you.")
-    (result,), _ = await run_text(deps, executor, "Thank you.")
-    assert (sink.text(), result.route, reasoner.asked) == ("You're welcome!", None, [])
+    deps, sink, executor, _ = with_reasoner(talker, reasoner, said)
+    (result,), _ = await run_text(deps, executor, said)
+    assert (sink.text(), result.route, reasoner.asked) == (answer, None, [])
+    assert {source for source, _ in result.reply_sources} == {"template"}
 
 
 @pytest.mark.parametrize(("said", "answer"), [
@@ -311,11 +315,20 @@ async def test_korean_without_a_tool_gets_a_template_never_the_talkers_words(sai
     assert result.route is None and reasoner.asked == [] and result.outcome == Outcome.ANSWERED
 
 
-async def test_english_small_talk_is_still_the_talkers_own():
-    talker = TimedJson(decision("Any time!", "none"))
-    deps, sink, executor, _ = with_reasoner(talker, ReasonerChat(), "Thanks!")
-    await run_text(deps, executor, "Thanks!")
-    assert sink.text() == "Any time!"
+@pytest.mark.parametrize(("said", "answer"), [
+    ("Please run the dishwasher.", "Sorry, I can't do that yet."),  # a request nothing here serves
+    ("Could you call my sister?", "Sorry, I can't do that yet."),
+    ("Purple elephant kitchen.", "Sorry, I'm not sure what you'd like. Could you say it another way?"),  # words nothing understood
+    ("Banana the with of.", "Sorry, I'm not sure what you'd like. Could you say it another way?"),
+])
+async def test_english_words_no_tool_serves_get_an_honest_line_not_the_talkers(said, answer):
+    from agent.features import Features
+
+    talker = TimedJson(decision("No, no way!", "none"))
+    deps, sink, executor, _ = with_reasoner(talker, ReasonerChat(), said)
+    deps.features = Features(reasoner=False)
+    (result,), _ = await run_text(deps, executor, said)
+    assert result.reply == answer and "no way" not in result.reply.lower()
 
 
 async def test_a_failed_reasoner_leaves_a_korean_template_not_the_talkers_words():
@@ -323,7 +336,7 @@ async def test_a_failed_reasoner_leaves_a_korean_template_not_the_talkers_words(
     reasoner = ReasonerChat(fail=RuntimeError("http://10.0.0.5:8080: connection refused"))
     deps, sink, executor, _ = with_reasoner(talker, reasoner, "닭가슴살은 왜 퍽퍽해?", language="ko")
     (result,), _ = await run_text(deps, executor, "닭가슴살은 왜 퍽퍽해?")
-    assert sink.text() == holding_line("knowledge", "ko") + "죄송해요, 그건 아직 못 해요."
+    assert sink.text() == holding_line("knowledge", "ko") + "죄송해요, 그건 답을 드릴 수 없어요."
 
 
 async def test_several_acts_are_made_one_by_one_through_the_same_checks():
@@ -349,17 +362,17 @@ async def test_a_reasoner_past_its_wall_time_is_stopped_and_the_talker_says_so()
     assert result.timeline.first("reasoner_capped") is not None
 
 
-async def test_a_failed_reasoner_leaves_the_answer_to_the_talker():
+async def test_a_failed_reasoner_leaves_an_honest_line_not_the_talkers_guess():
     talker = TimedJson(decision("About ten minutes.", "none"))
     reasoner = ReasonerChat(fail=RuntimeError("http://10.0.0.5:8080: connection refused"))
     deps, sink, executor, _ = with_reasoner(talker, reasoner, "How long do I boil an egg?")
     (result,), _ = await run_text(deps, executor, "How long do I boil an egg?")
-    assert sink.text() == holding_line("knowledge", "en") + "About ten minutes."
+    assert sink.text() == holding_line("knowledge", "en") + "Sorry, I don't have an answer for that."
     assert result.route is None and result.outcome == Outcome.ANSWERED
     assert result.timeline.first("reasoner_failed") is not None
 
 
-async def test_without_the_feature_the_talker_answers_everything():
+async def test_without_the_reasoner_a_question_no_tool_answers_is_said_to_have_no_answer():
     from agent.features import Features
 
     talker = TimedJson(decision("About ten minutes.", "none"))
@@ -367,7 +380,7 @@ async def test_without_the_feature_the_talker_answers_everything():
     deps, sink, executor, _ = with_reasoner(talker, reasoner, "How long do I boil an egg?")
     deps.features = Features(reasoner=False)
     (result,), _ = await run_text(deps, executor, "How long do I boil an egg?")
-    assert (sink.text(), reasoner.asked) == ("About ten minutes.", [])
+    assert (sink.text(), reasoner.asked) == ("Sorry, I don't have an answer for that.", [])
 
 
 # ---- backchannels and the warm reasoner ------------------------------------------------------------

@@ -52,11 +52,11 @@ def test_whole_sentences(text: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize(("heard", "line", "expected", "language"), [
-    ("hello there", cut(EN_LONG), "Hello, I'm here to help you with your business.", "en"),
-    # In Korean the talker's own line is never said (it writes no Korean sentences): a template is.
-    ("안녕 거기", cut(KO_LONG), "죄송해요, 그건 아직 못 해요.", "ko"),
+    # The talker's own line is never said, cut at its cap or not: a template is.
+    ("tell me about yourself there", cut(EN_LONG), "Sorry, I'm not sure what you'd like. Could you say it another way?", "en"),
+    ("안녕 거기", cut(KO_LONG), "죄송해요, 무슨 말씀인지 잘 모르겠어요. 다르게 한 번 말해 주시겠어요?", "ko"),
 ])
-async def test_the_talkers_line_cut_at_its_cap_ends_at_its_last_sentence(heard: str, line: str, expected: str, language: str) -> None:
+async def test_the_talkers_line_cut_at_its_cap_is_not_said(heard: str, line: str, expected: str, language: str) -> None:
     talker = TimedJson(decision(line, "none"))
     kitchen = Kitchen()
     deps, sink, executor = tool_deps(talker, kitchen, text=heard, grounded=grounded, language=language)
@@ -191,5 +191,5 @@ async def test_a_reasoner_that_fails_mid_sentence_leaves_no_half_sentence() -> N
     deps, sink, executor = tool_deps(talker, Kitchen(), text="How long do I boil an egg?", grounded=grounded)
     deps.reasoner = Reasoner(Broken(), deps.tools.registry, "en")
     (result,), _ = await run_text(deps, executor, "How long do I boil an egg?")
-    assert result.spoken == [holding_line("knowledge", "en"), "About six minutes."]
+    assert result.spoken == [holding_line("knowledge", "en"), "Sorry, I don't have an answer for that."]
     assert "runny" not in result.reply

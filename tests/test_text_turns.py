@@ -11,7 +11,7 @@ import pytest
 
 from agent.assistant import Assistant
 from agent.deciding.tool_calls import ToolPlan
-from agent.deciding.tool_use import ToolUse
+from agent.deciding.tool_use import ToolUse, pretool_line
 from agent.events import Event, StateChanged, ToolCalled, TranscriptFinal, UnitSpoken
 from agent.listening.listen import Press
 from agent.model.llm import ChatMessage
@@ -252,7 +252,8 @@ async def test_the_line_before_a_slow_tool_comes_first(home: HomeTools):
     texts = TextTurns(assistant)
     units = await _all(texts.answer_text("find me a banana bread recipe"))
     spoken = [(e.text, e.kind) for e in events if isinstance(e, UnitSpoken)]
-    assert spoken[0] == ("Let me look that up.", "pretool") and units[0] == "Let me look that up."
+    line = pretool_line("recipe_search", "en")  # the tool's own line, not the talker's
+    assert spoken[0] == (line, "pretool") and units[0] == line
     assert len(units) > 1 and units == [text for text, _ in spoken]
 
 

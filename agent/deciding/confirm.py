@@ -17,6 +17,7 @@ from typing import Any, Literal
 from agent.deciding.corrections import corrected
 from agent.deciding.extract import HANGUL, shopping_item, timer_durations, timer_label
 from agent.deciding.intents import speaks_korean, utterance_words
+from agent.deciding.lexicon import Lexicon, lexicon
 from agent.deciding.tool_calls import ToolPlan
 from tools.timers import say_duration
 
@@ -92,17 +93,55 @@ _YES_KO = re.compile(r"^(네|넵|예|응|어|그래|그래요|좋아|좋아요|�
 _NO_KO = re.compile(r"^(아니|아니요|아뇨|아니야|됐어|됐어요|하지 ?마|싫어|취소|그만)$")
 
 
-def answer_of(text: str, language: str) -> Answer | None:
-    """"yes" or "no" when the whole utterance is one (a word or two, "yes please", "아니요"), else None."""
+def answer_of(text: str, language: str, act: str | None = None) -> Answer | None:
+    """"yes" or "no" when the utterance answers a question hearth asked, else None.
+
+    A whole answer ("yes please", "아니요"), or a yes followed by no more than a request to go on
+    ("yes, do it", "응 해 줘", "네 열어 주세요") and nothing that takes it back ("yes, don't"); or,
+    when the question offered a home ``act`` ("Shall I open the garage door?"), the act's own verb
+    said back as a request ("open it", "열어 줘").  Words that go on to ask something new are no
+    answer: they are a new request."""
     words = utterance_words(text)
     if not words:
         return None
     korean = speaks_korean(words, language)
-    if (_YES_KO if korean else _YES_EN).match(words):
+    lex = lexicon("ko" if korean else "en")
+    if lex.has("yes", words):
         return "yes"
-    if (_NO_KO if korean else _NO_EN).match(words):
+    if lex.has("no", words) or re.match(lex.alternation("no_lead") + r"(?:\s|$)", words):
         return "no"
+    rest = words
+    if (m := re.match(lex.alternation("yes") + r"\s+(?P<rest>.+)$", words)) is not None:
+        rest = re.sub(r"^(?:and|then)\s+", "", m["rest"])
+    elif act is None:
+        return None
+    if re.search(r"(?<![\w가-힣])" + lex.alternation("negation") + r"(?![\w])", rest) or (korean and re.search(r"지\s*마", rest)):
+        return "no" if rest != words else None
+    if rest != words and (lex.has("yes", rest) or _goes_on(rest, lex, korean)):
+        return "yes"
+    if act is not None and _says_act(rest, act, lex, korean):
+        return "yes"
     return None
+
+
+def _goes_on(rest: str, lex: Lexicon, korean: bool) -> bool:
+    """Whether the words after a yes only ask to go on: "go ahead", "do it please", "해 줘"."""
+    if korean:
+        return len(rest.split()) <= 2 and re.search(lex.alternation("request_end") + r"$", rest) is not None
+    return len(rest.split()) <= 4 and re.fullmatch(r"(?:please\s+)?(?:go ahead|do it|do that|go for it|please|thanks|thank you)"
+                                                   r"(?:\s+(?:please|thanks|thank you|now))*", rest) is not None
+
+
+def _says_act(rest: str, act: str, lex: Lexicon, korean: bool) -> bool:
+    """Whether the words are the offered act's verb said back as a request ("open it", "잠가 줘")."""
+    name = f"home_{act}"
+    if name not in lex.classes:
+        return False
+    if korean:
+        return len(rest.split()) <= 3 and re.fullmatch(
+            r"(?:(?:그거|그것|그걸|좀)\s*)*" + lex.alternation(name) + r"(?:\s*" + lex.alternation("request_end") + r")*", rest) is not None
+    return re.fullmatch(r"(?:please\s+)?(?:go ahead and\s+)?" + lex.alternation(name) + r"(?:\s+(?:it|them|that|up))?"
+                        r"(?:\s+(?:please|now|thanks))*", rest) is not None
 
 
 _REPEAT_EN = re.compile(

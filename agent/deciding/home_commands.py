@@ -1,141 +1,215 @@
 """Home commands hearth hears itself: "turn on the kitchen lights", "거실 불 꺼 줘", "set the heating
 to 21", "is the oven on?", "거실 몇 도야?".
 
-Like the volume, these are fixed in form and frequent, so they are matched here, in a blink and
-without the model, the way Home Assistant's own Assist matches its sentences.  Which thing is
-meant is the home tool's to work out from the words (names, aliases, areas); here the words
-only have to name something in the home at all (``refers``), so "turn off the timer" and "불고기
-레시피" stay with the other tools.
+Like the volume, these are fixed in form and frequent, so they are read here, in a blink and
+without the model, the way Home Assistant's own Assist matches its sentences. The words come from
+the lexicons (:mod:`agent.deciding.lexicon`): the verbs of each act, the endings of a question, the
+fillers around a request. Which thing is meant is the home tool's to work out from the words
+(names, aliases, areas); here the words only have to name something in the home at all
+(``refers``), so "turn off the timer" and "불고기 레시피" stay with the other tools.
+
+Guards, whatever the words' form:
+
+- a question never acts: "did we leave the hood fan running?" reads the fan, it never switches it;
+- a verb with other kitchen meanings ("start", "run", "stop", "open", "틀어", "열어") acts on the
+  home only on a thing the home has ("run the tap" is no home command);
+- a clear act on a thing the home does not have or does not share ("turn on the boiler" where
+  Home Assistant exposes no boiler) is refused in its own words, never guessed onto another device;
+- "it", "그거" is the device the turn just before switched, and only then.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from agent.deciding.intents import speaks_korean, utterance_words
+from agent.deciding.lexicon import Lexicon, lexicon
 from agent.deciding.spoken_numbers import KO_NUMBER, english_numbers, korean_number
 from agent.deciding.tool_calls import ToolPlan
+from tools.spoken import topic
 
 MAX_HOME_WORDS = 14
+MAX_REFUSED_WORDS = 3
+"""A thing refused by name is a short noun ("the dishwasher", "보일러"): longer words are left to the
+other tools, which may serve them."""
 
-_NOT_HOME = re.compile(r"\b(?:timer|timers|alarm|reminder|volume|recipe|step)\b|타이머|알람|볼륨|음량|소리|레시피|단계")
+Refers = Callable[..., bool]
+
+
+def home_command(text: str, language: str, refers: Refers, last: list[str] | None = None) -> ToolPlan | None:
+    """The home call the utterance asks for, a refusal (a plan with no tool and the line to say),
+    or None.  ``refers(words, temperature=False)``: the words name something in the home (a name,
+    an alias, an area, a kind of thing: "lights", "불"); with ``temperature``, a room or a thing
+    that reports its temperature ("오븐 몇 도로 해야 돼?" asks how to bake, not what the oven
+    says).  ``last``: the entities the last home act changed, which "turn it off" / "그거 다시 켜
+    줘" mean.  A request of several sentences is read by the one that asks ("It's too bright.
+    Turn it off.")."""
+    korean = speaks_korean(text, language)
+    lex = lexicon("ko" if korean else "en")
+    refusal: ToolPlan | None = None
+    for clause in _clauses(text):
+        words = utterance_words(clause, keep="%.").rstrip(". ")
+        if not words or len(words.split()) > MAX_HOME_WORDS or _names_own_things(words, lex, korean):
+            continue
+        found = _korean(words, lex) if korean else _english(words, lex)
+        if found is None:
+            continue
+        plan, weak = found
+        decided = _decide(plan, weak, refers, last, lex, korean)
+        if decided is not None and decided.tool is not None:
+            return decided
+        refusal = refusal or decided  # refused only when no clause names a thing the home has
+    return refusal
+
+
+def _clauses(text: str) -> Iterator[str]:
+    """The whole text, then its sentences and clauses from the last: the request is mostly said last
+    ("Oh wait, actually, switch it off"), thanks mostly after it ("Turn off the fan, thanks")."""
+    yield text
+    parts = [p for p in re.split(r"[.!?;,](?=\s|$)", text) if p.strip()]
+    if len(parts) > 1:
+        yield from reversed(parts)
+
+
+def _names_own_things(words: str, lex: Lexicon, korean: bool) -> bool:
+    if korean:
+        return any(w in words for w in lex.phrases("not_home"))
+    return re.search(r"\b" + lex.alternation("not_home") + r"\b", words) is not None
+
+
+def _decide(plan: ToolPlan, weak: bool, refers: Refers, last: list[str] | None, lex: Lexicon, korean: bool) -> ToolPlan | None:
+    target = str(plan.args.get("target") or "").strip()
+    if _is_pronoun(target, lex, korean):
+        if last and plan.tool == "home_control":
+            return ToolPlan("", "home_control", {k: v for k, v in plan.args.items() if k != "target"} | {"entity_ids": list(last)})
+        return None
+    temperature = plan.args.get("what") == "temperature"
+    if refers(target, temperature=temperature):
+        return plan
+    if plan.tool == "home_control" and not weak and _a_thing(target, lex, korean):
+        return ToolPlan(_cannot_control(target, korean), None, {})
+    return None
+
+
+def _is_pronoun(target: str, lex: Lexicon, korean: bool) -> bool:
+    bare = target if korean else target.removeprefix("the ")
+    bare = " ".join(w for w in bare.split() if not (korean and w in lex.phrases("fill")))
+    return lex.has("pronoun", bare)
+
+
+def _a_thing(target: str, lex: Lexicon, korean: bool) -> bool:
+    """Whether ``target`` is a short name of a thing, which a refusal may repeat."""
+    words = target.split()
+    if not words or len(words) > MAX_REFUSED_WORDS + (0 if korean else 1) or any(ch.isdigit() for ch in target):
+        return False
+    return not lex.has("here", target) and not any(lex.has("pronoun", w) for w in words)
+
+
+def _cannot_control(target: str, korean: bool) -> str:
+    if korean:
+        return f"{topic(target)} 제가 켜고 끌 수 있는 기기가 아니에요."
+    thing = target if target.startswith(("the ", "my ", "our ")) else f"the {target}"
+    return f"I can't control {thing}: Home Assistant doesn't share it with me."
+
 
 # -- English ---------------------------------------------------------------------------------
-_EN_LEAD = r"^(?:(?:ok|okay|hey|please|can you|could you|would you|will you|hearth|and|now|then|also)\s+)*"
-_EN_TAIL = r"(?:\s+(?:please|now|for me|thanks|thank you))*$"
-_EN_ACTS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("on", re.compile(_EN_LEAD + r"(?:turn|switch|put|flip)\s+on\s+(?P<x>.+?)" + _EN_TAIL)),
-    ("on", re.compile(_EN_LEAD + r"(?:turn|switch|put|flip)\s+(?P<x>.+?)\s+on" + _EN_TAIL)),
-    ("off", re.compile(_EN_LEAD + r"(?:turn|switch|shut|flip)\s+off\s+(?P<x>.+?)" + _EN_TAIL)),
-    ("off", re.compile(_EN_LEAD + r"(?:turn|switch|shut|flip)\s+(?P<x>.+?)\s+off" + _EN_TAIL)),
-    ("toggle", re.compile(_EN_LEAD + r"toggle\s+(?P<x>.+?)" + _EN_TAIL)),
-    ("open", re.compile(_EN_LEAD + r"open\s+(?:up\s+)?(?P<x>.+?)" + _EN_TAIL)),
-    ("close", re.compile(_EN_LEAD + r"(?:close|shut)\s+(?P<x>.+?)" + _EN_TAIL)),
-    ("unlock", re.compile(_EN_LEAD + r"unlock\s+(?P<x>.+?)" + _EN_TAIL)),
-    ("lock", re.compile(_EN_LEAD + r"lock\s+(?:up\s+)?(?P<x>.+?)" + _EN_TAIL)),
-)
-_EN_SET = re.compile(
-    _EN_LEAD + r"(?:set|turn|put|change|make|dim|bring)\s+(?:up\s+|down\s+)?(?P<x>.+?)\s+(?:up\s+|down\s+)?(?:to|at)\s+"
-    r"(?P<n>[\w.]+(?:[ -][\w.]+)?)(?:\s*(?:degrees?|percent|%|celsius|c))?" + _EN_TAIL
-)
-_EN_ASK_STATE = re.compile(
-    r"^(?:(?:hey|ok|okay|hearth|and|so)\s+)*(?:is|are)\s+(?P<x>.+?)\s+(?:still\s+)?"
-    r"(?:on|off|open|closed|shut|locked|unlocked|running|left on)(?:\s+(?:right now|now|still))?$"
-)
-_EN_ASK_TEMPERATURE = re.compile(
-    r"^(?:(?:hey|ok|okay|hearth|and|so)\s+)*(?:what's|what is|whats|how)\s+(?:the\s+)?(?:temperature|temp|warm|cold|hot)"
-    r"(?:\s+is\s+it)?\s+(?:in|of)\s+(?P<x>.+?)(?:\s+(?:right now|now))?$"
-)
-
-# -- Korean ----------------------------------------------------------------------------------
-_KO_POLITE = r"(?:\s*(?:줘|줘요|주세요|줄래|줄래요|줄래\s*\?|봐|라|요))*\s*$"
-_KO_ACTS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("on", re.compile(r"^(?P<x>.+?)\s*(?:좀\s*)?(?:켜|켜라|틀어|켜\s*줘|켜줘|켜\s*주세요|켜\s*놔|켜놔)" + _KO_POLITE)),
-    ("off", re.compile(r"^(?P<x>.+?)\s*(?:좀\s*)?(?:꺼|꺼라|끄고|꺼\s*줘|꺼줘|꺼\s*주세요|꺼\s*놔|꺼놔|끄자)" + _KO_POLITE)),
-    ("unlock", re.compile(r"^(?P<x>.+?)\s*(?:좀\s*)?(?:잠금\s*(?:을\s*)?(?:해제|풀어))(?:\s*해)?" + _KO_POLITE)),
-    ("lock", re.compile(r"^(?P<x>.+?)\s*(?:좀\s*)?(?:잠가|잠궈|잠가\s*줘|잠궈\s*줘)" + _KO_POLITE)),
-    ("open", re.compile(r"^(?P<x>.+?)\s*(?:좀\s*)?(?:열어)" + _KO_POLITE)),
-    ("close", re.compile(r"^(?P<x>.+?)\s*(?:좀\s*)?(?:닫아)" + _KO_POLITE)),
-)
-_KO_SET = re.compile(
-    rf"^(?P<x>.+?)\s*(?P<n>{KO_NUMBER})\s*(?:도|퍼센트|%)\s*(?:로|으로|에)\s*(?:좀\s*)?"
-    r"(?:맞춰|맞춰\s*줘|올려|내려|설정해|해|틀어|켜)" + _KO_POLITE
-)
-_KO_ASK_STATE = re.compile(
-    r"^(?P<x>.+?)\s*(?:아직\s*)?(?:켜져|꺼져|켜|열려|닫혀|잠겨)\s*(?:있어|있나|있니|있어요|있나요|있는지|있냐)\s*\??\s*(?:알려\s*줘)?$"
-    r"|^(?P<y>.+?)\s*(?:켜졌어|꺼졌어|켜졌나|꺼졌나|켜졌니|꺼졌니)\s*\??$"
-)
-_KO_ASK_TEMPERATURE = re.compile(r"^(?P<x>.+?)\s*(?:온도\s*(?:가|는)?\s*)?(?:몇\s*도|온도\s*(?:어때|알려)|따뜻|추워|더워)")
+def _strip(words: str, lex: Lexicon) -> str:
+    """``words`` without the fillers before and the politeness after."""
+    lead = re.compile(r"^(?:" + lex.alternation("lead") + r"\s+)+")
+    tail = re.compile(r"(?:\s+" + lex.alternation("tail") + r")+$")
+    return tail.sub("", lead.sub("", words)).strip()
 
 
-_PRONOUN = re.compile(r"^(?:it|them|that|those|그거|그것|그걸|걔)?(?:\s*(?:back|again|다시|도로))?$")
-
-
-def home_command(text: str, language: str, refers: Callable[..., bool], last: list[str] | None = None) -> ToolPlan | None:
-    """The home call the utterance asks for, or None.  ``refers(words, temperature=False)``: the
-    words name something in the home (a name, an alias, an area, a kind of thing: "lights", "불");
-    with ``temperature``, a room or a thing that reports its temperature ("오븐 몇 도로 해야 돼?"
-    asks how to bake, not what the oven says).  ``last``: the entities the last home act changed,
-    which "turn it off" / "그거 다시 켜 줘" mean."""
-    words = utterance_words(text, keep="%.")
-    if not words or len(words.split()) > MAX_HOME_WORDS or _NOT_HOME.search(words):
+def _english(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
+    words = _strip(words, lex)
+    if not words:
         return None
-    plan = _korean(words) if speaks_korean(words, language) else _english(words)
-    if plan is None:
-        return None
-    target = str(plan.args.get("target") or "").strip()
-    if last and plan.tool == "home_control" and target and _PRONOUN.match(target.removeprefix("the ")):
-        return ToolPlan("", "home_control", {k: v for k, v in plan.args.items() if k != "target"} | {"entity_ids": list(last)})
-    temperature = plan.args.get("what") == "temperature"
-    if not refers(str(plan.args.get("target") or ""), temperature=temperature):
-        return None
-    return plan
-
-
-_EN_SHORT = re.compile(r"^(?P<x>(?:the\s+)?[\w' ]{2,40}?)\s+(?P<a>on|off)(?:\s+please)?$")
-_EN_WHERE = re.compile(r"^(?P<rest>.+?)\s+(?P<where>(?:in|of)\s+the\s+[\w' ]{2,30}?|in\s+here)(?:\s+(?:please|now))?$")
-
-
-def _english(words: str) -> ToolPlan | None:
-    words = words.rstrip(".")
+    # After "can you" and the like are stripped: "can you check if the oven is on" asks, "can you
+    # turn on the oven" acts.
+    if re.match(lex.alternation("question_open") + r"\b", words):
+        return _english_question(words, lex), False
     # "turn the lights on in the living room": the room said last belongs to the thing.
     where = ""
-    if (m := _EN_WHERE.match(words)) is not None and not _EN_ASK_TEMPERATURE.match(words):
+    if (m := re.match(r"^(?P<rest>.+?)\s+(?P<where>(?:in|of)\s+the\s+[\w' ]{2,30}?|" + lex.alternation("here") + r")$", words)) is not None:
         words, where = m["rest"], m["where"]
-    plan = _english_plan(words)
-    if plan is not None and where and plan.args.get("target"):
+    found = _english_act(words, lex)
+    if found is None:
+        return None
+    plan, weak = found
+    if where and plan.args.get("target"):
         plan.args["target"] = f"{plan.args['target']} {where}"
-    return plan
+    return plan, weak
 
 
-def _english_plan(words: str) -> ToolPlan | None:
-    if (m := _EN_ASK_TEMPERATURE.match(words)) is not None:
-        return ToolPlan("", "home_state", {"target": m["x"], "what": "temperature"})
-    if (m := _EN_ASK_STATE.match(words)) is not None:
-        return ToolPlan("", "home_state", {"target": m["x"]})
-    if (m := _EN_SET.match(words)) is not None:
-        numbers = english_numbers(m["n"])
-        if numbers:
-            return ToolPlan("", "home_control", {"action": "set", "target": m["x"], "value": numbers[0].value})
-    for action, pattern in _EN_ACTS:
-        if (m := pattern.match(words)) is not None:
-            return ToolPlan("", "home_control", {"action": action, "target": m["x"]})
-    # "the oven is on" says how things are; only a bare "kitchen lights on" asks.
-    if (m := _EN_SHORT.match(words)) is not None and not re.search(r"\b(?:is|are|was|were|be|been|still|turn|switch|it|that|this)\b|'s\b", m["x"]):
-        return ToolPlan("", "home_control", {"action": m["a"], "target": m["x"]})  # "kitchen lights on"
+def _english_question(words: str, lex: Lexicon) -> ToolPlan:
+    """A question reads how a thing is; the whole question is the target (the tool finds the thing in it)."""
+    body = re.sub(r"^" + lex.alternation("question_open") + r"\s+", "", words)
+    if re.search(lex.alternation("home_temperature"), words):
+        target = re.sub(r"^.*?\b(?:in|of)\s+", "", body) if re.search(r"\b(?:in|of)\s", body) else body
+        return ToolPlan("", "home_state", {"target": _thing(target, lex), "what": "temperature"})
+    return ToolPlan("", "home_state", {"target": _thing(body, lex)})
+
+
+def _thing(words: str, lex: Lexicon) -> str:
+    """The thing in the words of a question: without the state asked about and the people around it."""
+    words = re.sub(r"^(?:(?:i|we|you|someone|somebody|anyone|they)\s+)?(?:still\s+)?(?:leave|left|turn|turned|switch|switched|"
+                   r"shut|put)(?:\s+(?:on|off))?\s+", "", words)
+    words = re.sub(r"\s+(?:is|are|was|were)(?=\s+(?:still\s+)?" + lex.alternation("home_state_word") + r"\b)", "", words)
+    words = re.sub(r"^(?:the\s+)?(?:temperature|temp)\s+(?:in|of)\s+", "", words)
+    words = re.sub(r"\s+(?:still\s+)?" + lex.alternation("home_state_word") + r"(?:\s+(?:right now|now|still|yet|to))?$", "", words)
+    return re.sub(r"\s+(?:still|right now|now)$", "", words).strip()
+
+
+def _english_act(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
+    weak = set(lex.phrases("home_weak_verbs"))
+    number = r"(?P<n>[\w.]+(?:[ -][\w.]+)?)(?:\s*(?:degrees?|percent|%|celsius|c))?"
+    m = re.match(lex.alternation("home_set") + r"\s+(?:up\s+|down\s+)?(?P<x>.+?)\s+(?:up\s+|down\s+)?(?:to|at)\s+" + number + "$", words)
+    if m is not None and (numbers := english_numbers(m["n"])):
+        return ToolPlan("", "home_control", {"action": "set", "target": m["x"], "value": numbers[0].value}), False
+    for action in ("on", "off"):
+        m = re.match(rf"(?P<v>{lex.alternation('home_' + action)})\s+(?P<x>.+)$", words)
+        if m is not None:
+            return ToolPlan("", "home_control", {"action": action, "target": m["x"]}), " ".join(m["v"].split()) in weak
+        m = re.match(rf"(?P<v>{lex.alternation('home_' + action + '_after')})\s+(?P<x>.+?)\s+{lex.alternation('home_' + action + '_particle')}$", words)
+        if m is not None:
+            return ToolPlan("", "home_control", {"action": action, "target": m["x"]}), False
+    for action in ("unlock", "lock", "open", "close"):
+        m = re.match(rf"(?P<v>{lex.alternation('home_' + action)})\s+(?P<x>.+)$", words)
+        if m is not None:
+            return ToolPlan("", "home_control", {"action": action, "target": m["x"]}), " ".join(m["v"].split()) in weak
+    # "kitchen lights on": a bare thing and its state asks; "the oven is on" says how things are.
+    m = re.match(r"^(?P<x>(?:the\s+)?[\w' ]{2,40}?)\s+(?P<a>on|off)$", words)
+    if m is not None and not re.search(r"\b(?:is|are|was|were|be|been|still|it|that|this|i|we|you)\b|'s\b", m["x"]):
+        return ToolPlan("", "home_control", {"action": m["a"], "target": m["x"]}), True
     return None
 
 
-def _korean(words: str) -> ToolPlan | None:
-    words = words.rstrip(". ")
-    if (m := _KO_SET.match(words)) is not None and (value := korean_number(m["n"])) is not None:
-        return ToolPlan("", "home_control", {"action": "set", "target": m["x"], "value": value})
-    if (m := _KO_ASK_STATE.match(words)) is not None:
-        return ToolPlan("", "home_state", {"target": m["x"] or m["y"]})
-    if (m := _KO_ASK_TEMPERATURE.match(words)) is not None:
-        return ToolPlan("", "home_state", {"target": m["x"], "what": "temperature"})
-    for action, pattern in _KO_ACTS:
-        if (m := pattern.match(words)) is not None:
-            return ToolPlan("", "home_control", {"action": action, "target": m["x"]})
+# -- Korean ----------------------------------------------------------------------------------
+def _korean(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
+    words = re.sub(r"^(?:" + lex.alternation("lead") + r"\s+)+", "", words).rstrip("? ")
+    if not words:
+        return None
+    polite = r"(?:\s*" + lex.alternation("request_end") + r")*\s*$"
+    m = re.match(rf"^(?P<x>.+?)\s*(?P<n>{KO_NUMBER})\s*(?:도|퍼센트|%)\s*(?:로|으로|에)\s*(?:좀\s*)?{lex.alternation('home_set')}{polite}", words)
+    if m is not None and (value := korean_number(m["n"])) is not None:
+        return ToolPlan("", "home_control", {"action": "set", "target": _ko_thing(m["x"], lex), "value": value}), False
+    # A question about a state reads it, before any verb inside it ("켜져 있어?" holds "켜") is taken for an act.
+    m = re.match(rf"^(?P<x>.+?)\s*(?:아직\s*|혹시\s*)?{lex.alternation('home_state_question')}(?:\s*(?:\?|알려\s*줘|알려\s*주세요|봐\s*줘|확인해\s*줘))*\s*$", words)
+    if m is not None:
+        return ToolPlan("", "home_state", {"target": _ko_thing(m["x"], lex)}), False
+    m = re.match(rf"^(?P<x>.+?)\s*(?:온도\s*(?:가|는)?\s*)?{lex.alternation('home_temperature_question')}", words)
+    if m is not None:
+        return ToolPlan("", "home_state", {"target": _ko_thing(m["x"], lex), "what": "temperature"}), False
+    weak = set(lex.phrases("home_weak_verbs"))
+    for action in ("unlock", "lock", "on", "off", "open", "close"):
+        m = re.match(rf"^(?P<x>.+?)\s*(?:좀\s*)?(?P<v>{lex.alternation('home_' + action)}){polite}", words)
+        if m is not None:
+            return ToolPlan("", "home_control", {"action": action, "target": _ko_thing(m["x"], lex)}), " ".join(m["v"].split()) in weak
     return None
+
+
+def _ko_thing(words: str, lex: Lexicon) -> str:
+    """The thing's words without the fillers inside the request (좀, 다 aside: "다" may mean all)."""
+    kept = [w for w in words.split() if w == "다" or w not in lex.phrases("fill")]
+    return " ".join(kept).strip()

@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from agent.deciding.extract import HANGUL
+from agent.deciding.lexicon import lexicon
 
 _EN: dict[str, tuple[str, ...]] = {
     "timer_start": (
@@ -166,26 +167,17 @@ def asks_for_idea(text: str, language: str) -> bool:
 
 
 # Whole small-talk utterances only: "고마워, 타이머 하나 더" is a request, not thanks.
-_SMALL_TALK: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
-    "thanks": (re.compile(r"^(?:(?:oh|ok|okay|great) )?(?:thanks?(?: you)?(?: (?:so|very) much)?|cheers)$"),
-               re.compile(r"^(?:아|오|와)? ?(?:고마워(?:요)?|고맙(?:다|습니다|네요?)|감사(?:해요|합니다))$")),
-    "greeting": (re.compile(r"^(?:hi|hello|hey)(?: there| hearth)?(?: good (?:morning|afternoon|evening))?$|^good (?:morning|afternoon|evening)$"),
-                 re.compile(r"^(?:안녕(?:하세요)?|좋은 (?:아침|저녁)(?:이에요)?|안녕 좋은 (?:아침|저녁))$")),
-    "never_mind": (re.compile(r"^(?:(?:oh|no|ah|um) )*(?:never ?mind|forget (?:it|about it)|don't worry about it)$"),
-                   re.compile(r"^(?:(?:아|아니야|아니다|아냐|음) )*(?:됐어(?:요)?|신경 쓰지 마(?:세요)?|괜찮아(?:요)?)"
-                              r"(?: (?:됐어(?:요)?|신경 쓰지 마(?:세요)?|괜찮아(?:요)?))*$")),
-}
-
-
 def small_talk(text: str, language: str) -> str | None:
     """"thanks", "greeting" or "never_mind" when the whole utterance is only that ("고마워.",
     "안녕, 좋은 아침!", "아니야, 됐어.", "Thanks!"); None for anything else. A request that
     starts with one and goes on ("타이머 좀... 아, 아니다. 신경 쓰지 마.") is read by its last sentence."""
-    korean = speaks_korean(text, language)
+    lex = lexicon("ko" if speaks_korean(text, language) else "en")
     sentences = [s for s in re.split(r"[.!?…]+", text) if s.strip()]
     last = utterance_words(sentences[-1]) if sentences else ""
-    for kind, (english, hangul) in _SMALL_TALK.items():
-        if (hangul if korean else english).match(last):
+    last = re.sub(r"^(?:" + lex.alternation("small_talk_lead") + r"\s+)+", "", last)
+    for kind in ("thanks", "greeting", "never_mind"):
+        said = lex.alternation(f"small_talk_{kind}")
+        if re.fullmatch(rf"{said}(?:\s+{said})*", last):
             return kind
     return None
 

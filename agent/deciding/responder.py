@@ -33,14 +33,14 @@ from agent.deciding.arguments import asked_back, supported
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.home_commands import home_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
-from agent.deciding.intents import asks_for_idea, asks_time_left, small_talk, speaks_korean
+from agent.deciding.intents import asks_for_act, asks_for_idea, asks_time_left, small_talk, speaks_korean
 from agent.deciding.origins import offered_act, unsupported_origin
 from agent.deciding.reasoner import cap_line, holding_line, short_answer
 from agent.deciding.routing import Route, is_question, route_after_decision, route_by_words
 from agent.deciding.speculation import SpeculativeCall, SpeculativeRecord, call_key
 from agent.deciding.thinker import example_key, words_of
-from agent.deciding.tool_calls import NO_TOOL, SayClosed, SayDelta, ToolChosen, ToolPlan
-from agent.deciding.tool_use import Grounding, ToolUse, answer_prompt, pretool_line, spoken_result, usable_line
+from agent.deciding.tool_calls import NO_TOOL, ToolChosen, ToolPlan
+from agent.deciding.tool_use import Grounding, ToolUse, answer_prompt, pretool_line, spoken_result
 from agent.deciding.undo import Act, amended, asks_to_undo, cannot_undo, nothing_to_undo, opposite
 from agent.deps import TurnDeps
 from agent.events import Delegated, Event, ToolCalled, ToolStarted
@@ -63,6 +63,7 @@ class Reply(Protocol):
     Cadence, then the speaker)."""
 
     kind: str
+    source: str
 
     @property
     def text(self) -> str: ...
@@ -77,6 +78,14 @@ class Reply(Protocol):
 
 
 Answer = Callable[[str, Reply], Awaitable[None]]
+
+
+def say(reply: Reply, text: str, source: str = "template") -> None:
+    """Feed ``text`` written by ``source`` (:data:`agent.speaking.reply.SOURCES`): a fixed line of
+    hearth's unless said otherwise."""
+    reply.source = source
+    reply.feed(text)
+    reply.source = "template"
 
 
 def feed_counted(reply: Reply, piece: str, count: int, cap: int | None) -> None:
@@ -145,13 +154,14 @@ class Responder:
         d, tl = self.deps, self.timeline
         pending = self.pending
         completed = supplied(pending, text) if pending is not None else None
-        answer = answer_of(text, d.language) if pending is not None else None
+        offered = str(pending.plan.args.get("action") or "") if pending is not None and pending.plan.tool == "home_control" else None
+        answer = answer_of(text, d.language, offered or None) if pending is not None else None
         if pending is not None and (completed is not None or answer == "no" or (answer == "yes" and pending.needs is None)):
             tl.mark("confirmation", answer=answer or "completed", tool=pending.plan.tool)
 
             async def answered(text: str, reply: Reply) -> None:
                 if answer == "no" and completed is None:
-                    reply.feed(declined(d.language))
+                    say(reply, declined(d.language))
                 else:
                     await self.call_tool(completed or pending.plan, text, reply, origin=pending.origin)
                 reply.flush()
@@ -165,7 +175,7 @@ class Responder:
 
             async def undone(text: str, reply: Reply) -> None:
                 if undo is None:
-                    reply.feed(nothing_to_undo(d.language) if act is None else cannot_undo(d.language))
+                    say(reply, nothing_to_undo(d.language) if act is None else cannot_undo(d.language))
                 else:
                     await self.call_tool(ToolPlan("", undo[0], undo[1]), text, reply, origin="user")
                 reply.flush()
@@ -185,17 +195,25 @@ class Responder:
             return changed
         command = local_command(text, d.language, self.tools.registry, self.last_tool in READING_TOOLS)
         home = self.tools.home_devices
-        if command is None and home is not None and "home_control" in self.tools.registry:
+        if home is not None and "home_control" in self.tools.registry:
             # "Turn it off" means the device the turn just before switched, and only then: said to a
             # ringing timer an hour later, it must not find the lights.
             act = self.last_act
             last = act.data.get("entity_ids") if act is not None and act.tool == "home_control" and self.last_tool == "home_control" else None
-            command = home_command(text, d.language, home, last)
+            at_home = home_command(text, d.language, home, last)
+            # A thing of the home named ("stop the hood fan") is the home's, whatever else the words
+            # could be; "it" is the home's only when no command of hearth's own took the words.
+            if at_home is not None and (command is None or "entity_ids" not in at_home.args):
+                command = at_home
         if command is not None:
-            tl.mark("command", tool=command.tool)
+            tl.mark("command", tool=command.tool or NO_TOOL)
 
             async def commanded(text: str, reply: Reply) -> None:
-                await self.call_tool(command, text, reply, origin="user")
+                if command.tool is None:
+                    say(reply, command.say)  # a home command refused in its own words ("I can't control the boiler.")
+                    reply.flush()
+                else:
+                    await self.call_tool(command, text, reply, origin="user")
                 reply.end()
 
             return commanded
@@ -217,7 +235,7 @@ class Responder:
 
             async def repeated(_text: str, reply: Reply) -> None:
                 self.result.repeated = True
-                reply.feed(last)
+                say(reply, last, "repeat")
                 reply.flush()
                 reply.end()
 
@@ -247,9 +265,6 @@ class Responder:
             await self.delegate(route, text, reply)
             reply.end()
             return
-        # A plain answer may be the reasoner's (a question), or in Korean a template's.
-        korean = speaks_korean(text, self.deps.language)
-        held = (delegating and is_question(text, self.deps.language)) or idea or korean
         decided = self._decided_already(text)
         if decided is not None:
             plan, line = decided.plan, None
@@ -257,13 +272,10 @@ class Responder:
             self.timeline.mark("heartbeat_decision_reused", tool=plan.tool or NO_TOOL)
             self.on_decided(self._supported(plan, text))
             early = self._early(plan)
-            if plan.tool is None:
-                if not held:
-                    reply.feed(plan.say)
-            elif early is None or not early.task.done():
-                line = self._line(plan.tool, plan.say, text)  # a wait is ahead: it gets its line
+            if plan.tool is not None and (early is None or not early.task.done()):
+                line = self._line(plan.tool)  # a wait is ahead: it gets its line
         else:
-            plan, line = await self._decide(text, reply, hold_plain=held)
+            plan, line = await self._decide(text, reply)
             self.on_decided(self._supported(plan, text))
         if idea:
             plan, line = self._idea(plan, line, text)
@@ -274,11 +286,8 @@ class Responder:
                 await self.delegate(route, text, reply, fallback=plan)
                 reply.end()
                 return
-            if plan.tool is None and held:
-                reply.feed(self._plain_say(plan, text))
-        elif plan.tool is None and korean:
-            reply.feed(self._plain_say(plan, text))
         if plan.tool is None:
+            say(reply, self._no_tool_reply(text))
             reply.flush()
         else:
             await self.call_tool(plan, text, reply, line=line, afresh=True)
@@ -292,7 +301,7 @@ class Responder:
         self.timeline.mark("idea", decided=plan.tool or NO_TOOL)
         query = " ".join(text.split())[:MAX_QUERY_CHARS]
         if plan.tool != "recipe_search":
-            line = self._line("recipe_search", "", text)
+            line = self._line("recipe_search")
         return ToolPlan(plan.say if plan.tool == "recipe_search" else "", "recipe_search", {"query": query}, raw=plan.raw), line
 
     def _heard_doubtfully(self, plan: ToolPlan) -> bool:
@@ -312,18 +321,24 @@ class Responder:
             return True
         return False
 
-    def _plain_say(self, plan: ToolPlan, text: str) -> str:
-        """What to say for a decision without a tool that the reasoner does not answer: the talker's
-        own line, but never in Korean. The talker writes no Korean sentences (it strings syllables
-        into words Kiwi does not know, ``bench.suites.korean_replies``), and the reasoner, asked
-        instead, wrote well-formed nonsense ("고마워." → "30분에서 40분쯤 찌면 돼요."): so thanks,
-        a greeting and "never mind" get their usual answer, and anything else that nothing serves
-        is said to be beyond hearth."""
-        if not speaks_korean(text, self.deps.language):
-            return plan.say
-        which = SMALL_TALK_REPLIES.get(small_talk(text, "ko") or "", Phrase.CANNOT_YET)
+    def _no_tool_reply(self, text: str) -> str:
+        """What to say when no tool serves the words and the reasoner does not answer: never the
+        talker's own line. A 135M model's free text was nonsense as often as not ("Sorry, I'm not
+        a fan of those." to a request to run the hood fan; in Korean, strings of syllables that
+        are no words), so thanks, a greeting and "never mind" get their usual answer, a question
+        that nothing could answer says so, a request to do something nothing here does says that,
+        and anything else is asked for again in other words."""
+        language = "ko" if speaks_korean(text, self.deps.language) else "en"
+        which = SMALL_TALK_REPLIES.get(small_talk(text, language) or "")
+        if which is None:
+            if asks_for_act(text, language):
+                which = Phrase.CANNOT_YET
+            elif is_question(text, language):
+                which = Phrase.NO_ANSWER
+            else:
+                which = Phrase.SAY_ANOTHER_WAY
         self.timeline.mark("template", phrase=which.value)
-        return phrase("ko", which)
+        return phrase(language, which)
 
     def _supported(self, plan: ToolPlan, text: str) -> bool:
         return self._holds(plan, text, self.tools.grounded)
@@ -343,7 +358,7 @@ class Responder:
         stops it, what it said or did stands, but never an unfinished sentence; when it said nothing
         whole, the kitchen reference's best fact for the question is said as a short answer, or,
         with none near enough, that it could not be worked out in time. When it fails (a server
-        gone), the talker answers as it would have."""
+        gone), the talker's decision stands: its tool, or the line for words no tool serves."""
         d, tl = self.deps, self.timeline
         reasoner = d.reasoner
         assert reasoner is not None and route.reason in ("knowledge", "several_acts", "talker_unsure")
@@ -377,27 +392,31 @@ class Responder:
                     facts = reasoner.facts_for(text)
                     tl.mark("reference", facts=len(facts))
                     count = 0
+                    reply.source = "reasoner"
                     async for piece in reasoner.answer(text, self.history, line, facts):
                         tl.mark_once("reasoner_first_token")
                         said = said or bool(piece.strip())
                         count += 1
                         feed_counted(reply, piece, count, reasoner.settings.max_tokens)
                     tl.mark("reasoner_end")
+                    reply.source = "template"
                     if stopped_at_cap(reasoner.chat):
                         tl.mark("reasoner_token_cap", tokens=reasoner.settings.max_tokens)
                         cut_short(reply)  # its last sentence was cut off: not said
                         if not answered():
                             self._short_answer(facts, reply, fallback=phrase(d.language, Phrase.NO_ANSWER))
         except TimeoutError:
+            reply.source = "template"
             tl.mark("reasoner_capped", after_s=reasoner.settings.max_s, said=said)
             log.info("the reasoner ran past %.1f s on %r", reasoner.settings.max_s, text)
             cut_short(reply)  # a sentence it was writing is not said
             if route.reason == "several_acts":
                 if not said:
-                    reply.feed(cap_line(d.language))
+                    say(reply, cap_line(d.language))
             elif not answered():
                 self._short_answer(facts, reply, fallback=cap_line(d.language))
         except Exception as exc:  # noqa: BLE001 - a reasoner that fails leaves the talker to answer
+            reply.source = "template"
             log.warning("the reasoner failed (%s); the talker answers %r", exc, text)
             tl.mark("reasoner_failed", error=str(exc)[:200])
             if said:
@@ -405,11 +424,9 @@ class Responder:
                 if route.reason == "several_acts" or answered():
                     return
             self.result.route = None
-            korean = speaks_korean(text, d.language)
-            plan = fallback if fallback is not None else (await self._decide(text, reply, hold_plain=korean))[0]
+            plan = fallback if fallback is not None else (await self._decide(text, reply))[0]
             if plan.tool is None:
-                if fallback is not None or korean:
-                    reply.feed(self._plain_say(plan, text))
+                say(reply, self._no_tool_reply(text))
             else:
                 await self.call_tool(plan, text, reply)
         reply.flush()
@@ -419,9 +436,9 @@ class Responder:
         answer; ``fallback`` when it has none."""
         if facts:
             self.timeline.mark("short_answer", facts=len(facts))
-            reply.feed(short_answer(facts[0], self.deps.language))
+            say(reply, short_answer(facts[0], self.deps.language), "tool")  # a vetted fact, as a tool's result is
         else:
-            reply.feed(fallback)
+            say(reply, fallback)
 
     def _decided_already(self, text: str):
         record = self.speculation
@@ -430,40 +447,22 @@ class Responder:
             return None
         return latest
 
-    async def _decide(self, text: str, reply: Reply, hold_plain: bool = False) -> tuple[ToolPlan, str | None]:
+    async def _decide(self, text: str, reply: Reply) -> tuple[ToolPlan, str | None]:
         """The decision as the model writes it; the line before a slow tool is fed the moment the
         tool is chosen, unless an early result for that tool may make it needless (then it is
-        returned, to be said only if there is a wait after all). ``hold_plain``: an answer without
-        a tool is not fed (the reasoner may answer instead)."""
+        returned, to be said only if there is a wait after all). The talker's own line is never
+        said: without a tool, the answer is the caller's to choose (:meth:`_no_tool_reply`)."""
         tl, tools = self.timeline, self.tools
-        say: list[str] = []
-        closed: str | None = None  # the line as it is said (cut at its last whole sentence if capped)
-        chosen = False
-        plan_tool: str | None = None
-        answered = False  # a line without a tool was fed
         plan: ToolPlan | None = None
         held: str | None = None
         tl.mark("llm_start")
         try:
             async for event in tools.planner.stream(text, self.history, examples=self._shared_examples(text)):
                 tl.mark_once("first_token")
-                if isinstance(event, SayDelta):
-                    say.append(event.text)
-                elif isinstance(event, SayClosed):
-                    closed = event.text
-                    if chosen and plan_tool is None and not hold_plain and not answered:
-                        reply.feed(closed)  # tool first: "none", then the line
-                        answered = True
-                elif isinstance(event, ToolChosen):
-                    chosen, plan_tool = True, event.tool
+                if isinstance(event, ToolChosen):
                     slow = event.tool is not None and tools.speaks_first(event.tool)
                     tl.mark("tool_chosen", tool=event.tool or NO_TOOL, slow=slow)
-                    line = closed if closed is not None else "".join(say)
-                    if event.tool is None:
-                        if not hold_plain and closed is not None:
-                            reply.feed(line)  # the line came first, and is whole
-                            answered = True
-                    elif (line := self._line(event.tool, line, text)) is not None:
+                    if event.tool is not None and (line := self._line(event.tool)) is not None:
                         if self._fetched_early(event.tool):
                             held = line
                         else:
@@ -476,8 +475,6 @@ class Responder:
             if isinstance(prompt, tuple):
                 tl.mark("decision_prompt", tokens=prompt[0], evaluated=prompt[1])
         assert plan is not None
-        if plan.tool is None and not answered and plan.say and not hold_plain:  # the decision broke off before its line was whole
-            reply.feed(plan.say)
         return plan, held
 
     def _shared_examples(self, text: str) -> Sequence[Any] | None:
@@ -493,17 +490,19 @@ class Responder:
             return examples if words_of(text).startswith(words_of(heard)) else None
         return examples if example_key(self.tools.planner, text) == key else None
 
-    def _line(self, tool: str, say: str, text: str) -> str | None:
+    def _line(self, tool: str) -> str | None:
+        """The line before a slow tool: the tool's own ("Let me check the weather."), never the
+        talker's, which answered in it as often as not ("It's 21 degrees", before the tool ran)."""
         d = self.deps
         if not (d.features.pretool_line and self.tools.speaks_first(tool)):
             return None
-        return say if usable_line(say, text) else pretool_line(tool, d.language)
+        return pretool_line(tool, d.language)
 
     def _say_line(self, line: str | None, reply: Reply, kind: str = "pretool") -> None:
         if not line:
             return
         reply.kind = kind
-        reply.feed(line)
+        say(reply, line)
         if self.deps.features.flush_at_tool:
             reply.flush()
         reply.kind = "answer"
@@ -551,7 +550,7 @@ class Responder:
             why = "heard doubtfully" if doubtful else "not supported by"
             log.info("not acting on %s%s: %s %r; asking", plan.tool, plan.args, why, text)
             tl.mark("tool_refused", tool=plan.tool, reason="ask_back", needs=needs, origin=origin, doubtful=doubtful)
-            reply.feed(ask_for(pending, d.language) if needs else question(plan.tool, args, d.language))
+            say(reply, ask_for(pending, d.language) if needs else question(plan.tool, args, d.language))
             reply.flush()
             self.result.pending = pending
             self.emit(ToolCalled(plan.tool, dict(plan.args), "refused", {"reason": "asked back", "needs": needs}, origin=origin))
@@ -602,13 +601,15 @@ class Responder:
                 ChatMessage("assistant", plan.say), ChatMessage("user", answer_prompt(plan.tool, result)),
             ]
             count = 0
+            reply.source = "talker"  # the tool's result in the model's words: only for a model that writes well
             async for piece in d.chat.stream(messages, tools.answer_max_tokens):
                 count += 1
                 feed_counted(reply, piece, count, tools.answer_max_tokens)
             if stopped_at_cap(d.chat):
                 cut_short(reply)  # its last sentence was cut off at the cap: not said
+            reply.source = "template"
         else:
-            reply.feed(spoken_result(result, d.language))
+            say(reply, spoken_result(result, d.language), "tool")
         reply.flush()
 
     async def _decide_afresh(self, text: str, reply: Reply) -> None:
@@ -619,7 +620,7 @@ class Responder:
         self.timeline.mark("decided_afresh")
         plan = await self.tools.planner.plan(text, ())
         if plan.tool is None:
-            reply.feed(self._plain_say(plan, text))
+            say(reply, self._no_tool_reply(text))
             reply.flush()
         else:
             await self.call_tool(plan, text, reply)

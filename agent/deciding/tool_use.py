@@ -122,27 +122,10 @@ _TOOL_THINGS: dict[str, dict[str, str]] = {
 
 _FAILED_WITH = {"en": "Sorry, something went wrong with {thing}. Please try again.", "ko": "죄송해요, {thing}에 문제가 생겼어요. 다시 해 주세요."}
 
-MAX_LINE_WORDS = 14
-_DIGITS = re.compile(r"\d+")
-
-
 def pretool_line(tool: str, language: str) -> str:
-    """The fixed line for a tool, used when the model wrote none (or one not fit to speak)."""
+    """The fixed line said before a slow tool (the talker's own line is never said)."""
     lines = _PRETOOL_LINES.get(language, _PRETOOL_LINES["en"])
     return lines.get(tool, lines[""])
-
-
-def usable_line(say: str, user_text: str) -> bool:
-    """Whether the model's line may be spoken before the tool.
-
-    A small model sometimes answers in the line itself ("It's 21 degrees"), before the tool
-    has said anything: a long line, or one with a number the user did not say, is replaced.
-    """
-    line = say.strip()
-    if not any(ch.isalpha() for ch in line) or len(line.split()) > MAX_LINE_WORDS:
-        return False
-    said = set(_DIGITS.findall(user_text))
-    return all(number in said for number in _DIGITS.findall(line))
 
 
 def tool_error_line(kind: str, language: str, tool: str = "") -> str:

@@ -19,7 +19,9 @@ class Phrase(str, Enum):
     GREETING = "greeting"
     NEVER_MIND = "never_mind"
     CANNOT_YET = "cannot_yet"
-    """A request nothing in hearth serves (the lights, a phone call), when no model may say so."""
+    """A request nothing in hearth serves (a phone call, a taxi), when no model may say so."""
+    SAY_ANOTHER_WAY = "say_another_way"
+    """Words nothing in hearth understood: asked for again, in other words."""
 
 
 _PHRASES: dict[str, dict[Phrase, str]] = {
@@ -36,6 +38,7 @@ _PHRASES: dict[str, dict[Phrase, str]] = {
         Phrase.GREETING: "Hello!",
         Phrase.NEVER_MIND: "Okay.",
         Phrase.CANNOT_YET: "Sorry, I can't do that yet.",
+        Phrase.SAY_ANOTHER_WAY: "Sorry, I'm not sure what you'd like. Could you say it another way?",
     },
     "ko": {
         Phrase.NO_SPEECH: "아무 말도 들리지 않았어요. 버튼을 누르고 다시 말해 주세요.",
@@ -50,6 +53,7 @@ _PHRASES: dict[str, dict[Phrase, str]] = {
         Phrase.GREETING: "안녕하세요!",
         Phrase.NEVER_MIND: "네, 알겠어요.",
         Phrase.CANNOT_YET: "죄송해요, 그건 아직 못 해요.",
+        Phrase.SAY_ANOTHER_WAY: "죄송해요, 무슨 말씀인지 잘 모르겠어요. 다르게 한 번 말해 주시겠어요?",
     },
 }
 

@@ -22,6 +22,11 @@ from agent.speaking.speech_out import UnitSpeaker
 log = logging.getLogger(__name__)
 
 
+SOURCES = ("template", "tool", "reasoner", "repeat", "talker")
+"""Who wrote a reply's text: a fixed line of hearth's (a phrase, a question asked back, the line
+before a tool), a tool's result as hearth says it, the reasoner's answer, the last reply said
+again, or the talker's own free text (which a turn on tools never speaks)."""
+
 CLAUSE_RESERVE = 32
 """Within this many tokens of a model's cap (counted as its stream's pieces, one or more tokens
 each), units end only at sentences: the sentence being written may be cut off at the cap, and no
@@ -32,6 +37,8 @@ class ReplyPath:
     """One reply's text on its way to the speaker: filters, Cadence, then ``units``.
 
     ``kind`` labels the units cut while it is set ("pretool" for the line before a tool).
+    ``source`` says who wrote the text fed while it is set (:data:`SOURCES`); every piece passed on
+    is kept in :attr:`sources` with it, so a turn can tell which of its words came from where.
     ``written()`` waits until the units queued so far are with the speaker.  ``end()`` says no
     more text comes; a reply with nothing to say gets the fallback line, and ``gave_nothing``
     tells the turn so.
@@ -55,12 +62,21 @@ class ReplyPath:
         self.emit = emit
         self.parts: list[str] = []
         self.kind = "answer"
+        self.source = "template"
+        self.sources: list[tuple[str, str]] = []
+        """(source, text) for every piece fed, in order (a run of one source's pieces as one)."""
         self.queued: list[int] = []
         self.gave_nothing = False
         """The reply ended with no usable text: the fallback line was said instead."""
         self._after_boundary = False
 
     def feed(self, piece: str) -> None:
+        # Kept as fed: the filters may hold a piece past the next one, written by another.
+        if piece:
+            if self.sources and self.sources[-1][0] == self.source:
+                self.sources[-1] = (self.source, self.sources[-1][1] + piece)
+            else:
+                self.sources.append((self.source, piece))
         self._pass_on(self.filters.feed(piece))
 
     def flush(self) -> None:
@@ -90,11 +106,17 @@ class ReplyPath:
 
     def _take_back(self, chars: int) -> None:
         """Drop the last ``chars`` characters passed on (still held by Cadence, never a unit)."""
+        dropped = chars
         while chars > 0 and self.parts:
             last = self.parts.pop()
             if len(last) > chars:
                 self.parts.append(last[: len(last) - chars])
             chars -= len(last)
+        while dropped > 0 and self.sources:
+            source, last = self.sources.pop()
+            if len(last) > dropped:
+                self.sources.append((source, last[: len(last) - dropped]))
+            dropped -= len(last)
 
     def _pass_on(self, text: str) -> None:
         if text:
@@ -121,6 +143,7 @@ class ReplyPath:
         if not any(ch.isalpha() for ch in self.text):
             log.warning("the model gave no usable reply: %r", self.text[:200])
             self.gave_nothing = True
+            self.sources.append(("template", phrase(self.language, Phrase.NO_ANSWER)))
             index = self.out.add(phrase(self.language, Phrase.NO_ANSWER), "phrase")
             self.queued.append(index)
             self.units.put_nowait(index)

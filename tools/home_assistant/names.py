@@ -30,10 +30,11 @@ KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     # kind: (English words, Korean words, the domains it covers)
     "light": (("light", "lights", "lamp", "lamps", "lighting", "bulb", "bulbs"),
               ("불", "조명", "전등", "등", "램프", "라이트"), ("light",)),
-    "fan": (("fan", "fans", "extractor", "hood", "vent"), ("팬", "후드", "환풍기", "선풍기"), ("fan",)),
-    "heating": (("heating", "heater", "thermostat", "temperature", "air conditioning",
-                 "air conditioner", "ac", "aircon"),
-                ("난방", "보일러", "히터", "온도", "에어컨", "냉방", "온도조절기"), ("climate",)),
+    "fan": (("fan", "fans", "extractor", "extractor fan", "hood", "range hood", "cooker hood", "vent", "exhaust fan"),
+            ("팬", "후드", "환풍기", "레인지후드"), ("fan",)),
+    "heating": (("heating", "heat", "heater", "thermostat", "temperature"),
+                ("난방", "히터", "온도", "온도조절기"), ("climate",)),
+    "cooling": (("air conditioning", "air conditioner", "ac", "aircon", "cooling"), ("에어컨", "냉방"), ("climate",)),
     "plug": (("plug", "socket", "outlet"), ("플러그", "콘센트", "스위치"), ("switch",)),
     "blind": (("blind", "blinds", "shade", "shades", "curtain", "curtains", "shutter", "shutters",
                "garage door", "garage"), ("블라인드", "커튼", "차고", "차고문", "셔터"), ("cover",)),
@@ -41,7 +42,13 @@ KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     "sensor": (("sensor",), ("센서",), ("sensor", "binary_sensor")),
 }
 """Kinds of things said without a name, and the domains they cover.  A switch named for what it
-powers ("Hood Fan", a switch) is found by its name's words as well as by its domain."""
+powers ("Hood Fan", a switch) is found by its name's words as well as by its domain.  A kind is
+what a thing does, not an appliance of its own: a boiler, a dishwasher or an electric fan
+(선풍기) is found only by its own name, so asking for one the home does not share never finds
+another device ("보일러 켜 줘" is not the living room's thermostat; "선풍기" is not the hood)."""
+
+HERE = ("here", "in here", "over here", "this room", "in this room", "right here", "여기", "이 방", "이쪽", "여기서")
+"""Words for the room the speaker stands in: the speaker's own area."""
 
 ROOMS: tuple[tuple[str, ...], ...] = (
     ("kitchen", "주방", "부엌"),
@@ -121,6 +128,8 @@ _KO_PARTICLE = re.compile(r"(?<=[가-힣])(?:을|를|이|가|은|는|도|만|좀
 
 def _of_kind(entity: HomeEntity, kind: str) -> bool:
     english, korean, domains = KINDS[kind]
+    if kind == "cooling" and entity.domain == "climate":
+        return "cool" in (entity.attributes.get("hvac_modes") or ())  # a thermostat that only heats does not cool
     if entity.domain in domains:
         return True
     # A switch named for what it powers: "Hood Fan", "Kitchen Light Strip".
@@ -155,6 +164,13 @@ def match(text: str, entities: Sequence[HomeEntity], own_area: str | None = None
         return Match()
     wants_all = bool(_ALL.search(said))
     areas_said = {e.entity_id for e in pool if any(says(a, said) for a in area_labels(e.area, e.area_aliases))}
+    here = any(says(h, said) for h in HERE)
+    if here and own_area and not areas_said:
+        # "The light in here": the room the speaker stands in, named.
+        areas_said = {e.entity_id for e in pool if e.area and normalize(own_area) in area_labels(e.area, e.area_aliases)}
+        for h in sorted(HERE, key=len, reverse=True):
+            said = re.sub(rf"(?<![\w가-힣]){h}(?![\w])", " ", said)
+        said = " ".join(said.split())
     kinds = kinds_said(said)
 
     named = [(max(len(lb) for lb in labels(e) if says(lb, said)), e) for e in pool if any(says(lb, said) for lb in labels(e))]
@@ -199,7 +215,9 @@ def names_something(text: str, entities: Sequence[HomeEntity], temperature: bool
     if temperature:
         readers = [e for e in entities if reads_temperature(e)]
         return any(says(label, said) for e in readers for label in (*labels(e), *area_labels(e.area, e.area_aliases)))
-    if kinds_said(said):
+    # A kind counts only when the home has a thing of it: "turn on the air conditioner" in a home
+    # with none is refused, not asked "which one?" among nothing.
+    if any(_of_kind(e, kind) for kind in kinds_said(said) for e in entities):
         return True
     return any(says(label, said) for e in entities for label in (*labels(e), *area_labels(e.area, e.area_aliases)))
 
@@ -229,7 +247,7 @@ def _unknown_words(said: str, pool: Sequence[HomeEntity]) -> list[str]:
                 if bare.endswith(kind) and bare != kind:
                     bare = bare[: -len(kind)]  # "거실불" → "거실"
                     break
-        if bare in known or _stem(bare) in known or bare in kinds or bare in _EN_FILLER or bare in _FILLER_KO:
+        if bare in known or _stem(bare) in known or bare in kinds or bare in _EN_FILLER or bare in _FILLER_KO or bare in HERE:
             continue
         unknown.append(bare)
     return unknown

@@ -1,0 +1,143 @@
+"""Home requests read as classes, not sentences: a question only reads, a verb with kitchen meanings
+acts only on the home's own things, a thing the home does not share is refused by name and never
+guessed onto another device, "here" is the speaker's own room, the asking clause of a longer
+request is the request, and a yes may go on ("yes, do it", "응 열어 줘").  Each class is shown by
+varied sentences, in English and Korean."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.deciding.confirm import answer_of
+from agent.deciding.home_commands import home_command
+from test_home_assistant_tools import household
+from tools.home_assistant.names import match, names_something
+
+
+def refers(words: str, temperature: bool = False) -> bool:
+    return names_something(words, household(), temperature)
+
+
+def meant(plan) -> list[str]:
+    return [e.entity_id for e in match(str(plan.args.get("target") or ""), household(), own_area="Kitchen").entities]
+
+
+@pytest.mark.parametrize("text, language, entity", [
+    ("Did we leave the hood fan running?", "en", "switch.hood_fan"),
+    ("Is the oven still running?", "en", "switch.oven"),
+    ("Have we left the kitchen lights on?", "en", "light.kitchen_lights"),
+    ("Did somebody switch off the hood fan?", "en", "switch.hood_fan"),
+    ("Can you check if the garage door is still open?", "en", "cover.garage_door"),
+    ("Any idea whether the front door is locked?", "en", "lock.front_door"),
+    ("오븐 아직 켜져 있나요?", "ko", "switch.oven"),
+    ("주방 불 껐어?", "ko", "light.kitchen_lights"),
+    ("후드 돌아가고 있어?", "ko", "switch.hood_fan"),
+    ("현관문 잠겼나?", "ko", "lock.front_door"),
+])
+def test_a_question_about_a_thing_reads_it_and_never_acts(text, language, entity):
+    plan = home_command(text, language, refers)
+    assert plan is not None and plan.tool == "home_state", plan
+    assert meant(plan) == [entity]
+
+
+@pytest.mark.parametrize("text, language", [
+    ("Run the tap for a minute.", "en"), ("Start the rice.", "en"), ("Open the pot lid.", "en"), ("Stop the blender.", "en"),
+    ("물 좀 틀어 줘", "ko"), ("냄비 뚜껑 열어 줘", "ko"), ("믹서기 멈춰", "ko"),
+])
+def test_a_verb_with_kitchen_meanings_acts_only_on_a_thing_the_home_has(text, language):
+    assert home_command(text, language, refers) is None
+
+
+@pytest.mark.parametrize("text, language, action, entity", [
+    ("Run the hood fan.", "en", "on", "switch.hood_fan"),
+    ("Start the extractor fan, please.", "en", "on", "switch.hood_fan"),
+    ("Stop the fan.", "en", "off", "switch.hood_fan"),
+    ("Would you mind switching the oven off?", "en", "off", "switch.oven"),
+    ("후드 좀 멈춰 줘", "ko", "off", "switch.hood_fan"),
+    ("환풍기 돌려", "ko", "on", "switch.hood_fan"),
+    ("오븐 꺼 버려", "ko", "off", "switch.oven"),
+])
+def test_the_many_ways_to_switch_a_thing_the_home_has(text, language, action, entity):
+    plan = home_command(text, language, refers)
+    assert plan is not None and plan.tool == "home_control" and plan.args["action"] == action, plan
+    assert meant(plan) == [entity]
+
+
+@pytest.mark.parametrize("text, language, thing", [
+    ("Turn on the dishwasher.", "en", "dishwasher"),
+    ("Please switch off the boiler.", "en", "boiler"),
+    ("Could you turn the air conditioner on?", "en", "air conditioner"),
+    ("보일러 켜 줘", "ko", "보일러"),
+    ("식기세척기 좀 꺼 줄래?", "ko", "식기세척기"),
+    ("에어컨 켜 주세요", "ko", "에어컨"),
+])
+def test_a_thing_the_home_does_not_share_is_refused_by_name_never_another_device(text, language, thing):
+    plan = home_command(text, language, refers)
+    assert plan is not None and plan.tool is None and thing in plan.say, plan
+    # Nothing in the home is found for it either, whoever asks the home tool.
+    assert not refers(thing)
+
+
+@pytest.mark.parametrize("text, language, action", [
+    ("Could you turn on the light in here?", "en", "on"),
+    ("Switch the lights off over here, please.", "en", "off"),
+    ("Put the light on in this room.", "en", "on"),
+    ("여기 불 좀 켜 줘", "ko", "on"),
+    ("이 방 불 꺼 줄래요?", "ko", "off"),
+])
+def test_here_is_the_room_the_speaker_stands_in(text, language, action):
+    plan = home_command(text, language, refers)
+    assert plan is not None and plan.args["action"] == action
+    assert meant(plan) == ["light.kitchen_lights"]  # two lights in the home; the speaker stands in the Kitchen
+
+
+@pytest.mark.parametrize("text, language, action", [
+    ("It's far too bright. Turn it off.", "en", "off"),
+    ("Oh wait, actually, switch it back on.", "en", "on"),
+    ("Hmm, that's not right, turn it off again", "en", "off"),
+    ("아 눈부셔. 그거 꺼 줘", "ko", "off"),
+    ("잠깐, 다시 켜 줘", "ko", "on"),
+])
+def test_the_clause_that_asks_is_the_request(text, language, action):
+    plan = home_command(text, language, refers, last=["light.kitchen_lights"])
+    assert plan is not None and plan.args == {"action": action, "entity_ids": ["light.kitchen_lights"]}
+
+
+def test_a_request_with_thanks_after_it_is_still_the_request():
+    for text in ("Turn off the fan, thanks.", "Switch on the kitchen lights. Thank you!", "Kill the oven please, cheers."):
+        plan = home_command(text, "en", refers)
+        assert plan is not None and plan.tool == "home_control", text
+
+
+@pytest.mark.parametrize("text, language", [
+    ("yes, do it", "en"), ("yeah go ahead", "en"), ("sure, go for it please", "en"),
+    ("응 해 줘", "ko"), ("네 부탁해요", "ko"), ("그래 그렇게 해 줘", "ko"), ("응응", "ko"),
+])
+def test_a_yes_that_goes_on_is_a_yes(text, language):
+    assert answer_of(text, language) == "yes"
+
+
+@pytest.mark.parametrize("text, language, act", [
+    ("open it", "en", "open"), ("please lock it", "en", "lock"), ("go ahead and lock it", "en", "lock"),
+    ("열어 줘", "ko", "open"), ("응 잠가 줘", "ko", "lock"), ("네 열어 주세요", "ko", "open"),
+])
+def test_the_offered_act_said_back_is_a_yes(text, language, act):
+    assert answer_of(text, language, act) == "yes"
+    if not text.startswith(("응", "네")):  # without a yes word, only the offered act's own verb answers
+        assert answer_of(text, language, "close") is None
+
+
+@pytest.mark.parametrize("text, language", [
+    ("yes, don't", "en"), ("no, leave it closed", "en"), ("nah", "en"),
+    ("응 아니 하지 마", "ko"), ("아니 그냥 둬", "ko"), ("아뇨 괜찮아요", "ko"),
+])
+def test_a_yes_taken_back_or_a_no_is_a_no(text, language):
+    assert answer_of(text, language, "open") == "no"
+
+
+@pytest.mark.parametrize("text, language", [
+    ("yes and set a timer for ten minutes", "en"), ("sure, what's the weather tomorrow", "en"),
+    ("stop the fan", "en"), ("응 근데 거실 불도 켜 줘", "ko"), ("네 그리고 라면 타이머 3분", "ko"),
+])
+def test_words_that_ask_something_new_are_no_answer(text, language):
+    assert answer_of(text, language, "open") is None
