@@ -84,14 +84,15 @@ class HomeTools:
             names.append(self.home)
         if self.home_assistant is not None:
             names += self.home_assistant.words()  # the home's rooms and devices, before the recipe book
-        names += [*self._forecast_places(), *self.recipes.names()]
+        names += [*self.forecast_places(), *self.recipes.names()]
         return names
 
     def home_devices(self) -> Callable[..., bool] | None:
         """Whether words name something of the household's Home Assistant; None without one."""
         return self.home_assistant.names_something if self.home_assistant is not None else None
 
-    def _forecast_places(self) -> list[str]:
+    def forecast_places(self) -> list[str]:
+        """The names and aliases of the places the forecast file covers (read again when it changes)."""
         path = self.forecast_path
         try:
             mtime = path.stat().st_mtime_ns if path is not None else -1

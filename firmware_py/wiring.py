@@ -457,7 +457,8 @@ async def tool_use(config: HearthConfig, chat: JsonChatModel, speaker: VolumeSpe
         lane = ToolExecutor(home.registry)
         lane.start()
     return ToolUse(
-        planner=default_planner(chat, home.registry.for_model(), config.language, tool_first=config.tools.tool_first),
+        planner=default_planner(chat, home.registry.for_model(), config.language, tool_first=config.tools.tool_first,
+                                places=home.forecast_places),
         executor=home.executor,
         lane=lane,
         thinker=ThinkerSettings(

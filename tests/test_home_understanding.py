@@ -141,3 +141,43 @@ def test_a_yes_taken_back_or_a_no_is_a_no(text, language):
 ])
 def test_words_that_ask_something_new_are_no_answer(text, language):
     assert answer_of(text, language, "open") is None
+
+
+@pytest.mark.parametrize("text", [
+    "How can I get the oven hotter without burning the crust?",
+    "What should I set the oven to for sourdough?",
+    "How long should the fan run after frying fish?",
+    "Why does the kitchen light flicker when the kettle is on?",
+])
+def test_a_question_for_know_how_is_no_home_request_though_it_names_a_thing(text):
+    assert home_command(text, "en", refers) is None
+
+
+@pytest.mark.parametrize("text, language, action, entity", [
+    ("차고 문 열어 줘", "ko", "open", "cover.garage_door"),
+    ("현관문 잠금 풀어 줘", "ko", "unlock", "lock.front_door"),
+    ("현관문 좀 잠가 줄래?", "ko", "lock", "lock.front_door"),
+    ("Could you open up the garage door?", "en", "open", "cover.garage_door"),
+    ("Unlock the front door, please.", "en", "unlock", "lock.front_door"),
+])
+def test_doors_open_close_lock_and_unlock_as_said(text, language, action, entity):
+    plan = home_command(text, language, refers)
+    assert plan is not None and plan.args["action"] == action and meant(plan) == [entity], plan
+
+
+@pytest.mark.parametrize("text, room", [
+    ("Make it 22 degrees in the living room.", "living room"),
+    ("Keep it at twenty degrees please.", ""),
+    ("Could you get the temperature up to 23 degrees in the living room?", "living room"),
+])
+def test_a_temperature_said_with_no_thing_is_the_heatings(text, room):
+    plan = home_command(text, "en", refers)
+    assert plan is not None and plan.args["action"] == "set" and plan.args["target"].startswith("the heating")
+    assert room in plan.args["target"] and meant(plan) == ["climate.thermostat"]
+
+
+def test_everything_in_a_room_is_what_switches_there_and_only_off():
+    for words in ("everything in the kitchen", "all of it in the kitchen", "주방 전부"):
+        off = match(words, household(), own_area="Kitchen", everything=True)
+        assert {e.entity_id for e in off.entities} == {"light.kitchen_lights", "switch.hood_fan", "switch.oven"}, words
+        assert not match(words, household(), own_area="Kitchen").found  # switching on: nothing by "everything"

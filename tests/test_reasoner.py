@@ -28,15 +28,15 @@ from tests.test_turn_tools import Kitchen, TimedJson, decision, tool_deps
 @pytest.mark.parametrize(
     ("text", "language"),
     [
-        ("How long do I boil an egg?", "en"),
-        ("What can I use instead of buttermilk?", "en"),
-        ("At what temperature does water boil?", "en"),
-        ("What internal temperature should pork reach?", "en"),
-        ("Is it safe to refreeze thawed chicken?", "en"),
-        ("Why does my sauce split?", "en"),
-        ("반숙 계란은 몇 분 삶아야 돼?", "ko"),
-        ("깐 마늘은 어떻게 보관해?", "ko"),
-        ("참기름은 왜 마지막에 넣어?", "ko"),
+        ("How long do I poach a salmon fillet?", "en"),
+        ("What could we swap in for sour cream?", "en"),
+        ("At what temperature does sugar caramelise?", "en"),
+        ("What internal temperature should lamb reach?", "en"),
+        ("Is it safe to reheat cooked rice twice?", "en"),
+        ("Why does my custard go lumpy?", "en"),
+        ("달걀 완숙은 몇 분 삶아?", "ko"),
+        ("대파는 어떻게 보관해?", "ko"),
+        ("된장은 왜 마지막에 풀어?", "ko"),
     ],
 )
 def test_questions_for_know_how_go_to_the_reasoner_by_their_words(text: str, language: str) -> None:
@@ -47,11 +47,11 @@ def test_questions_for_know_how_go_to_the_reasoner_by_their_words(text: str, lan
 @pytest.mark.parametrize(
     ("text", "language"),
     [
-        ("How long is left on the pasta timer?", "en"),  # the household's timer
+        ("How much time has the pasta timer got left?", "en"),  # the household's timer
         ("How much longer for the rice?", "en"),
         ("How many grams is two cups of flour?", "en"),  # the converter answers exactly
         ("How many teaspoons in a tablespoon?", "en"),
-        ("How do I make waffles?", "en"),  # the recipe tools
+        ("How do I make crumpets?", "en"),  # the recipe tools
         ("How cold is it outside tomorrow?", "en"),  # the weather
         ("What's on my shopping list?", "en"),
         ("Set a timer for 10 minutes", "en"),
@@ -88,8 +88,8 @@ def test_after_the_talker_decides_a_question_it_has_no_tool_for_is_delegated() -
     # An act the words do not support, on words that ask: the talker was unsure.
     assert route_after_decision("Can I freeze cooked rice?", "en", "timer_start", False).reason == "talker_unsure"
     assert route_after_decision("Add the salt yourself later", "en", "shopping_add", False).to == "talker"  # asked back
-    # An act chosen on a question that is not a request: no timer for the five second rule.
-    assert route_after_decision("Is the five second rule real?", "en", "timer_start", True, acts=True).reason == "talker_unsure"
+    # An act chosen on a question that is not a request: no timer for a three minute egg.
+    assert route_after_decision("Is a three minute egg still runny?", "en", "timer_start", True, acts=True).reason == "talker_unsure"
     assert route_after_decision("Can you set a timer for five minutes?", "en", "timer_start", True, acts=True).to == "talker"
     assert route_after_decision("타이머 5분 맞춰 줄래?", "ko", "timer_start", True, acts=True).to == "talker"
     assert route_after_decision("What's on my list?", "en", "shopping_list", True, acts=False).to == "talker"
@@ -99,7 +99,7 @@ def test_korean_small_talk_stays_out_of_the_reasoner() -> None:
     # Not a question: no route to the reasoner, which wrote well-formed nonsense for these.
     assert route_after_decision("고마워.", "ko", None, True).to == "talker"
     assert route_after_decision("불 좀 꺼줘.", "ko", None, True).to == "talker"
-    assert route_after_decision("반숙 계란은 몇 분 삶아야 돼?", "ko", None, True).reason == "talker_unsure"
+    assert route_after_decision("달걀 완숙은 몇 분 삶아?", "ko", None, True).reason == "talker_unsure"
 
 
 @pytest.mark.parametrize(
@@ -111,7 +111,7 @@ def test_questions_are_told_from_requests(text: str, language: str, question: bo
 
 
 def test_know_how_needs_no_digit() -> None:
-    assert knows_how("How long should a steak rest?", "en")
+    assert knows_how("How long should a roast chicken rest?", "en")
     assert not knows_how("How long should I set 5 minutes for?", "en")
 
 
@@ -275,10 +275,11 @@ async def test_a_question_for_knowledge_is_answered_by_the_reasoner_after_the_ho
 
 
 async def test_a_question_the_talker_has_no_tool_for_goes_to_the_reasoner_and_the_talkers_guess_is_never_said():
+    # No word rule reads it as know-how ("What goes well with lamb?" would go by its words).
     talker = TimedJson(decision("Thyme is great.", "none"))
     reasoner = ReasonerChat(["Rosemary and garlic."])
-    deps, sink, executor, _ = with_reasoner(talker, reasoner, "What goes well with lamb?")
-    (result,), _ = await run_text(deps, executor, "What goes well with lamb?")
+    deps, sink, executor, _ = with_reasoner(talker, reasoner, "Do capers belong in a lamb stew?")
+    (result,), _ = await run_text(deps, executor, "Do capers belong in a lamb stew?")
     assert result.route == "talker_unsure"
     assert "Thyme" not in sink.text()
     assert sink.text().endswith("Rosemary and garlic.")
@@ -300,7 +301,7 @@ async def test_small_talk_gets_its_template_never_the_talkers_words_nor_the_reas
     ("고마워.", "천만에요."),
     ("안녕, 좋은 아침!", "안녕하세요!"),
     ("타이머 좀... 아, 아니다. 신경 쓰지 마.", "네, 알겠어요."),
-    ("텔레비전 켜 줘", "죄송해요, 그건 아직 못 해요."),
+    ("로봇청소기 돌려 줘", "죄송해요, 그건 아직 못 해요."),
 ])
 @pytest.mark.parametrize("with_reasoner_model", [True, False])
 async def test_korean_without_a_tool_gets_a_template_never_the_talkers_words(said, answer, with_reasoner_model):

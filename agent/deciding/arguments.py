@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from agent.deciding.extract import (
@@ -36,6 +36,7 @@ from agent.deciding.extract import (
 from agent.deciding.extract_lookup import could_be_place, place, recipe_query, when
 from agent.deciding.extract_units import conversion
 from agent.deciding.corrections import corrected
+from agent.deciding.lexicon import lexicon
 from agent.deciding.intents import OPPOSITE_ACTS, asks_for_act, cued_tools, is_follow_up, is_question, tells_own_plan
 from agent.deciding.spoken_numbers import numbers, prepare
 from tools.convert import ConversionError, normalize_unit
@@ -71,14 +72,12 @@ def _names_nothing(item: str) -> bool:
     return bool(words) and words[0] in _PRONOUNS and set(words[1:]) <= _LIST_WORDS
 
 
-_COUNT_HOMOPHONES = frozenset({"to", "too", "for"})
-
-
 def _begins_with_a_lost_count(item: str) -> bool:
-    """An item that begins with a word a misheard count becomes ("Add three lemons" heard over a fan
-    as "Add to the lemons"): no item begins so, so its words are no item the user said."""
+    """An item that begins with a word the recognizer writes for a misheard count (the class
+    ``count_homophone``: "Add two lemons" heard as "Add to the lemons", "four apples" as "for
+    apples"): no item begins so, so its words are no item the user said."""
     words = _words(item)
-    return len(words) > 1 and words[0] in _COUNT_HOMOPHONES
+    return len(words) > 1 and lexicon("en").has("count_homophone", words[0])
 
 
 _ARTICLES = re.compile(r"^(?:the|a|an|my|some|our)\s+")
@@ -122,18 +121,6 @@ def said_part(value: str, user_text: str) -> str | None:
         kept = [w for w in _ARTICLES.sub("", value.strip()).split() if _words(w) and all(_stem(x) in said for x in _words(w))]
     part = " ".join(kept).strip(" ,.!?")
     return part if part and not _names_nothing(part) and not set(_words(part)) <= _LIST_WORDS else None
-
-
-def _said_start(value: str, user_text: str) -> str | None:
-    """The first words of ``value``, as long as the user said each ("rice" of "rice ends now");
-    None when they did not say its first word."""
-    kept: list[str] = []
-    for word in value.split():
-        if not supported(word.strip(" ,.!?"), user_text):
-            break
-        kept.append(word.strip(" ,.!?"))
-    start = " ".join(kept)
-    return start if start and not _names_nothing(start) else None
 
 
 def asked_back(tool: str, args: dict[str, Any], user_text: str, earlier: str = "") -> dict[str, Any]:
@@ -187,8 +174,8 @@ def _timer_start(args: dict[str, Any], text: str, copied: Collection[str]) -> di
 
 def _label(args: dict[str, Any], text: str) -> None:
     label = args.get("label")
-    if isinstance(label, str) and not supported(label, text) and (start := _said_start(label, text)) is not None:
-        args["label"] = start  # "rice ends now" for "how long is left on the rice?": it began with the rice
+    if isinstance(label, str) and not supported(label, text) and (part := said_part(label, text)) is not None:
+        args["label"] = part  # the model ran on past what was said ("pasta water boiling"): the pasta is the label
     _set_or_drop(args, "label", timer_label(text), text)
     if isinstance(args.get("label"), str) and not could_be_label(args["label"]):
         del args["label"]
@@ -282,10 +269,11 @@ def _recipe(args: dict[str, Any], text: str, copied: Collection[str]) -> dict[st
     return args
 
 
-def _place_and_day(args: dict[str, Any], text: str, copied: Collection[str], *, has_when: bool) -> dict[str, Any]:
+def _place_and_day(args: dict[str, Any], text: str, copied: Collection[str], *, has_when: bool,
+                   known: Collection[str] = ()) -> dict[str, Any]:
     # A follow-up ("and tomorrow?") leaves the place to the conversation, so a place the words do
     # not name is kept, unless it is one of the examples' places, which the model copies.
-    for key, found in (("location", place(text)), ("when", when(text) if has_when else None)):
+    for key, found in (("location", place(text, known)), ("when", when(text) if has_when else None)):
         if found is not None:
             args[key] = found
         elif args.get(key) is not None and not supported(args[key], text) and str(args[key]).casefold() in copied:
@@ -310,10 +298,12 @@ _FIXERS: dict[str, Callable[[dict[str, Any], str, Collection[str]], dict[str, An
     "weather": lambda a, t, c: _place_and_day(a, t, c, has_when=True),
     "air_quality": lambda a, t, c: _place_and_day(a, t, c, has_when=False),
 }
+_PLACE_TOOLS = ("weather", "air_quality")
 
 
 def repair_arguments(
-    tool: str, args: dict[str, Any], user_text: str, *, copied: Collection[str] = (), earlier: str | None = None
+    tool: str, args: dict[str, Any], user_text: str, *, copied: Collection[str] = (), earlier: str | None = None,
+    places: Callable[[], Iterable[str]] | None = None,
 ) -> dict[str, Any]:
     """The model's arguments with every value the user's words state put in, and unsupported extras dropped.
 
@@ -322,21 +312,27 @@ def repair_arguments(
     ``earlier``: what the user said in the turns before, when known. A place that neither this
     request nor an earlier one named was made up ("Sudan" for a question about the weather
     here): it is dropped, and the weather is the home's.
+    ``places``: the names of the places the household's forecast covers (asked only for the
+    weather and the air), so that one that begins with "the" is read as a place ("the Hague").
     """
     fix = _FIXERS.get(tool)
     if fix is None:
         return dict(args)
     try:
-        # "ninety minutes, no wait, two hours": the values are read from what the user settled on.
+        # "twenty minutes, no wait, half an hour": the values are read from what the user settled on.
         text = corrected(user_text)
-        fixed = fix(dict(args), text, {str(c).casefold() for c in copied})
+        folded = {str(c).casefold() for c in copied}
+        if tool not in _PLACE_TOOLS:
+            return fix(dict(args), text, folded)
+        known = tuple(places()) if places is not None else ()
+        fixed = _place_and_day(dict(args), text, folded, has_when=tool == "weather", known=known)
         location = fixed.get("location")
-        if (earlier is not None and tool in ("weather", "air_quality") and location is not None and location != place(text)
+        if (earlier is not None and location is not None and location != place(text, known)
                 and not supported(location, user_text) and not supported(location, earlier)):
             del fixed["location"]
         language = "ko" if HANGUL.search(user_text) else "en"
-        if (earlier and tool in ("weather", "air_quality") and fixed.get("location") is None and place(text) is None
-                and is_follow_up(text, language) and (before := place(earlier)) is not None):
+        if (earlier and fixed.get("location") is None and place(text, known) is None
+                and is_follow_up(text, language) and (before := place(earlier, known)) is not None):
             fixed["location"] = before  # "And tomorrow?" after the weather in London: still London
         return fixed
     except Exception:  # a repair bug must not cost the turn: the model's own arguments still stand

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 
 from agent.deciding.extract import HANGUL, original, strip_korean_particle
 from agent.deciding.spoken_numbers import prepare
+from tools.forecast import place_key
 
 log = logging.getLogger(__name__)
 
@@ -95,16 +97,21 @@ def could_be_place(value: str) -> bool:
     return word not in _EN_WEATHER_WORDS and word not in _EN_NOT_PLACES and word not in _EN_WHEN and word not in _WEEKDAYS_EN
 
 
-def place(text: str) -> str | None:
-    """A place named for the weather or air: "in Los Angeles" → "Los Angeles", "서울에 비 와" → "서울"."""
+def place(text: str, known: Iterable[str] = ()) -> str | None:
+    """A place named for the weather or air: "in Los Angeles" → "Los Angeles", "서울에 비 와" → "서울".
+
+    Words after "the" ("in the oven", "for the week") name no place, unless they are one of
+    ``known``: the places the household's forecast covers (:func:`tools.forecast.place_names`),
+    some of which begin so ("the Hague", "the Bronx")."""
     prepared = prepare(text)
     if HANGUL.search(text):
         return _korean_place(prepared)
+    keys = {place_key(name) for name in known}
     for match in re.finditer(rf"\b(?:in|for|at|around|near)\s+(?P<x>[a-z][a-z.' ]*?){_EN_PLACE_END}", prepared):
         candidate = match["x"].strip()
         if candidate in _EN_NOT_PLACES or candidate in _EN_WHEN or candidate in _WEEKDAYS_EN or len(candidate.split()) > 3:
             continue
-        if candidate.startswith(("the ", "a ", "an ")) and not candidate.startswith("the hague"):
+        if candidate.startswith(("the ", "a ", "an ")) and place_key(candidate) not in keys:
             continue
         return original(text, prepared, match.start("x"), match.end("x"))
     return None

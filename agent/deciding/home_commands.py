@@ -128,7 +128,8 @@ def _english(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
     # After "can you" and the like are stripped: "can you check if the oven is on" asks, "can you
     # turn on the oven" acts.
     if re.match(lex.alternation("question_open") + r"\b", words):
-        return _english_question(words, lex), False
+        plan = _english_question(words, lex)
+        return (plan, False) if plan is not None else None
     # "turn the lights on in the living room": the room said last belongs to the thing.
     where = ""
     if (m := re.match(r"^(?P<rest>.+?)\s+(?P<where>(?:in|of)\s+the\s+[\w' ]{2,30}?|" + lex.alternation("here") + r")$", words)) is not None:
@@ -142,12 +143,17 @@ def _english(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
     return plan, weak
 
 
-def _english_question(words: str, lex: Lexicon) -> ToolPlan:
-    """A question reads how a thing is; the whole question is the target (the tool finds the thing in it)."""
+def _english_question(words: str, lex: Lexicon) -> ToolPlan | None:
+    """A question about how a thing is (its state, its temperature) reads it; any other question
+    ("how do I turn up the heat on a sauce?") is no home request."""
+    if re.match(lex.alternation("know_how") + r"\b", words):
+        return None
     body = re.sub(r"^" + lex.alternation("question_open") + r"\s+", "", words)
     if re.search(lex.alternation("home_temperature"), words):
         target = re.sub(r"^.*?\b(?:in|of)\s+", "", body) if re.search(r"\b(?:in|of)\s", body) else body
         return ToolPlan("", "home_state", {"target": _thing(target, lex), "what": "temperature"})
+    if not re.search(r"\b" + lex.alternation("home_state_word") + r"\b", body):
+        return None  # "is the oven preheated enough for bread?" asks no state the home reports
     return ToolPlan("", "home_state", {"target": _thing(body, lex)})
 
 
@@ -163,6 +169,11 @@ def _thing(words: str, lex: Lexicon) -> str:
 
 def _english_act(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
     weak = set(lex.phrases("home_weak_verbs"))
+    # "Make it 22 degrees in the living room": a temperature said with no thing is the heating's.
+    m = re.match(lex.alternation("home_set") + r"\s+(?:" + lex.alternation("home_set_subject") + r"\s+)?(?:up\s+|down\s+)?(?:to\s+|at\s+)?"
+                 r"(?P<n>[\w.]+(?:[ -][\w.]+)?)\s*" + lex.alternation("temperature_unit") + r"(?P<rest>(?:\s+.*)?)$", words)
+    if m is not None and (numbers := english_numbers(m["n"])):
+        return ToolPlan("", "home_control", {"action": "set", "target": ("the heating" + m["rest"]).strip(), "value": numbers[0].value}), False
     number = r"(?P<n>[\w.]+(?:[ -][\w.]+)?)(?:\s*(?:degrees?|percent|%|celsius|c))?"
     m = re.match(lex.alternation("home_set") + r"\s+(?:up\s+|down\s+)?(?P<x>.+?)\s+(?:up\s+|down\s+)?(?:to|at)\s+" + number + "$", words)
     if m is not None and (numbers := english_numbers(m["n"])):

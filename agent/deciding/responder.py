@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import aclosing
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -457,18 +458,24 @@ class Responder:
         held: str | None = None
         tl.mark("llm_start")
         try:
-            async for event in tools.planner.stream(text, self.history, examples=self._shared_examples(text)):
-                tl.mark_once("first_token")
-                if isinstance(event, ToolChosen):
-                    slow = event.tool is not None and tools.speaks_first(event.tool)
-                    tl.mark("tool_chosen", tool=event.tool or NO_TOOL, slow=slow)
-                    if event.tool is not None and (line := self._line(event.tool)) is not None:
-                        if self._fetched_early(event.tool):
-                            held = line
-                        else:
-                            self._say_line(line, reply)
-                elif isinstance(event, ToolPlan):
-                    plan = event
+            async with aclosing(tools.planner.stream(text, self.history, examples=self._shared_examples(text))) as events:
+                async for event in events:
+                    tl.mark_once("first_token")
+                    if isinstance(event, ToolChosen):
+                        slow = event.tool is not None and tools.speaks_first(event.tool)
+                        tl.mark("tool_chosen", tool=event.tool or NO_TOOL, slow=slow)
+                        if event.tool is None:
+                            # No tool: the line the talker would write next is never said, so it is
+                            # not written either (closing the stream stops the model).
+                            plan = ToolPlan("", None, {})
+                            break
+                        if (line := self._line(event.tool)) is not None:
+                            if self._fetched_early(event.tool):
+                                held = line
+                            else:
+                                self._say_line(line, reply)
+                    elif isinstance(event, ToolPlan):
+                        plan = event
         finally:
             tl.mark("llm_end")
             prompt = getattr(tools.planner.chat, "last_prompt", None)

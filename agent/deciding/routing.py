@@ -29,11 +29,13 @@ same checks as the talker's.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
 
 from agent.deciding.intents import asks_for_act, asks_to_know, cued_tools, is_question, speaks_korean, utterance_words
+from agent.deciding.lexicon import lexicon
 
 Reason = Literal["knowledge", "several_acts", "talker_unsure"]
 
@@ -49,32 +51,48 @@ class Route:
 TALKER_TOOL = Route("talker", "tool")
 TALKER_PLAIN = Route("talker", "plain")
 
-_KNOW_HOW_EN = re.compile(
-    r"^(?:(?:ok|okay|so|and|hey|um|uh|roughly|about|quick question),? )*"
-    r"(?:how (?:long|many|much|hot|cold|warm|big|thick|often|can i tell|do i know|do you know|do i (?:stop|keep|store|make|get|tell|fix|save)"
-    r"|should i|can i)|(?:at )?what (?:\w+ )?temperature|what(?:'s| is| are) the (?:ratio|difference|best way|right)"
-    r"|should i|is it (?:safe|ok|okay|bad|better)|can i (?:freeze|eat|use|keep|substitute|reuse|refreeze)|when should|which)\b"
-)
-_KNOW_HOW_KO = re.compile(r"몇 ?분|몇 ?초|몇 ?도|며칠|얼마나|얼마 동안|어떻게 보관|보관해|적당|몇 ?개|몇 ?큰술|몇 ?작은술|비율|차이|해도 돼|괜찮아")
+def _alternation(language: str, name: str) -> str:
+    """A class of the language's lexicon as an alternation; in Korean the spaces inside a phrase are optional."""
+    made = lexicon(language).alternation(name)
+    return made.replace(r"\s+", r"\s*") if language == "ko" else made
 
-# What the tools keep or know: a question about these is the household's, for the talker's tools.
-_HOUSEHOLD_EN = re.compile(
-    r"\b(?:timers?|alarms?|left|remaining|longer|still|lists?|shopping|notes?|remind\w*|weather|forecast|rain\w*|snow\w*|"
-    r"umbrella|outside|air|dust|pollen|time is it|o'clock|today|tomorrow|tonight|recipes?)\b"
-)
-_HOUSEHOLD_KO = re.compile(r"타이머|알람|남았|남은 시간|목록|리스트|장보기|메모|날씨|비 와|비와|미세먼지|먼지|공기|몇 ?시|오늘|내일|레시피")
 
-# A quantity to convert, or a dish to look up: the talker's tools answer these exactly.
-_TOOL_ANSWERS_EN = re.compile(
-    r"\b(?:cups?|grams?|g|kilo\w*|kg|ounces?|oz|pounds?|lbs?|tablespoons?|tbsp|teaspoons?|tsp|lit(?:re|er)s?|millilit\w*|ml|"
-    r"fahrenheit|celsius|sticks?|gas mark)\b|\bhow (?:do|can|should) (?:i|we|you) (?:make|cook|bake|prepare)\b"
-)
-_TOOL_ANSWERS_KO = re.compile(r"컵|그램|킬로|온스|파운드|큰술|작은술|스푼|리터|밀리|화씨|섭씨|만드는 법|만들어")
+@functools.cache
+def _rules(language: str) -> dict[str, re.Pattern[str]]:
+    """This module's rules for ``language``, made from its lexicon on first use.
 
-# Two things joined: "and", "then", "also", "plus"; Korean 하고, 그리고, 랑, 이랑. A comma is not
-# enough: "Take the lemons off, I got them" and "six, no, eight minutes" are one act.
-_JOINED_EN = re.compile(r"\b(?:and(?! a half\b)|then|also|plus)\b")
-_JOINED_KO = re.compile(r"하고 |그리고|[가-힣]랑 ")
+    ``know_how``: how a know-how question opens. ``household``: what the tools keep or know; a
+    question about these is the household's, for the talker's tools. ``tool_answers``: a quantity
+    to convert, or a dish to look up: the talker's tools answer these exactly. ``joined``: two
+    things joined ("and", "then", "also", "plus"; Korean 하고, 그리고, (이)랑). A comma is not
+    enough: "Take the lemons off, I got them" and "six, no, eight minutes" are one act."""
+    a = functools.partial(_alternation, language)
+    if language == "ko":
+        return {
+            "know_how": re.compile(a("know_how")),
+            "household": re.compile(a("household")),
+            "tool_answers": re.compile(rf"{a('unit_word')}|{a('recipe_words')}"),
+            "joined": re.compile(rf"하고\s|[가-힣]랑\s|{a('joiner')}"),
+        }
+    person = a("person")
+    how = (
+        rf"how\s+(?:{a('know_how_size')}|{a('know_sign_modal')}\s+{person}\s+{a('know_sign')}"
+        rf"|(?:do|can|should)\s+{person}\s+{a('know_how_verb')}|should\s+i|can\s+i)"
+    )
+    return {
+        "know_how": re.compile(
+            rf"^(?:(?:{a('lead')}|{a('hedge')})\s+)*"
+            rf"(?:{how}|(?:at\s+)?what\s+(?:\w+\s+)?temperature|what(?:'s|\s+is|\s+are)\s+the\s+{a('method_word')}"
+            rf"|should\s+i|is\s+it\s+{a('judgement')}|can\s+i\s+{a('can_i_verb')}|{a('timing_open')}|which)\b"
+        ),
+        "household": re.compile(rf"\b{a('household')}\b"),
+        "tool_answers": re.compile(
+            rf"\b{a('unit_word')}\b|\bhow\s+{a('know_sign_modal')}\s+{person}\s+{a('recipe_verb')}\b"
+        ),
+        "joined": re.compile(rf"\b{a('joiner')}\b(?!\s+a\s+half\b)"),
+    }
+
+
 _ACT_TOOLS = ("timer_start", "timer_cancel", "timer_adjust", "shopping_add", "shopping_complete", "note_add")
 
 
@@ -84,11 +102,12 @@ def knows_how(text: str, language: str) -> bool:
         return True
     words = utterance_words(text)
     korean = speaks_korean(words, language)
-    if re.search(r"\d", words) or (_TOOL_ANSWERS_KO if korean else _TOOL_ANSWERS_EN).search(words):
+    rules = _rules("ko" if korean else "en")
+    if re.search(r"\d", words) or rules["tool_answers"].search(words):
         return False
-    if korean:
-        return _KNOW_HOW_KO.search(words) is not None and _HOUSEHOLD_KO.search(words) is None and is_question(text, language)
-    return _KNOW_HOW_EN.search(words) is not None and _HOUSEHOLD_EN.search(words) is None
+    if rules["know_how"].search(words) is None or rules["household"].search(words) is not None:
+        return False
+    return is_question(text, language) if korean else True
 
 
 def several_acts(text: str, language: str) -> bool:
@@ -100,7 +119,7 @@ def several_acts(text: str, language: str) -> bool:
     # The joiner must join: a follow-up's opening "and" ("and another one for the broccoli") joins
     # this request to the last, not two things in it.
     opened = words.split(" ", 1)[1] if " " in words else ""
-    if not (_JOINED_KO if korean else _JOINED_EN).search(opened):
+    if not _rules("ko" if korean else "en")["joined"].search(opened):
         return False
     return bool(cued_tools(text, language, _ACT_TOOLS))
 

@@ -19,7 +19,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -299,6 +299,7 @@ def default_planner(
     cues: bool = True,
     fixed: int = FIXED,
     tool_first: bool = False,
+    places: Callable[[], Iterable[str]] | None = None,
 ) -> ToolCallPlanner:
     """The planner hearth decides tool calls with: picked examples, narrowed grammar, repaired arguments.
 
@@ -308,7 +309,8 @@ def default_planner(
     ``max_chars`` caps the spoken line and string arguments.  ``cues``: a tool is offered only
     when the request asks for it in words (:mod:`agent.deciding.intents`).  ``fixed``: see :data:`FIXED`.
     ``tool_first``: the decision names the tool and its arguments, and writes a line only when no tool
-    answers (see :meth:`tools.registry.ToolRegistry.tool_call_schema`).
+    answers (see :meth:`tools.registry.ToolRegistry.tool_call_schema`).  ``places``: the names of the
+    places the household's forecast covers, read when a weather question's place is repaired.
     """
     picker = ExamplePicker(language, k, cues=cues, fixed=fixed)
     model: JsonChatModel = chat
@@ -321,7 +323,7 @@ def default_planner(
         system_prompt(language),
         picker,
         max_tokens=max_tokens,
-        repair=functools.partial(repair_arguments, copied=example_values()) if repair else None,
+        repair=functools.partial(repair_arguments, copied=example_values(), places=places) if repair else None,
         say_chars=max_chars,
         tool_first=tool_first,
     )

@@ -238,16 +238,16 @@ def home_assistant_tools(home: HomeAssistantHome, language: str = "en") -> list[
     called by hearth's own home command words (never guessed by the model)."""
     lang = check_language(language)
 
-    async def resolve(target: str | None, entity_ids: list[str] | None, domains: tuple[str, ...] | None = None) -> Match:
+    async def resolve(target: str | None, entity_ids: list[str] | None, everything: bool = False) -> Match:
         entities = await home.entities(fresh=True)
         if entity_ids:
             chosen = tuple(e for e in entities if e.entity_id in set(entity_ids))
             return Match(chosen)  # only exposed ones: an id Home Assistant no longer exposes is not touched
-        return match(target or "", entities, home.own_area, domains)
+        return match(target or "", entities, home.own_area, everything=everything)
 
     async def control(args: HomeControlArgs) -> ToolOutput:
         try:
-            found = await resolve(args.target, args.entity_ids)
+            found = await resolve(args.target, args.entity_ids, everything=args.action == "off")
             if found.candidates:
                 able = tuple(e for e in found.candidates if _service(e, args.action, args.value) is not None)
                 if len(able) == 1:

@@ -155,9 +155,15 @@ class Match:
 _ALL = re.compile(r"\b(?:all|every|everything)\b|모든|전부|모두|(?:^|\s)다(?:\s|$)|전체")
 
 
+SWITCHED_OFF_TOGETHER = ("light", "switch", "fan", "input_boolean", "media_player")
+"""What "everything in the kitchen" means, said with no kind of thing: what switches off."""
+
+
 def match(text: str, entities: Sequence[HomeEntity], own_area: str | None = None,
-          domains: Iterable[str] | None = None) -> Match:
-    """The entities ``text`` means among ``entities`` (only those of ``domains`` when given)."""
+          domains: Iterable[str] | None = None, everything: bool = False) -> Match:
+    """The entities ``text`` means among ``entities`` (only those of ``domains`` when given).
+    ``everything``: "everything in the kitchen", with no kind of thing, is all that switches there
+    (asked only for switching off: "turn everything on" must not light the oven)."""
     said = normalize(text)
     pool = [e for e in entities if domains is None or e.domain in set(domains)]
     if not said or not pool:
@@ -184,6 +190,8 @@ def match(text: str, entities: Sequence[HomeEntity], own_area: str | None = None
         return Match(tuple(best)) if len(best) == 1 or wants_all else Match(candidates=tuple(best))
 
     if not kinds:
+        if everything and wants_all and areas_said:
+            return Match(tuple(e for e in pool if e.entity_id in areas_said and e.domain in SWITCHED_OFF_TOGETHER))
         return Match()
     fitting = [e for e in pool if any(_of_kind(e, k) for k in kinds)]
     unknown = _unknown_words(said, pool)
