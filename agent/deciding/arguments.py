@@ -39,6 +39,7 @@ from agent.deciding.corrections import corrected
 from agent.deciding.lexicon import lexicon
 from agent.deciding.intents import OPPOSITE_ACTS, asks_for_act, cued_tools, is_follow_up, is_question, tells_own_plan
 from agent.deciding.spoken_numbers import numbers, prepare
+from agent.deciding.utterance import found_once
 from tools.convert import ConversionError, normalize_unit
 
 log = logging.getLogger(__name__)
@@ -366,6 +367,7 @@ def act_asked_for(tool: str, user_text: str) -> bool:
     return is_follow_up(user_text, language) and OPPOSITE_ACTS.get(tool) not in cued
 
 
+@found_once(text_at=2)
 def grounded(tool: str, args: dict[str, Any], user_text: str) -> bool:
     """Whether an acting call's content is in the user's words (read-only tools always are).
 

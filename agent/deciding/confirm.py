@@ -18,6 +18,7 @@ from agent.deciding.corrections import corrected
 from agent.deciding.extract import HANGUL, shopping_item, timer_durations, timer_label
 from agent.deciding.intents import speaks_korean, utterance_words
 from agent.deciding.lexicon import Lexicon, lexicon
+from agent.deciding.utterance import found_once
 from agent.deciding.tool_calls import ToolPlan
 from tools.timers import say_duration
 
@@ -93,6 +94,7 @@ _YES_KO = re.compile(r"^(네|넵|예|응|어|그래|그래요|좋아|좋아요|�
 _NO_KO = re.compile(r"^(아니|아니요|아뇨|아니야|됐어|됐어요|하지 ?마|싫어|취소|그만)$")
 
 
+@found_once
 def answer_of(text: str, language: str, act: str | None = None) -> Answer | None:
     """"yes" or "no" when the utterance answers a question hearth asked, else None.
 
@@ -152,6 +154,7 @@ _REPEAT_EN = re.compile(
 _REPEAT_KO = re.compile(r"^(뭐라고(요)?|다시 (한 ?번 )?(말해|말씀해) ?(줘|주세요|줄래)?(요)?|다시요|한 ?번 더( 말해 ?(줘|주세요)?)?|방금 뭐라고 했어(요)?)$")
 
 
+@found_once
 def asks_to_repeat(text: str, language: str) -> bool:
     """Whether the whole utterance asks to hear the last reply again ("What did you say?", "다시 말해줘")."""
     words = utterance_words(text)

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping
 
 from agent.deciding.extract import HANGUL
 from agent.deciding.lexicon import lexicon
+from agent.deciding.utterance import found_once, read
 from agent.deciding.spoken_numbers import numbers
 
 
@@ -140,6 +141,7 @@ def _rule(text: str, language: str, name: str) -> re.Pattern[str]:
     return _rules("ko" if speaks_korean(text, language) else "en")[name]
 
 
+@found_once
 def asks_to_know(text: str, language: str) -> bool:
     """Whether the request asks why, what to use instead, or which thing is good ("How come my
     dough is sticky?", "What could we swap in for cream?", "Which knife works best for tomatoes?",
@@ -149,6 +151,7 @@ def asks_to_know(text: str, language: str) -> bool:
     return _rule(text, language, "asks_to_know").search(words) is not None
 
 
+@found_once
 def asks_for_idea(text: str, language: str) -> bool:
     """Whether the request asks for an idea of what to cook ("What is a quick idea for dinner
     tonight?", "what should I cook", "뭐 해 먹지?", "간단한 저녁 메뉴 추천해 줘"): the recipe book
@@ -162,6 +165,7 @@ def asks_for_idea(text: str, language: str) -> bool:
 
 
 # Whole small-talk utterances only: "고마워, 타이머 하나 더" is a request, not thanks.
+@found_once
 def small_talk(text: str, language: str) -> str | None:
     """"thanks", "greeting" or "never_mind" when the whole utterance is only that ("고마워.",
     "안녕, 좋은 아침!", "아니야, 됐어.", "Thanks!"); None for anything else. A request that
@@ -177,6 +181,7 @@ def small_talk(text: str, language: str) -> str | None:
     return None
 
 
+@found_once
 def asks_time_left(text: str, language: str) -> bool:
     """Whether the words ask how long is left of what is cooking ("How long until it's done?",
     "Is it ready yet?", "언제 다 돼?", "얼마나 더 걸려?"): with a timer running, the timer's status
@@ -191,6 +196,7 @@ def asks_time_left(text: str, language: str) -> bool:
             and rules["know_how_phrase"].search(words) is None)
 
 
+@found_once
 def is_backchannel(text: str, language: str) -> bool:
     """Whether the words only show the user is listening ("mm", "okay", "I see", "응", "네",
     "그렇구나"): no request, and no new exchange. After a question hearth asked, "okay" and "네"
@@ -199,6 +205,7 @@ def is_backchannel(text: str, language: str) -> bool:
     return bool(words) and _rule(text, language, "backchannel").search(words) is not None
 
 
+@found_once
 def is_question(text: str, language: str) -> bool:
     """Whether the words ask something (a question mark, a question word first, a Korean question ending)."""
     stripped = text.strip()
@@ -211,12 +218,14 @@ def is_question(text: str, language: str) -> bool:
     return _rules("en")["question"].match(words) is not None
 
 
+@found_once
 def asks_for_act(text: str, language: str) -> bool:
     """Whether a question is a request ("Can you set a timer?", "타이머 맞춰 줄래?")."""
     words = utterance_words(text)
     return _rule(words, language, "asks_for_act").search(words) is not None
 
 
+@found_once
 def tells_own_plan(text: str, language: str) -> bool:
     """Whether the user says what they will do themselves ("I'll chop the onions myself in a bit",
     "후추는 내가 이따 뿌릴게"): words of an act, but no request to hearth. "I'll take a ten minute
@@ -231,8 +240,9 @@ def speaks_korean(text: str, language: str) -> bool:
 
 
 def utterance_words(text: str, keep: str = "") -> str:
-    """``text`` lower-cased, its punctuation (but apostrophes and ``keep``) made spaces, spaces single."""
-    return " ".join(re.sub(rf"[^\w'가-힣\s{re.escape(keep)}]", " ", text.lower()).split())
+    """``text`` lower-cased, its punctuation (but apostrophes and ``keep``) made spaces, spaces single:
+    the words of its one reading (:func:`agent.deciding.utterance.read`)."""
+    return read(text).words_keeping(keep)
 
 
 def says(cue: str, text: str, korean: bool) -> bool:
@@ -242,6 +252,7 @@ def says(cue: str, text: str, korean: bool) -> bool:
     return re.search(r"(?<![\w'])" + re.escape(cue), text) is not None
 
 
+@found_once
 def cued_tools(text: str, language: str, tools: Iterable[str] | None = None) -> set[str]:
     """The tools (of ``tools``, default every tool with cues) that the request asks for in words.
 
@@ -263,6 +274,7 @@ def cued_tools(text: str, language: str, tools: Iterable[str] | None = None) -> 
     return cued
 
 
+@found_once
 def is_follow_up(text: str, language: str) -> bool:
     """Whether the request leans on the turn before ("and one more…", "what about tomorrow?", "내일은?",
     "양파도 추가해 줘")."""
@@ -281,6 +293,7 @@ def _also(noun: str) -> bool:
     return not numbers(noun)
 
 
+@found_once
 def offered(text: str, language: str, tools: Iterable[str]) -> list[str]:
     """Of ``tools`` (in their order), those the request may be given: the cued ones; every one for
     a follow-up; tools without a cue table are always offered."""

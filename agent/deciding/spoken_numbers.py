@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import logging
 import re
-import unicodedata
 from dataclasses import dataclass
+
+from agent.deciding.utterance import read
 
 log = logging.getLogger(__name__)
 
@@ -68,9 +69,9 @@ class Found:
 
 
 def prepare(text: str) -> str:
-    """NFKC and lower case, with hyphens as spaces: the text every offset found here points into."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    return re.sub("[-\u2010\u2011\u2013]", " ", text)
+    """NFKC and lower case, with hyphens as spaces: the text every offset found here points into
+    (its one reading's, :attr:`agent.deciding.utterance.Utterance.prepared`)."""
+    return read(text).prepared
 
 
 def english_tokens(text: str) -> list[Token]:

@@ -78,6 +78,10 @@ class Scored:
     entry: Entry
 
 
+RANKINGS_KEPT = 64
+"""Requests whose ranking an index keeps (a turn's partials, its final words and its rivals)."""
+
+
 class ExampleIndex:
     """TF-IDF vectors of one language's bank entries; finds the entries nearest a request."""
 
@@ -90,6 +94,7 @@ class ExampleIndex:
         n = len(self.entries)
         self.idf = {gram: math.log((1 + n) / (1 + d)) + 1.0 for gram, d in df.items()}
         self.vectors = [self._vector(grams) for grams in counts]
+        self._ranked: dict[str, list[Scored]] = {}
 
     def _vector(self, grams: Counter[str]) -> dict[str, float]:
         vec = {g: (1.0 + math.log(c)) * self.idf[g] for g, c in grams.items() if g in self.idf}
@@ -97,10 +102,16 @@ class ExampleIndex:
         return {g: v / norm for g, v in vec.items()}
 
     def rank(self, text: str) -> list[Scored]:
-        """Every entry, most similar first (ties keep bank order)."""
-        query = self._vector(_ngrams(text))
-        scored = [Scored(sum(w * vec.get(g, 0.0) for g, w in query.items()), entry) for entry, vec in zip(self.entries, self.vectors)]
-        return sorted(scored, key=lambda s: -s.score)
+        """Every entry, most similar first (ties keep bank order); ranked once per request (the
+        Thinker's decision, the answer's and the example key all ask for the same words)."""
+        ranked = self._ranked.get(text)
+        if ranked is None:
+            query = self._vector(_ngrams(text))
+            scored = [Scored(sum(w * vec.get(g, 0.0) for g, w in query.items()), entry) for entry, vec in zip(self.entries, self.vectors)]
+            ranked = self._ranked[text] = sorted(scored, key=lambda s: -s.score)
+            while len(self._ranked) > RANKINGS_KEPT:
+                self._ranked.pop(next(iter(self._ranked)))
+        return list(ranked)
 
 
 def as_example(entry: Entry) -> Example:

@@ -17,6 +17,7 @@ from typing import Any
 
 from agent.deciding.intents import speaks_korean, utterance_words
 from agent.deciding.spoken_numbers import durations
+from agent.deciding.utterance import found_once
 
 _UNDO_EN = re.compile(
     r"^(?:no,? )?(?:undo(?: that| it| the last one)?|take (?:that|it) back|put it back|reverse that|revert that)(?: please)?$"
@@ -24,6 +25,7 @@ _UNDO_EN = re.compile(
 _UNDO_KO = re.compile(r"^(?:아니,? ?취소|방금 (?:거|것) 취소(?:해 ?줘)?|되돌려(?: ?줘)?|원래대로(?: 해 ?줘| 돌려 ?줘)?|없던 걸로 해 ?줘)$")
 
 
+@found_once
 def asks_to_undo(text: str, language: str) -> bool:
     """Whether the whole utterance asks to take the last act back."""
     words = utterance_words(text, keep=",").strip(" ,")
