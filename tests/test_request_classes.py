@@ -178,3 +178,16 @@ def test_the_repair_reads_the_places_of_the_forecast():
 ])
 def test_how_much_is_left_of_what_is_cooking_is_told_from_how_long_things_take(text, left):
     assert intents.asks_time_left(text, language_of(text)) is left
+
+
+@pytest.mark.parametrize("text", [
+    "Turn the pasta timer off.",
+    "Could you switch that egg timer off?",
+    "Shut the big rice timer off, please.",
+])
+def test_a_phrasal_verb_cues_its_tool_with_the_thing_between(text):
+    assert "timer_cancel" in cued_tools(text, "en")
+
+
+def test_a_particle_far_from_its_verb_cues_nothing():
+    assert "timer_cancel" not in cued_tools("Turn to page five of the recipe and then set a timer, it goes off at noon", "en", ["timer_cancel"])

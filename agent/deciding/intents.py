@@ -246,10 +246,20 @@ def utterance_words(text: str, keep: str = "") -> str:
 
 
 def says(cue: str, text: str, korean: bool) -> bool:
-    """Whether ``text`` (normalized) holds ``cue``: anywhere in Korean, at a word start in English."""
+    """Whether ``text`` (normalized) holds ``cue``: anywhere in Korean, at a word start in English,
+    where a verb and its particle may also stand apart ("turn the pasta timer off" says "turn off")."""
     if korean:
         return cue in text
-    return re.search(r"(?<![\w'])" + re.escape(cue), text) is not None
+    if re.search(r"(?<![\w'])" + re.escape(cue), text) is not None:
+        return True
+    verb, _, particle = cue.partition(" ")
+    if not particle or " " in particle or not lexicon("en").has("particle", particle):
+        return False
+    return re.search(rf"(?<![\w']){re.escape(verb)}(?:\s+[\w']+){{1,{MAX_SPLIT_WORDS}}}\s+{particle}\b", text) is not None
+
+
+MAX_SPLIT_WORDS = 4
+"""How many words may stand between a verb and its particle ("turn the big pasta timer off")."""
 
 
 @found_once
