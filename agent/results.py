@@ -42,8 +42,9 @@ class ToolCallRecord:
     @property
     def acted(self) -> bool:
         """It changed something. An acting call the tool refused (pausing a timer that is already
-        paused, arguments that did not validate) changed nothing, and nothing is there to undo."""
-        return self.ran and self.acts and self.ok
+        paused, arguments that did not validate) changed nothing, and nothing is there to undo; nor
+        did one the tool only offered ("Shall I open the Garage Door?": ``asked``), which a yes makes."""
+        return self.ran and self.acts and self.ok and not self.data.get("asked")
 
 
 @dataclass

@@ -181,3 +181,13 @@ def test_everything_in_a_room_is_what_switches_there_and_only_off():
         off = match(words, household(), own_area="Kitchen", everything=True)
         assert {e.entity_id for e in off.entities} == {"light.kitchen_lights", "switch.hood_fan", "switch.oven"}, words
         assert not match(words, household(), own_area="Kitchen").found  # switching on: nothing by "everything"
+
+
+def test_an_act_only_offered_is_no_act_until_the_yes():
+    from agent.results import ToolCallRecord
+
+    offered = ToolCallRecord("home_control", {"action": "open", "target": "the garage door"}, ran=True, acts=True, ok=True,
+                             data={"asked": ["cover.garage_door"], "offer": {"tool": "home_control"}})
+    made = ToolCallRecord("home_control", {"action": "open", "entity_ids": ["cover.garage_door"]}, ran=True, acts=True, ok=True,
+                          data={"states": {"cover.garage_door": "open"}})
+    assert not offered.acted and made.acted
