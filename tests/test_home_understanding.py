@@ -191,3 +191,10 @@ def test_an_act_only_offered_is_no_act_until_the_yes():
     made = ToolCallRecord("home_control", {"action": "open", "entity_ids": ["cover.garage_door"]}, ran=True, acts=True, ok=True,
                           data={"states": {"cover.garage_door": "open"}})
     assert not offered.acted and made.acted
+
+
+def test_with_nothing_read_from_home_assistant_a_kind_of_thing_is_the_homes_and_not_refused():
+    # Home Assistant not reached yet: the home tool is asked, and says it cannot reach it.
+    for text in ("Turn on the kitchen lights.", "Switch the fan off.", "거실 불 켜 줘"):
+        plan = home_command(text, "ko" if "불" in text else "en", lambda words, temperature=False: names_something(words, [], temperature))
+        assert plan is not None and plan.tool == "home_control", text

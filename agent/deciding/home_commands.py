@@ -110,7 +110,7 @@ def _cannot_control(target: str, korean: bool) -> str:
     if korean:
         return f"{topic(target)} 제가 켜고 끌 수 있는 기기가 아니에요."
     thing = target if target.startswith(("the ", "my ", "our ")) else f"the {target}"
-    return f"I can't control {thing}: Home Assistant doesn't share it with me."
+    return f"I can't control {thing}."
 
 
 # -- English ---------------------------------------------------------------------------------

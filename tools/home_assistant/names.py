@@ -224,8 +224,10 @@ def names_something(text: str, entities: Sequence[HomeEntity], temperature: bool
         readers = [e for e in entities if reads_temperature(e)]
         return any(says(label, said) for e in readers for label in (*labels(e), *area_labels(e.area, e.area_aliases)))
     # A kind counts only when the home has a thing of it: "turn on the air conditioner" in a home
-    # with none is refused, not asked "which one?" among nothing.
-    if any(_of_kind(e, kind) for kind in kinds_said(said) for e in entities):
+    # with none is refused, not asked "which one?" among nothing. With nothing read yet (Home
+    # Assistant not reached), any kind counts: the home tool then says it cannot reach it.
+    kinds = kinds_said(said)
+    if kinds and (not entities or any(_of_kind(e, kind) for kind in kinds for e in entities)):
         return True
     return any(says(label, said) for e in entities for label in (*labels(e), *area_labels(e.area, e.area_aliases)))
 
