@@ -21,7 +21,7 @@ def _asked_for() -> set[str]:
     return names
 
 
-SHARED = ("lead", "pronoun", "here", "not_home", "yes", "no", "no_lead", "negation", "home_weak_verbs",
+SHARED = ("lead", "pronoun", "not_home", "yes", "no", "no_lead", "negation", "home_weak_verbs",
           *(f"home_{action}" for action in ("on", "off", "open", "close", "lock", "unlock", "set")),
           *(f"small_talk_{kind}" for kind in ("lead", "thanks", "greeting", "never_mind")))
 """Classes read the same way in both languages: each lexicon must have them."""

@@ -85,14 +85,6 @@ def ask_for(pending: PendingAct, language: str) -> str:
         return f"{label} 타이머를 얼마나 맞출까요?" if label else "몇 분으로 맞출까요?"
     return f"How long should the {label} timer be?" if label else "How long should the timer be?"
 
-_YES_EN = re.compile(
-    r"^(yes|yeah|yep|yup|sure|please|please do|do it|go ahead|ok|okay|correct|right|that's right|exactly|affirmative|"
-    r"yes please|yeah please|sure thing|of course|uh huh|mm hmm)$"
-)
-_NO_EN = re.compile(r"^(no|nope|nah|don't|do not|no thanks|no thank you|never mind|nevermind|cancel|stop|wrong|not that)$")
-_YES_KO = re.compile(r"^(네|넵|예|응|어|그래|그래요|좋아|좋아요|맞아|맞아요|해 ?줘|해 ?주세요|부탁해|부탁해요|오케이)$")
-_NO_KO = re.compile(r"^(아니|아니요|아뇨|아니야|됐어|됐어요|하지 ?마|싫어|취소|그만)$")
-
 
 @found_once
 def answer_of(text: str, language: str, act: str | None = None) -> Answer | None:

@@ -27,6 +27,7 @@ from agent.deciding.intents import speaks_korean, utterance_words
 from agent.deciding.lexicon import Lexicon, lexicon
 from agent.deciding.spoken_numbers import KO_NUMBER, english_numbers, korean_number
 from agent.deciding.tool_calls import ToolPlan
+from tools.home_assistant.names import HERE
 from tools.spoken import topic
 
 MAX_HOME_WORDS = 14
@@ -35,6 +36,9 @@ MAX_REFUSED_WORDS = 3
 other tools, which may serve them."""
 
 Refers = Callable[..., bool]
+
+_HERE = "(?:" + "|".join(re.escape(h).replace(r"\ ", r"\s+") for h in sorted(HERE, key=len, reverse=True)) + ")"
+"""The words for the speaker's own room, as the home tool matches them (:data:`tools.home_assistant.names.HERE`)."""
 
 
 def home_command(text: str, language: str, refers: Refers, last: list[str] | None = None) -> ToolPlan | None:
@@ -103,7 +107,7 @@ def _a_thing(target: str, lex: Lexicon, korean: bool) -> bool:
     words = target.split()
     if not words or len(words) > MAX_REFUSED_WORDS + (0 if korean else 1) or any(ch.isdigit() for ch in target):
         return False
-    return not lex.has("here", target) and not any(lex.has("pronoun", w) for w in words)
+    return target not in HERE and not any(lex.has("pronoun", w) for w in words)
 
 
 def _cannot_control(target: str, korean: bool) -> str:
@@ -132,7 +136,7 @@ def _english(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
         return (plan, False) if plan is not None else None
     # "turn the lights on in the living room": the room said last belongs to the thing.
     where = ""
-    if (m := re.match(r"^(?P<rest>.+?)\s+(?P<where>(?:in|of)\s+the\s+[\w' ]{2,30}?|" + lex.alternation("here") + r")$", words)) is not None:
+    if (m := re.match(r"^(?P<rest>.+?)\s+(?P<where>(?:in|of)\s+the\s+[\w' ]{2,30}?|" + _HERE + r")$", words)) is not None:
         words, where = m["rest"], m["where"]
     found = _english_act(words, lex)
     if found is None:

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
-from contextlib import aclosing
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import aclosing, contextmanager
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -81,12 +81,21 @@ class Reply(Protocol):
 Answer = Callable[[str, Reply], Awaitable[None]]
 
 
-def say(reply: Reply, text: str, source: str = "template") -> None:
-    """Feed ``text`` written by ``source`` (:data:`agent.speaking.reply.SOURCES`): a fixed line of
-    hearth's unless said otherwise."""
+@contextmanager
+def written_by(reply: Reply, source: str) -> Iterator[None]:
+    """Text fed meanwhile was written by ``source`` (:data:`agent.speaking.reply.SOURCES`); after,
+    however the writer ended, what is fed is hearth's own fixed lines again."""
     reply.source = source
-    reply.feed(text)
-    reply.source = "template"
+    try:
+        yield
+    finally:
+        reply.source = "template"
+
+
+def say(reply: Reply, text: str, source: str = "template") -> None:
+    """Feed ``text`` written by ``source``: a fixed line of hearth's unless said otherwise."""
+    with written_by(reply, source):
+        reply.feed(text)
 
 
 def feed_counted(reply: Reply, piece: str, count: int, cap: int | None) -> None:
@@ -393,21 +402,19 @@ class Responder:
                     facts = reasoner.facts_for(text)
                     tl.mark("reference", facts=len(facts))
                     count = 0
-                    reply.source = "reasoner"
-                    async for piece in reasoner.answer(text, self.history, line, facts):
-                        tl.mark_once("reasoner_first_token")
-                        said = said or bool(piece.strip())
-                        count += 1
-                        feed_counted(reply, piece, count, reasoner.settings.max_tokens)
+                    with written_by(reply, "reasoner"):
+                        async for piece in reasoner.answer(text, self.history, line, facts):
+                            tl.mark_once("reasoner_first_token")
+                            said = said or bool(piece.strip())
+                            count += 1
+                            feed_counted(reply, piece, count, reasoner.settings.max_tokens)
                     tl.mark("reasoner_end")
-                    reply.source = "template"
                     if stopped_at_cap(reasoner.chat):
                         tl.mark("reasoner_token_cap", tokens=reasoner.settings.max_tokens)
                         cut_short(reply)  # its last sentence was cut off: not said
                         if not answered():
                             self._short_answer(facts, reply, fallback=phrase(d.language, Phrase.NO_ANSWER))
         except TimeoutError:
-            reply.source = "template"
             tl.mark("reasoner_capped", after_s=reasoner.settings.max_s, said=said)
             log.info("the reasoner ran past %.1f s on %r", reasoner.settings.max_s, text)
             cut_short(reply)  # a sentence it was writing is not said
@@ -416,9 +423,8 @@ class Responder:
                     say(reply, cap_line(d.language))
             elif not answered():
                 self._short_answer(facts, reply, fallback=cap_line(d.language))
-        except Exception as exc:  # noqa: BLE001 - a reasoner that fails leaves the talker to answer
-            reply.source = "template"
-            log.warning("the reasoner failed (%s); the talker answers %r", exc, text)
+        except Exception as exc:  # noqa: BLE001 - a reasoner that fails leaves the talker's decision to stand
+            log.warning("the reasoner failed (%s); the talker's decision stands for %r", exc, text)
             tl.mark("reasoner_failed", error=str(exc)[:200])
             if said:
                 cut_short(reply)  # a sentence it broke off in is not said
@@ -608,13 +614,12 @@ class Responder:
                 ChatMessage("assistant", plan.say), ChatMessage("user", answer_prompt(plan.tool, result)),
             ]
             count = 0
-            reply.source = "talker"  # the tool's result in the model's words: only for a model that writes well
-            async for piece in d.chat.stream(messages, tools.answer_max_tokens):
-                count += 1
-                feed_counted(reply, piece, count, tools.answer_max_tokens)
+            with written_by(reply, "talker"):  # the tool's result in the model's words: only for a model that writes well
+                async for piece in d.chat.stream(messages, tools.answer_max_tokens):
+                    count += 1
+                    feed_counted(reply, piece, count, tools.answer_max_tokens)
             if stopped_at_cap(d.chat):
                 cut_short(reply)  # its last sentence was cut off at the cap: not said
-            reply.source = "template"
         else:
             say(reply, spoken_result(result, d.language), "tool")
         reply.flush()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from typing import TypeVar
 
 from agent.events import Event, ReplyTextAppended
 from agent.speaking.cadence import Cadence
@@ -20,6 +21,8 @@ from agent.speaking.phrases import Phrase, phrase
 from agent.speaking.speech_out import UnitSpeaker
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 SOURCES = ("template", "tool", "reasoner", "repeat", "talker")
@@ -31,6 +34,16 @@ CLAUSE_RESERVE = 32
 """Within this many tokens of a model's cap (counted as its stream's pieces, one or more tokens
 each), units end only at sentences: the sentence being written may be cut off at the cap, and no
 clause of it may have been said by then."""
+
+
+def _drop_tail(items: list[T], chars: int, text_of: Callable[[T], str], with_text: Callable[[T, str], T]) -> None:
+    """Drop the last ``chars`` characters of the texts in ``items``, emptied items and all."""
+    while chars > 0 and items:
+        last = items.pop()
+        text = text_of(last)
+        if len(text) > chars:
+            items.append(with_text(last, text[: len(text) - chars]))
+        chars -= len(text)
 
 
 class ReplyPath:
@@ -71,13 +84,16 @@ class ReplyPath:
         self._after_boundary = False
 
     def feed(self, piece: str) -> None:
-        # Kept as fed: the filters may hold a piece past the next one, written by another.
-        if piece:
-            if self.sources and self.sources[-1][0] == self.source:
-                self.sources[-1] = (self.source, self.sources[-1][1] + piece)
-            else:
-                self.sources.append((self.source, piece))
+        self._keep_source(self.source, piece)  # as fed: the filters may hold a piece past the next one, written by another
         self._pass_on(self.filters.feed(piece))
+
+    def _keep_source(self, source: str, text: str) -> None:
+        if not text:
+            return
+        if self.sources and self.sources[-1][0] == source:
+            self.sources[-1] = (source, self.sources[-1][1] + text)
+        else:
+            self.sources.append((source, text))
 
     def flush(self) -> None:
         self._pass_on(self.filters.flush())
@@ -106,17 +122,8 @@ class ReplyPath:
 
     def _take_back(self, chars: int) -> None:
         """Drop the last ``chars`` characters passed on (still held by Cadence, never a unit)."""
-        dropped = chars
-        while chars > 0 and self.parts:
-            last = self.parts.pop()
-            if len(last) > chars:
-                self.parts.append(last[: len(last) - chars])
-            chars -= len(last)
-        while dropped > 0 and self.sources:
-            source, last = self.sources.pop()
-            if len(last) > dropped:
-                self.sources.append((source, last[: len(last) - dropped]))
-            dropped -= len(last)
+        _drop_tail(self.parts, chars, lambda part: part, lambda _part, kept: kept)
+        _drop_tail(self.sources, chars, lambda piece: piece[1], lambda piece, kept: (piece[0], kept))
 
     def _pass_on(self, text: str) -> None:
         if text:
@@ -143,7 +150,7 @@ class ReplyPath:
         if not any(ch.isalpha() for ch in self.text):
             log.warning("the model gave no usable reply: %r", self.text[:200])
             self.gave_nothing = True
-            self.sources.append(("template", phrase(self.language, Phrase.NO_ANSWER)))
+            self._keep_source("template", phrase(self.language, Phrase.NO_ANSWER))
             index = self.out.add(phrase(self.language, Phrase.NO_ANSWER), "phrase")
             self.queued.append(index)
             self.units.put_nowait(index)

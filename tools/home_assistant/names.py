@@ -47,8 +47,10 @@ what a thing does, not an appliance of its own: a boiler, a dishwasher or an ele
 (선풍기) is found only by its own name, so asking for one the home does not share never finds
 another device ("보일러 켜 줘" is not the living room's thermostat; "선풍기" is not the hood)."""
 
-HERE = ("here", "in here", "over here", "this room", "in this room", "right here", "여기", "이 방", "이쪽", "여기서")
-"""Words for the room the speaker stands in: the speaker's own area."""
+HERE = ("here", "in here", "over here", "this room", "in this room", "the room", "this kitchen", "right here",
+        "여기", "여기 방", "이 방", "이쪽", "여기에", "이 방에", "여기서")
+"""Words for the room the speaker stands in: the speaker's own area (the home commands read the
+same words, so what they take for "here" is what is matched as here)."""
 
 ROOMS: tuple[tuple[str, ...], ...] = (
     ("kitchen", "주방", "부엌"),
