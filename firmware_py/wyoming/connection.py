@@ -8,7 +8,9 @@ until it has read its answer, as the wyoming library's own client and Home Assis
 
 Bad input gets an ``error`` event and the connection stays usable: an unknown event, audio in
 a format that makes no sense, a request for a language or voice not offered, an event over the
-size limits.  Only a stream that is not Wyoming at all ends the connection, after its error.
+size limits, a field of the wrong kind (named in the client's terms, :mod:`.fields`).  Only a stream
+that is not Wyoming at all (a line that is no JSON event, JSON nested more than 32 deep) ends the
+connection, after its one-line error.
 
 A client that stops sending, partway through an event or between requests, is disconnected
 after ``WyomingLimits.client_idle_s`` (it may stay silent while hearth is still answering it), and
@@ -34,10 +36,11 @@ from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, Synthesize
 
 from firmware_py.safe_text import clean, printable
 from firmware_py.wyoming.asr import Refused, Utterance, check_format, transcribe
+from firmware_py.wyoming.fields import check_fields
 from firmware_py.wyoming.handle import answer
 from firmware_py.wyoming.offer import Voice, WyomingOffer
 from firmware_py.wyoming.tts import TextStream, synthesize_stream, synthesize_whole
-from firmware_py.wyoming.wire import Garbled, Oversize, read_event
+from firmware_py.wyoming.wire import PIECE_BYTES, Garbled, Oversize, read_event
 
 logger = logging.getLogger(__name__)
 
@@ -133,7 +136,12 @@ class Connection(AsyncEventHandler):
                 async with self._quiet:
                     event = await read_event(self.reader, limits.max_data_bytes, limits.max_payload_bytes, self._heard)
             except TimeoutError:
-                await self._error(f"nothing received for {limits.client_idle_s:g} s; closing the connection", "idle")
+                # What is timed is a whole part of an event, not any byte: a client trickling one
+                # byte at a time into a header it never finishes is idle too, and must not be
+                # told it sent nothing.
+                await self._error(f"no whole event arrived in {limits.client_idle_s:g} s (an event, or each "
+                                  f"{PIECE_BYTES // 1024} KiB of a larger one, must arrive within that time); "
+                                  "closing the connection", "idle")
                 return
             except Oversize as exc:
                 await self._error(str(exc), "too-large")
@@ -168,11 +176,15 @@ class Connection(AsyncEventHandler):
 
     async def handle_event(self, event: Event) -> bool:
         try:
+            check_fields(event.type, event.data)
             await self._dispatch(event)
         except Refused as exc:
             await self._error(str(exc), exc.code)
         except (KeyError, TypeError, ValueError) as exc:
-            await self._error(f"{event.type}: malformed event ({exc.__class__.__name__}: {exc})", "bad-event")
+            # A field check_fields does not know of: the client is told what, in its terms; the
+            # Python exception is for whoever debugs hearth.
+            logger.debug("Wyoming %s event not read: %r", event.type, exc)
+            await self._error(f"{event.type}: its data is not what a {event.type} event holds", "bad-event")
         return True
 
     async def write_event(self, event: Event) -> None:

@@ -17,7 +17,13 @@ from collections.abc import Callable
 
 from wyoming.event import Event
 
-_PIECE = 64 * 1024
+PIECE_BYTES = 64 * 1024
+"""Data and payloads are read in pieces of this size; each one arriving counts as the client sending."""
+
+MAX_DEPTH = 32
+"""Deepest nesting of objects and lists an event's JSON may have.  Real events nest a few levels
+(``info`` about five); thousands of "[" fit in a header line and would take the decoder, and later
+anything that walks or writes the data back, past Python's recursion limit."""
 
 
 class Oversize(Exception):
@@ -32,6 +38,33 @@ class Garbled(Exception):
     """The stream is not Wyoming (a line that is not a JSON event); the connection cannot continue."""
 
 
+def _nested_within(value: object, limit: int) -> bool:
+    """Whether ``value``'s lists and objects nest at most ``limit`` deep (walked without recursion)."""
+    todo: list[tuple[object, int]] = [(value, 0)]
+    while todo:
+        node, depth = todo.pop()
+        if isinstance(node, dict):
+            node = list(node.values())
+        elif not isinstance(node, list):
+            continue
+        if depth >= limit:
+            return False
+        todo.extend((child, depth + 1) for child in node)
+    return True
+
+
+def _json(text: bytes | str, what: str) -> object:
+    """``text`` decoded, or :class:`Garbled` when it nests deeper than :data:`MAX_DEPTH`."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        value = None
+    else:
+        if _nested_within(value, MAX_DEPTH):
+            return value
+    raise Garbled(f"{what} is nested more than {MAX_DEPTH} deep")
+
+
 def _nothing() -> None:
     pass
 
@@ -40,7 +73,7 @@ async def _read(reader: asyncio.StreamReader, size: int, progress: Callable[[], 
     """``size`` bytes (or none kept, with ``keep`` False), read in pieces; ``progress`` after each."""
     pieces = []
     while size > 0:
-        piece = await reader.readexactly(min(size, _PIECE))
+        piece = await reader.readexactly(min(size, PIECE_BYTES))
         progress()
         size -= len(piece)
         if keep:
@@ -65,21 +98,25 @@ async def read_event(
         return None
     progress()
     try:
-        header = json.loads(line)
+        header = _json(line, "event header")
+        if not isinstance(header, dict):
+            raise TypeError("not an object")
         event_type = header["type"]
         data = header.get("data") or {}
         data_length = int(header.get("data_length") or 0)
         payload_length = int(header.get("payload_length") or 0)
         if not isinstance(event_type, str) or not isinstance(data, dict) or data_length < 0 or payload_length < 0:
             raise ValueError("bad field types")
-    except (ValueError, KeyError, TypeError) as exc:
-        raise Garbled(f"not a Wyoming event header ({exc.__class__.__name__})") from None
+    except (ValueError, KeyError, TypeError):
+        # The client's own words: what a header is, not which Python exception reading it raised.
+        raise Garbled('not a Wyoming event header (one line of JSON: an object with a "type" and '
+                      'optional "data", "data_length" and "payload_length")') from None
     try:
         if data_length > max_data:
             await _read(reader, data_length + payload_length, progress, keep=False)
             raise Oversize(event_type, "data", data_length, max_data)
         if data_length:
-            extra = json.loads(await _read(reader, data_length, progress))
+            extra = _json(await _read(reader, data_length, progress), f"{event_type}: extra data")
             if not isinstance(extra, dict):
                 raise Garbled(f"{event_type}: extra data is not a JSON object")
             data.update(extra)
