@@ -44,7 +44,7 @@ UserPath = Annotated[Path, AfterValidator(_expanded)]
 
 def _plain(text: str) -> str:
     if clean(text) != text:
-        raise ValueError("a name cannot hold control characters, line breaks or bidirectional controls")
+        raise ValueError("a name cannot hold control characters, line breaks, bidirectional controls or invisible characters")
     return text
 
 

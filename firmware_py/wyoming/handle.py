@@ -16,6 +16,7 @@ from typing import Any
 from wyoming.event import Event
 from wyoming.handle import Handled, HandledChunk, HandledStart, HandledStop, NotHandled
 
+from firmware_py.safe_text import clean
 from firmware_py.wyoming.protocols import TextAnswers
 
 logger = logging.getLogger(__name__)
@@ -36,6 +37,9 @@ async def answer(answers: TextAnswers, text: str, context: dict[str, Any] | None
     # right here, so the assistant's next text turn need not wait for the iterator to be collected.
     async with contextlib.aclosing(answers.answer_text(text)) as replies:
         async for unit in replies:
+            # A reply may read back text kept before it was cleaned where it came in (an older
+            # list item or note): Home Assistant shows and speaks it, so it goes out clean.
+            unit = clean(unit)
             if not unit.strip():
                 continue
             if not units:

@@ -26,7 +26,9 @@
   // shows "milk\u202eevil" as "milklive" and turns around everything after it on the line. They
   // are shown as their escapes, as `hearth history` prints them, and each piece of words sits in
   // its own <bdi>, so that even right-to-left text can only order itself, never what is beside it.
-  const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+  // Invisible characters (a BOM, zero-width spaces, a soft hyphen, Hangul fillers) are escaped too:
+  // "\ufeffcumin" must not pass for "cumin". The zero-width joiner is left, as emoji are built with it.
+  const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2069\u3164\ufeff\uffa0]/g;
 
   function shown(text) {
     return String(text).replace(UNSAFE, (ch) => {
