@@ -51,6 +51,30 @@ def resample(samples: np.ndarray, from_rate: int, to_rate: int) -> np.ndarray:
     return np.clip(soxr.resample(samples, from_rate, to_rate), -1.0, 1.0).astype(np.float32)
 
 
+WAV_HEADER_BYTES = 44
+"""The shortest header of a PCM WAV file (RIFF, fmt and data chunk headers)."""
+
+
+def _not_wav(source: Path | bytes, exc: Exception) -> str:
+    """Why ``source`` is no WAV, in words: the wave module's own reasons are terse or empty (a
+    file cut short ends its header with an EOFError that says nothing)."""
+    try:
+        size = len(source) if isinstance(source, bytes) else Path(source).stat().st_size
+        with io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb") as file:
+            head = file.read(4)
+    except OSError:
+        size, head = -1, b""
+    if size == 0:
+        return "not a WAV file (empty)"
+    if size > 0 and not head.startswith(b"RIFF"):
+        return "not a WAV file (it does not begin with RIFF)"
+    if 0 < size < WAV_HEADER_BYTES:
+        return f"not a WAV file ({size} bytes, too short for a WAV header)"
+    if isinstance(exc, EOFError):
+        return "not a whole WAV file (it ends inside its header)"
+    return f"not a PCM WAV file ({str(exc) or type(exc).__name__})"
+
+
 def read_wav(source: Path | bytes, sample_rate: int | None = None) -> AudioChunk:
     """Read a PCM WAV (any rate, mono or multi-channel) as float32 mono, resampled if asked.
 
@@ -61,8 +85,12 @@ def read_wav(source: Path | bytes, sample_rate: int | None = None) -> AudioChunk
         handle = wave.open(io.BytesIO(source) if isinstance(source, bytes) else str(source), "rb")
     except FileNotFoundError:
         raise AudioFileError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise AudioFileError(f"{name}: a folder, not a WAV file") from None
+    except OSError as exc:
+        raise AudioFileError(f"{name}: cannot be read ({exc.strerror or exc})") from None
     except (wave.Error, EOFError) as exc:
-        raise AudioFileError(f"{name}: not a PCM WAV file ({exc})") from None
+        raise AudioFileError(f"{name}: {_not_wav(source, exc)}") from None
     with handle:
         channels, width, rate, frames = (
             handle.getnchannels(),

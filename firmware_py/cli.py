@@ -42,7 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", type=Path, default=Path("out/demo-reply.wav"), help="where to write the spoken reply")
     demo.add_argument("--timeline", type=Path, help="write the turn's timeline as JSON here")
     demo.add_argument("--hold", action="store_true", help="hold the button for the whole recording instead of tapping it")
-    demo.add_argument("--data-dir", type=Path, help="timers, lists and notes go here (default: a scratch folder, removed afterwards)")
+    demo.add_argument("--data-dir", metavar="DIR",
+                      help="timers, lists, notes and the turn's record go here, as `hearth history --data-dir DIR` reads them "
+                           "(default: a scratch folder, removed afterwards, and the turn not recorded)")
 
     run = sub.add_parser("run", help="the appliance: microphone, speaker and push-to-talk button")
     _common(run)
@@ -75,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     history = sub.add_parser("history", help="print the conversation record, turn by turn")
     _common(history)
     history.add_argument("--last", type=int, default=20, help="how many of the latest turns (default 20)")
+    history.add_argument("--data-dir", metavar="DIR",
+                         help="the data folder whose record to read (default: tools.data_dir, else $HEARTH_DATA_DIR, "
+                              "else ~/.local/share/hearth/data)")
 
     mic = sub.add_parser("mic-check", help="measure whether hearth will hear you from where you cook, and what would help")
     _common(mic)
@@ -102,6 +107,30 @@ def _load_config(args: argparse.Namespace):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one ``hearth`` command; its exit status."""
+    try:
+        status = _main(argv)
+        # Written out here, not at exit: a reader that went away (`hearth history | head -1`) is
+        # then found inside this try, where it can be let go quietly.
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_to_nowhere()
+        return 0  # the reader took what it wanted; nothing went wrong here
+    return status
+
+
+def _stdout_to_nowhere() -> None:
+    """Point standard output at /dev/null, so the interpreter's own flush at exit finds no closed pipe."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a real file (a test's capture): nothing is flushed to a pipe at exit
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     # A speaker's console shows what it says and hears, not its logs: warnings only, unless asked.
@@ -126,17 +155,25 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_mic_check(args)
 
-    from firmware_py.config import ConfigError, expand_path
+    from firmware_py.config import ConfigError
+    from firmware_py.data_folder import check_folder, data_folder
     from firmware_py.gpio import NoButton
     from firmware_py.safe_text import printable
     from firmware_py.wiring import StartupError
 
     try:
+        if args.command == "history" and args.last < 1:
+            raise ConfigError(f"--last {args.last}: give how many of the latest turns to show, 1 or more")
         config = _load_config(args)
         if args.command == "demo":
             from firmware_py.demo import run_demo
 
-            data_dir = expand_path(args.data_dir, "--data-dir") if args.data_dir else None
+            data_dir = None
+            if args.data_dir is not None:
+                # Checked before any model loads: a wrong folder is said at once, not after them.
+                folder = data_folder(config, args.data_dir)
+                check_folder(folder, create=True)
+                data_dir = folder.path
             return asyncio.run(run_demo(config, args.input, args.out, args.timeline, hold=args.hold, data_dir=data_dir))
         if args.command in ("run", "serve"):
             from firmware_py.serve import ServeChoice, run, serve_choice
@@ -153,9 +190,10 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(_run_bench(config, args, sys.argv[1:] if argv is None else argv))
         if args.command == "history":
             from firmware_py.history_cli import print_history
-            from firmware_py.home_tools import data_dir
 
-            return print_history(data_dir(config) / "conversation.sqlite3", args.last)
+            folder = data_folder(config, args.data_dir)
+            check_folder(folder, create=False)
+            return print_history(folder.record, args.last)
     except (ConfigError, StartupError, NoButton) as exc:
         print(f"hearth: {printable(str(exc))}", file=sys.stderr)
         return 2

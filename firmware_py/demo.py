@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import shlex
+import sqlite3
 import sys
 import tempfile
 from importlib import resources
@@ -16,14 +18,24 @@ from pathlib import Path
 
 from agent.assistant import Assistant
 from agent.listening.listen import Press
-from agent.results import TurnResult
+from agent.record import ConversationRecord
+from agent.results import Outcome, TurnResult
 from audio.protocols import AudioChunk
 from audio.wav import AudioFileError, WavFileMicrophone, WavFileSpeaker, read_wav
 from firmware_py.config import HearthConfig
+from firmware_py.data_folder import RECORD_NAME
 from firmware_py.safe_text import printable
 from firmware_py.wiring import build_turn_deps, close_turn_deps
 
 log = logging.getLogger(__name__)
+
+
+def outcome_words(result: TurnResult) -> str:
+    """How the turn ended, as the demo says it.  A turn that asked back ("How long should the pizza
+    timer be?") ended answered, but nothing was done: its act waits for an answer."""
+    if result.pending is not None and result.outcome == Outcome.ANSWERED:
+        return "asked back, nothing done (the answer would be the next turn; a demo has one)"
+    return result.outcome.value
 
 
 def bundled_request(language: str) -> Path:
@@ -60,31 +72,51 @@ async def run_demo(
     hold: bool = False,
     data_dir: Path | None = None,
 ) -> int:
+    """One request through the whole loop.  ``data_dir``: the data folder its timers, lists, notes
+    and conversation record go to (made already; ``hearth history --data-dir`` reads it); None: a
+    scratch folder, removed afterwards, and the turn not recorded."""
     path = input_wav or bundled_request(config.language)
+    try:
+        audio = read_wav(path, 16000)
+    except AudioFileError as exc:
+        print(printable(f"hearth demo: {exc}"), file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory(prefix="hearth-demo-") as scratch:
         # A demo must not start a real timer in the household's own data, to ring during ``hearth run``.
         where = data_dir or Path(scratch)
         config = config.model_copy(update={"tools": config.tools.model_copy(update={"data_dir": where})})
-        print(f"data:    {where}" + (" (a scratch folder, removed afterwards; --data-dir DIR to keep one)" if data_dir is None else ""),
-              flush=True)
-        return await _demo(config, path, out_wav, timeline_json, hold)
+        kept = "" if data_dir is not None else " (a scratch folder, removed afterwards, and this turn is not recorded; --data-dir DIR keeps both)"
+        print(printable(f"data:    {where}{kept}"), flush=True)
+        return await _demo(config, path, audio, out_wav, timeline_json, hold, data_dir)
 
 
-async def _demo(config: HearthConfig, path: Path, out_wav: Path, timeline_json: Path | None, hold: bool) -> int:
-    try:
-        audio = read_wav(path, 16000)
-    except AudioFileError as exc:
-        print(f"hearth demo: {exc}", file=sys.stderr)
-        return 2
+async def _demo(config: HearthConfig, path: Path, audio: AudioChunk, out_wav: Path, timeline_json: Path | None,
+                hold: bool, data_dir: Path | None) -> int:
+    # Recorded where the history reads, when the data is kept; else in memory, gone with the demo.
+    # Opened before the models load, so a file there that is no record is said at once.
+    record = None
+    if data_dir is not None:
+        try:
+            record = ConversationRecord.open(data_dir / RECORD_NAME)
+        except (OSError, sqlite3.Error) as exc:
+            print(printable(f"hearth demo: {data_dir / RECORD_NAME}: not a conversation record ({exc})"), file=sys.stderr)
+            return 2
     speaker = WavFileSpeaker(config.audio.output_rate)
-    deps = await build_turn_deps(config, speaker)
-    assistant = Assistant(deps, config.history_turns)
+    try:
+        deps = await build_turn_deps(config, speaker)
+    except BaseException:
+        if record is not None:
+            record.close()
+        raise
+    assistant = Assistant(deps, config.history_turns, record=record)
     await assistant.warm()
-    print(f"request: {path}", flush=True)
+    print(printable(f"request: {path}"), flush=True)
     try:
         result = await play_request(assistant, audio, hold=hold)
+        number = assistant.record.next_turn() - 1
     finally:
         await close_turn_deps(deps)
+        assistant.close()
     out_wav.parent.mkdir(parents=True, exist_ok=True)
     speaker.save(out_wav)
     # What was said is the units heard, phrases and the line before a tool included: the model's
@@ -94,7 +126,9 @@ async def _demo(config: HearthConfig, path: Path, out_wav: Path, timeline_json: 
     print(f"said:    {said!r}")
     if " ".join(result.reply.split()) != " ".join(said.split()):
         print(f"model:   {result.reply!r}")
-    print(f"outcome: {result.outcome.value}; reply audio {result.reply_audio_s:.2f} s written to {out_wav}")
+    print(printable(f"outcome: {outcome_words(result)}; reply audio {result.reply_audio_s:.2f} s written to {out_wav}"))
+    if data_dir is not None:
+        print(printable(f"recorded: turn #{number} in {data_dir / RECORD_NAME}; `hearth history --data-dir {shlex.quote(str(data_dir))}` shows it"))
     print("\n".join(printable(line) for line in result.timeline.render().splitlines()))
     if timeline_json is not None:
         timeline_json.parent.mkdir(parents=True, exist_ok=True)
@@ -104,6 +138,7 @@ async def _demo(config: HearthConfig, path: Path, out_wav: Path, timeline_json: 
             "reply": result.reply,
             "said": said,
             "outcome": result.outcome.value,
+            "asked_back": result.pending is not None,
         }
         timeline_json.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
         print(f"timeline written to {timeline_json}")

@@ -7,6 +7,8 @@ text from outside was cleaned may hold escape sequences that would clear or reti
 from __future__ import annotations
 
 import json
+import sqlite3
+import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -54,13 +56,19 @@ def _settled_later(started: RecordEntry, later: list[RecordEntry]) -> bool:
 
 
 def print_history(path: Path, last: int) -> int:
+    """Print the last ``last`` turns of the record at ``path``; 0, or 2 (one line on stderr) when
+    the file there is no conversation record."""
     if not path.exists():
         print(f"no conversation is recorded yet at {path}")
         return 0
-    record = ConversationRecord.open(path)
     try:
-        text = format_turns(record.entries(), last)
-    finally:
-        record.close()
+        record = ConversationRecord.open(path)
+        try:
+            text = format_turns(record.entries(), last)
+        finally:
+            record.close()
+    except (OSError, sqlite3.Error) as exc:
+        print(printable(f"hearth: {path}: not a conversation record ({exc})"), file=sys.stderr)
+        return 2
     print(text or f"no turns in {path} yet")
     return 0

@@ -12,6 +12,7 @@ from typing import Any
 from collections.abc import Callable
 
 from firmware_py.config import ConfigError, HearthConfig
+from firmware_py.data_folder import data_folder
 from tools.clock import clock_tools
 from tools.convert import convert_tools
 from tools.executor import ToolExecutor
@@ -36,14 +37,9 @@ SAMPLE_RECIPES = Path(__file__).resolve().parent.parent / "recipes"
 """The small recipe collection that ships with hearth."""
 
 
-def default_data_dir() -> Path:
-    """$HEARTH_DATA_DIR, or ~/.local/share/hearth/data."""
-    env = os.environ.get("HEARTH_DATA_DIR")
-    return Path(env).expanduser() if env else Path.home() / ".local" / "share" / "hearth" / "data"
-
-
 def data_dir(config: HearthConfig) -> Path:
-    return config.tools.data_dir.expanduser() if config.tools.data_dir else default_data_dir()
+    """tools.data_dir, else $HEARTH_DATA_DIR, else ~/.local/share/hearth/data (:mod:`firmware_py.data_folder`)."""
+    return data_folder(config).path
 
 
 # Arguments whose values are names the household uses: asked about once, likely said again.
