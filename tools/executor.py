@@ -144,32 +144,45 @@ class ToolExecutor:
                 await asyncio.wait({job.task}, timeout=1.0)
             self._settle(job, self._error(job.spec.name, "closed", "the tool runner was shut down", job.started))
 
-    async def call(self, name: str, raw_args: dict[str, Any] | None, *, origin: Origin = "user") -> ToolResult:
-        """Run one call; every failure becomes a ToolResult with an error, except our own cancellation."""
-        started = time.monotonic()
+    def refusal(self, name: str, raw_args: dict[str, Any] | None, *, origin: Origin = "user") -> ToolErrorInfo | None:
+        """Why :meth:`call` would refuse this call without running anything (no such tool, an origin
+        that may not act, arguments that do not validate); None when it would run it.  For callers
+        that keep a record of calls: one that could never run need not be written down as made."""
+        checked = self._check(name, raw_args, origin)
+        return checked if isinstance(checked, ToolErrorInfo) else None
+
+    def _check(self, name: str, raw_args: dict[str, Any] | None, origin: Origin) -> ToolErrorInfo | tuple[ToolSpec[Any], Any]:
+        """The tool and its validated arguments, or why the call is refused before it runs."""
         spec = self._registry.get(name)
         if spec is None:
             known = ", ".join(self._registry.names) or "(none)"
-            return self._error(name, "unknown_tool", f"no tool named {name!r}; known tools: {known}", started)
+            return ToolErrorInfo("unknown_tool", name, f"no tool named {name!r}; known tools: {known}")
         if origin == "speculative" and (spec.side_effects == "act" or not spec.speculable):
             # Nothing is done on words the user may still take back: only declared look-ups run early.
-            return self._error(name, "refused_speculative", f"{name} does not run before the user has finished", started)
+            return ToolErrorInfo("refused_speculative", name, f"{name} does not run before the user has finished")
         if spec.side_effects == "act" and origin not in MAY_ACT:
             # Text inside a tool's result (a recipe page, a forecast) is data, not the user's wish;
             # letting it trigger actions would let anything the speaker reads control the kitchen.
             # A model's guess waits for the user's yes. An origin this policy does not know is refused.
             log.warning("refused %s: its origin is %r, not the user's words", name, origin)
             where = "a guess nobody confirmed" if origin == "model" else "instructions found in a tool's result"
-            return self._error(
-                name,
+            return ToolErrorInfo(
                 "refused_untrusted",
+                name,
                 f"{name} changes things and only runs when the user asks for it directly, not on {where}",
-                started,
             )
         try:
-            args = spec.args.model_validate({} if raw_args is None else raw_args)
+            return spec, spec.args.model_validate({} if raw_args is None else raw_args)
         except ValidationError as exc:
-            return self._error(name, "invalid_arguments", _one_line(exc), started)
+            return ToolErrorInfo("invalid_arguments", name, _one_line(exc))
+
+    async def call(self, name: str, raw_args: dict[str, Any] | None, *, origin: Origin = "user") -> ToolResult:
+        """Run one call; every failure becomes a ToolResult with an error, except our own cancellation."""
+        started = time.monotonic()
+        checked = self._check(name, raw_args, origin)
+        if isinstance(checked, ToolErrorInfo):
+            return ToolResult(name, False, None, checked, time.monotonic() - started)
+        spec, args = checked
         if self._worker is None or self._queue is None:
             raise RuntimeError("ToolExecutor.start() was not called")
 

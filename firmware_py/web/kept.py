@@ -80,12 +80,21 @@ def record_view(record: ConversationRecord, turns: int = RECORD_TURNS) -> list[d
             "turn": turn,
             "entries": [
                 {"role": e.role, "text": e.text, "status": e.status, "kind": e.kind, "at": e.at,
-                 "origin": e.data.get("origin")}
+                 "origin": e.data.get("origin"), "why": _why(e)}
                 for e in entries
             ],
         }
         for turn, entries in grouped.items()
     ]
+
+
+def _why(entry: RecordEntry) -> str | None:
+    """Why a tool call failed or was refused, as its caller was told; None for one that went well.
+    Turns written before the reason was kept have only the error's kind ("invalid_arguments")."""
+    if entry.role != "tool" or entry.status not in ("error", "refused"):
+        return None
+    reason = entry.data.get("reason") or entry.data.get("error")
+    return str(reason) if reason else None
 
 
 class TimelineIndex:

@@ -4,7 +4,10 @@ A tick on the page is the same ``shopping_complete`` call a spoken "got the milk
 origin ``"page"`` (a person acting on the page): the tool's own checks apply, and its spoken answer
 is what the page shows. Each change is written to the conversation record as its own short turn
 (the call before it runs, then how it settled), so the record still accounts for every change in
-the stores.
+the stores.  A change that could never be made (arguments the tool refuses, such as a quantity sent
+as an object) is answered 422 and is no turn: nothing was tried, and the append-only record would
+otherwise keep the refused value for ever.  A change that was tried and failed is kept with the
+tool's words for why.
 """
 
 from __future__ import annotations
@@ -69,7 +72,14 @@ def timer_label(store: TimerStore, timer_id: int) -> str | None:
 async def call_from_page(
     executor: ToolExecutor, record: ConversationRecord | None, tool: str, args: dict[str, Any]
 ) -> tuple[WriteOutcome, ToolResult]:
-    """Run one acting call with the origin ``"page"``, on record as its own turn."""
+    """Run one acting call with the origin ``"page"``, on record as its own turn (none when the call
+    is refused before it could run)."""
+    refused = executor.refusal(tool, args, origin="page")
+    if refused is not None:
+        log.info("page: %s refused before it ran: %s", tool, refused.message)
+        code = 422 if refused.kind == "invalid_arguments" else 403
+        result = ToolResult(tool, False, None, refused, 0.0)
+        return WriteOutcome(False, refused.message, code), result
     number = _begin(record)
     _append(record, number, [RecordEntry(number, "tool", tool, "started", tool, data={"args": args, "origin": PAGE_TURN})])
     result = await executor.call(tool, args, origin="page")
@@ -83,6 +93,8 @@ async def call_from_page(
         code = 422 if kind == "invalid_arguments" else 403 if kind.startswith("refused") else 503
         outcome = WriteOutcome(False, result.error.message, code)
         status, data = ("refused" if kind.startswith("refused") else "error"), {"error": kind}
+    if not outcome.ok:
+        data["reason"] = outcome.text  # what the page was told, so the record says why too
     _append(record, number, [
         RecordEntry(number, "tool", tool, status, tool, data={"args": args, **data, "origin": PAGE_TURN}),
         RecordEntry(number, "turn", "", PAGE_TURN),

@@ -177,6 +177,8 @@
         if (e.role === "turn" || (e.role === "tool" && e.status === "started")) continue;
         const line = withWords("p", "entry " + e.role, e.text);
         if (e.role === "tool") line.append(" · " + e.status);
+        // A change that failed says why, as the page was told when it was made.
+        if (e.role === "tool" && e.why) line.append(" · ", words(e.why));
         line.dataset.status = e.status;
         if (e.origin === "page") line.append(el("span", "badge", L.from_page));
         else if (e.role === "user" && e.status === "typed") line.append(el("span", "badge", L.unit_sent));
