@@ -38,7 +38,7 @@ def add_command(sub: Any) -> None:
                          help="the reply's language (default: the configured language)")
     for name in WEIGHTS:
         cadence.add_argument(f"--{name}", type=float, metavar="X", help=f"pace weight cadence.{name} (default: the configured one)")
-    cadence.add_argument("-v", "--verbose", action="store_true", help="log more")
+    # -v, as for every command, is added by the program (firmware_py.cli).
 
 
 def read_text(stream: TextIO) -> str:

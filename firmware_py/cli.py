@@ -16,7 +16,28 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", type=Path, help="TOML configuration file (default: /etc/hearth/hearth.toml or ~/.config/hearth/hearth.toml)")
     parser.add_argument("--language", choices=["en", "ko"], help="override the configured language")
     parser.add_argument("--models-dir", type=Path, help="override where models are installed")
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="log what happens (-vv: everything)")
+
+
+VERBOSE = "verbose_"
+"""The prefix of the attributes ``-v`` counts into, one per level of command (see :func:`_verbose_everywhere`)."""
+
+
+def _verbose_everywhere(parser: argparse.ArgumentParser, depth: int = 0) -> None:
+    """``-v`` on ``hearth`` and on every command and sub-command under it, so it may come before
+    or after any of them (``hearth -v history``, ``hearth models list -vv``).  Each level counts
+    into its own attribute: a command's parser starts a namespace of its own and copies it over
+    the program's, which would reset one shared count."""
+    parser.add_argument("-v", "--verbose", dest=f"{VERBOSE}{depth}", action="count", default=0,
+                        help="log what hearth heard and did (-vv: everything); before or after the command")
+    for action in parser._actions:  # argparse lists its commands nowhere public
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in {id(p): p for p in action.choices.values()}.values():  # an alias is the same parser
+                _verbose_everywhere(sub, depth + 1)
+
+
+def verbosity(args: argparse.Namespace) -> int:
+    """How many ``-v`` were given, wherever on the command line."""
+    return sum(value for name, value in vars(args).items() if name.startswith(VERBOSE))
 
 
 def _version() -> str:
@@ -89,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_cadence_command(sub)
     add_model_commands(sub)
+    _verbose_everywhere(parser)
     return parser
 
 
@@ -134,9 +156,9 @@ def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     # A speaker's console shows what it says and hears, not its logs: warnings only, unless asked.
-    verbosity = getattr(args, "verbose", 0) or 0
+    verbose = verbosity(args)
     logging.basicConfig(
-        level=logging.DEBUG if verbosity > 1 else logging.INFO if verbosity == 1 else logging.WARNING,
+        level=logging.DEBUG if verbose > 1 else logging.INFO if verbose == 1 else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )

@@ -3,6 +3,7 @@ model of the wrong kind, and the state shown in keyboard mode."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import io
 import logging
@@ -96,3 +97,39 @@ def test_no_sound_card_and_no_gpio_say_both_in_one_line(tmp_path, monkeypatch, c
     err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("hearth: ") and "cannot open" in line]
     assert len(err) == 1
     assert "cannot open the default output device" in err[0] and err[0].endswith("use --keyboard")
+
+
+@pytest.mark.parametrize(("argv", "level"), [
+    (["-v", "history", "--config", "{config}"], logging.INFO),
+    (["history", "--config", "{config}", "-v"], logging.INFO),
+    (["-vv", "history", "--config", "{config}"], logging.DEBUG),
+    (["-v", "history", "-v", "--config", "{config}"], logging.DEBUG),
+    (["history", "--config", "{config}"], logging.WARNING),
+    (["-v", "models", "list", "--models-dir", "{models}"], logging.INFO),
+    (["models", "-v", "list", "--models-dir", "{models}"], logging.INFO),
+    (["models", "list", "--models-dir", "{models}", "-vv"], logging.DEBUG),
+    (["--verbose", "cadence", "--config", "{config}"], logging.INFO),
+    (["cadence", "--config", "{config}", "-vv"], logging.DEBUG),
+])
+def test_v_is_one_flag_for_every_command_before_or_after_it(argv, level, tmp_path, monkeypatch) -> None:
+    levels = []
+    monkeypatch.setattr(logging, "basicConfig", lambda **kw: levels.append(kw["level"]))
+    monkeypatch.setattr("sys.stdin", io.StringIO("It is noon."))
+    empty = tmp_path / "hearth.toml"
+    empty.write_text("")
+    assert main([a.format(config=empty, models=tmp_path / "models") for a in argv]) == 0
+    assert levels == [level]
+
+
+def test_every_command_takes_v(capsys) -> None:
+    def commands(parser, path=()):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield (*path, name), sub
+                    yield from commands(sub, (*path, name))
+
+    found = list(commands(build_parser()))
+    assert {"demo", "run", "serve", "bench", "history", "mic-check", "cadence", "models"} <= {p[0] for p, _ in found}
+    for path, parser in found:
+        assert any("-v" in a.option_strings for a in parser._actions), f"hearth {' '.join(path)} has no -v"
