@@ -6,10 +6,8 @@ A bad value stops start-up with one line naming the key and what is allowed.
 
 from __future__ import annotations
 
-import math
 import stat
 import tomllib
-from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -370,9 +368,10 @@ class ServeConfig(Section):
     needs ``web_token``); unset: only when ``--web`` is given (then 127.0.0.1:8750)."""
     web_token: str | None = Field(None, max_length=256)
     """The secret the page asks for when it is reached from another machine (at least 16
-    characters and about 64 bits; make one with
+    characters, and no words, keyboard runs, sequences, repeats or dates alone: judged by zxcvbn,
+    :func:`web_token_problem`; make one with
     python -c "import secrets; print(secrets.token_urlsafe(24))"); open it once as
-    http://HOST:PORT/?token=... and the browser keeps it."""
+    http://HOST:PORT/?token=... and the browser keeps it (a cookie kept for 400 days)."""
 
     @field_validator("wyoming")
     @classmethod
@@ -401,33 +400,54 @@ class ServeConfig(Section):
 
 WEB_TOKEN_MIN_CHARS = 16
 """The shortest ``serve.web_token``, its surrounding spaces stripped."""
-WEB_TOKEN_MIN_BITS = 64.0
-"""The least :func:`token_bits` a ``serve.web_token`` may count: out of reach of guessing over the
-network, and met by any token made as :data:`MAKE_TOKEN` says."""
+WEB_TOKEN_MIN_GUESSES_LOG10 = 14.0
+"""The fewest guesses (as a power of ten) zxcvbn may estimate for a ``serve.web_token``: 10^14 at a
+thousand guesses a second over the network is three thousand years.  Any token made as
+:data:`MAKE_TOKEN` says is near 10^32."""
 MAKE_TOKEN = 'python -c "import secrets; print(secrets.token_urlsafe(24))"'
-"""A token of 32 URL-safe characters from 24 random bytes (192 bits; :func:`token_bits` counts about 145)."""
+"""A token of 32 URL-safe characters from 24 random bytes (192 bits)."""
+_ZXCVBN_MAX_CHARS = 72
+"""zxcvbn judges at most this many characters (its own default; longer takes seconds).  A longer
+token is judged by its start, which errs towards refusing."""
+_OUR_WORDS = ["hearth", "kitchen", "token", "secret", "page", "home", "assistant"]
+"""Words a household would reach for first in a token for this page: guessed like dictionary words."""
+
+_PATTERNS = {"sequence": "a sequence", "spatial": "a keyboard run", "repeat": "a repeat", "date": "a date",
+             "regex": "a year"}
+"""zxcvbn's patterns, in the words of the refusal ("dictionary" is named by its list, below)."""
 
 
-def token_bits(token: str) -> float:
-    """A rough upper bound on how hard ``token`` is to guess: its length times the entropy of its
-    own character counts (Shannon).  A repeated or blank token scores near 0, "passwordpassword"
-    44, a token from :data:`MAKE_TOKEN` about 145; it cannot tell a phrase from random text, so it
-    only catches what is plainly weak."""
-    counts = Counter(token)
-    return sum(n * math.log2(len(token) / n) for n in counts.values())
+def _pattern_name(match: dict[str, Any]) -> str | None:
+    pattern = match.get("pattern")
+    if pattern == "dictionary":
+        return "a common password" if match.get("dictionary_name") == "passwords" else "words"
+    return _PATTERNS.get(str(pattern))
 
 
 def web_token_problem(token: str) -> str | None:
-    """Why ``token`` is too weak to guard the page (None when it is not): fewer than 16 characters
-    once the spaces around it are stripped, or under 64 bits by :func:`token_bits`."""
+    """Why ``token`` is too weak to guard the page (None when it is not).
+
+    Strength is judged as passwords are guessed, by zxcvbn: dictionaries of words, names and common
+    passwords, keyboard runs, sequences, repeats and dates, each costing a guesser only a few
+    guesses.  Refused are tokens shorter than 16 characters once the spaces around them are
+    stripped, tokens made of nothing but such pieces ("abcdefghijklmnop", "correcthorsebatterystaple"),
+    and any other under 10^14 estimated guesses.  The message names what was found, never the token.
+    """
+    from zxcvbn import zxcvbn  # imported here: only a configuration with a token needs it
+
     stripped = token.strip()
     if len(stripped) < WEB_TOKEN_MIN_CHARS:
         what = "blank" if not stripped else f"{len(stripped)} characters"
         return f"too short to guard the page ({what}; at least {WEB_TOKEN_MIN_CHARS} needed)"
-    bits = token_bits(stripped)
-    if bits < WEB_TOKEN_MIN_BITS:
-        return (f"too easy to guess (about {bits:.0f} bits, counting how often each character repeats; "
-                f"at least {WEB_TOKEN_MIN_BITS:.0f} needed)")
+    judged = zxcvbn(stripped[:_ZXCVBN_MAX_CHARS], user_inputs=_OUR_WORDS)
+    pieces = judged["sequence"]
+    found = list(dict.fromkeys(name for m in pieces if (name := _pattern_name(m)) is not None))
+    made_of = " and ".join(found)
+    if found and all(m.get("pattern") != "bruteforce" for m in pieces):
+        return f"too easy to guess: nothing in it but {made_of}, which guessers try first (zxcvbn)"
+    if float(judged["guesses_log10"]) < WEB_TOKEN_MIN_GUESSES_LOG10:
+        holds = f"; it holds {made_of}" if found else ""
+        return f"too easy to guess: zxcvbn estimates fewer than 10^{WEB_TOKEN_MIN_GUESSES_LOG10:.0f} guesses{holds}"
     return None
 
 

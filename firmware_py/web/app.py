@@ -40,7 +40,7 @@ from firmware_py.safe_text import clean
 from firmware_py.web import kept
 from firmware_py.web.feed import Feed
 from firmware_py.web.labels import labels
-from firmware_py.web.security import SVG_POLICY, TOKEN_COOKIE, Guard, check_change, refuse_unsafe_bind, same_token
+from firmware_py.web.security import SVG_POLICY, TOKEN_COOKIE, TOKEN_COOKIE_MAX_AGE_S, Guard, check_change, refuse_unsafe_bind, same_token
 from firmware_py.web.writes import WriteError, call_from_page, timer_label
 
 log = logging.getLogger(__name__)
@@ -217,7 +217,7 @@ class Page:
             if not same_token(request.query_params["token"], token):
                 return PlainTextResponse("wrong token\n", 401)
             response = RedirectResponse("/", 303)
-            response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict", path="/")
+            response.set_cookie(TOKEN_COOKIE, token, max_age=TOKEN_COOKIE_MAX_AGE_S, httponly=True, samesite="strict", path="/")
             return response
         words = labels(self.settings.language)
         page = (STATIC_DIR / "index.html").read_text(encoding="utf-8")

@@ -27,6 +27,9 @@ MAX_BODY_BYTES = 16 * 1024
 """A change is a few words of JSON; anything much larger is refused before it is read."""
 
 TOKEN_COOKIE = "hearth_token"
+TOKEN_COOKIE_MAX_AGE_S = 400 * 24 * 3600
+"""How long the browser keeps the cookie ``/?token=`` sets: the link is opened once on a kitchen
+tablet, not after every restart of the browser (400 days is the longest browsers keep any cookie)."""
 TOKEN_HEADER = "x-hearth-token"
 CSRF_HEADER = "x-csrf-token"
 
