@@ -68,6 +68,26 @@ def _given_up(kind: str, device: Device, timeout_s: float) -> AudioDeviceError:
     )
 
 
+def check_devices(microphone: MicrophoneSettings, speaker: SpeakerSettings) -> None:
+    """Raise :class:`AudioDeviceError`, worded as ``start()`` would word it, unless PortAudio has
+    the speaker's and the microphone's devices at their rates.  Opens no stream: it is asked
+    before anything slow starts (the models load for seconds), so a missing sound card is said
+    at once.  Blocking (PortAudio scans the devices): call it in a thread, bounded."""
+    try:
+        import sounddevice as sd
+    except OSError as exc:  # the PortAudio library itself is missing
+        raise AudioDeviceError(f"cannot use any sound device: {exc} (install libportaudio2)") from None
+    checks = (
+        ("output", sd.check_output_settings, speaker.device, speaker.sample_rate),
+        ("input", sd.check_input_settings, microphone.device, microphone.sample_rate),
+    )
+    for kind, check, device, rate in checks:
+        try:
+            check(device=device, samplerate=rate, channels=1, dtype="float32")
+        except (sd.PortAudioError, ValueError) as exc:
+            raise _open_error(kind, device, exc) from None
+
+
 # --------------------------------------------------------------------------- microphone
 
 

@@ -198,16 +198,13 @@ def _main(argv: list[str] | None) -> int:
                 data_dir = folder.path
             return asyncio.run(run_demo(config, args.input, args.out, args.timeline, hold=args.hold, data_dir=data_dir))
         if args.command in ("run", "serve"):
-            from firmware_py.serve import ServeChoice, run, serve_choice
-            from firmware_py.wiring import describe_choice, platform_profile
+            from firmware_py.serve import ServeChoice, serve_choice, start
 
             try:
                 choice = serve_choice(config, args.wyoming, args.web, not args.no_device) if args.command == "serve" else ServeChoice()
             except ValueError as exc:
                 raise ConfigError(str(exc)) from None
-            # Names from the configuration file, shown before anything checks them against the models.
-            print(f"hearth: {printable(describe_choice(config, platform_profile(config)))}", file=sys.stderr)
-            return asyncio.run(run(config, choice))
+            return asyncio.run(start(config, choice))
         if args.command == "bench":
             return asyncio.run(_run_bench(config, args, sys.argv[1:] if argv is None else argv))
         if args.command == "history":

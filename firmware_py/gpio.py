@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 from agent.events import State
@@ -49,6 +51,44 @@ class NoButton(RuntimeError):
     """The configured GPIO button cannot be opened (a machine without GPIO, a pin in use)."""
 
 
+@contextmanager
+def fallbacks_logged() -> Iterator[None]:
+    """gpiozero warns once for each pin library it tries and falls back from: eight lines on a
+    machine without GPIO before hearth's own one, and noise on a Pi that found one further down
+    its list.  Those go to the debug log; any other warning goes on as it came."""
+    from gpiozero.exc import PinFactoryFallback
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            others = []
+            for warning in caught:
+                if issubclass(warning.category, PinFactoryFallback):
+                    log.debug("gpiozero: %s", warning.message)
+                else:
+                    others.append(warning)
+    for warning in others:
+        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+
+
+def _open_button(pin: int, bounce_s: float) -> Any:
+    """gpiozero's Button on BCM ``pin``, pulled up; NoButton (one line) when it cannot be opened."""
+    from gpiozero import Button
+
+    try:
+        with fallbacks_logged():
+            return Button(pin, pull_up=True, bounce_time=bounce_s or None)
+    except Exception as exc:  # gpiozero raises a family of errors on a machine without GPIO
+        raise NoButton(f"no GPIO button found on BCM {pin} ({type(exc).__name__}): use --keyboard") from exc
+
+
+def check_button(pin: int) -> None:
+    """NoButton (one line) unless a button can be opened on BCM ``pin``: opened, then closed again."""
+    _open_button(pin, 0.0).close()
+
+
 class GpioButton:
     """A button on a BCM pin, wired to ground, using the internal pull-up."""
 
@@ -59,12 +99,7 @@ class GpioButton:
         self._button: Any = None
 
     def open(self, on_press: Callable[[float], None], on_release: Callable[[float], None]) -> None:
-        from gpiozero import Button
-
-        try:
-            self._button = Button(self.pin, pull_up=True, bounce_time=self.bounce_s or None)
-        except Exception as exc:  # gpiozero raises a family of errors on a machine without GPIO
-            raise NoButton(f"no GPIO button found on BCM {self.pin} ({type(exc).__name__}): use --keyboard") from exc
+        self._button = _open_button(self.pin, self.bounce_s)
         # Stamp the edge on gpiozero's thread: that is when the user pressed.
         self._button.when_pressed = lambda: self.loop.call_soon_threadsafe(on_press, time.monotonic())
         self._button.when_released = lambda: self.loop.call_soon_threadsafe(on_release, time.monotonic())
@@ -118,7 +153,8 @@ class RgbStatusLight:
         if self._led is None:
             from gpiozero import RGBLED
 
-            self._led = RGBLED(*self.pins)
+            with fallbacks_logged():
+                self._led = RGBLED(*self.pins)
         if state == State.FAULT == self._shown:
             return  # blinking already: starting over would break the rhythm
         self._shown = state

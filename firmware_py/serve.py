@@ -149,6 +149,19 @@ async def other_languages(config: HearthConfig) -> OtherLanguages:
     return found
 
 
+async def start(config: HearthConfig, choice: ServeChoice) -> int:
+    """``hearth run`` / ``hearth serve``: what is missing (the data folder, a port, a sound device,
+    the button) said in one line before any model loads (:mod:`firmware_py.preflight`), then the
+    line of what runs where, then :func:`run`."""
+    from firmware_py import preflight
+    from firmware_py.wiring import describe_choice, platform_profile
+
+    await preflight.preflight(config, choice)
+    # Names from the configuration file, shown before anything checks them against the models.
+    print(f"hearth: {printable(describe_choice(config, platform_profile(config)))}", file=sys.stderr)
+    return await run(config, choice)
+
+
 async def run(config: HearthConfig, choice: ServeChoice) -> int:
     """Run until SIGINT/SIGTERM: the device loop (``choice.device``) and the servers chosen."""
     from firmware_py.device import DeviceLoop

@@ -8,7 +8,7 @@ import os
 import sqlite3
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from collections.abc import Awaitable, Callable, Sequence
@@ -42,6 +42,9 @@ from firmware_py.ringing import RingSettings, Ringers, ring_until_heard
 from firmware_py.gpio import ConsoleLight, GpioButton, KeyboardButton, NoButton, NoLight, PushToTalk, RgbStatusLight, StatusLight
 from models.store import ModelError, ModelStore, default_models_dir
 from tools.timers import Timer, TimerWatcher, done_message
+
+if TYPE_CHECKING:
+    from audio.portaudio import MicrophoneSettings, SpeakerSettings
 
 log = logging.getLogger(__name__)
 
@@ -538,16 +541,22 @@ def make_echo_filter(config: HearthConfig) -> tuple[EchoFilter | None, str]:
     return EchoFilter(canceller, FarEndReference(), EchoSettings(min_erle_db=config.echo.min_erle_db)), ""
 
 
+def sound_settings(config: HearthConfig) -> tuple[MicrophoneSettings, SpeakerSettings]:
+    """How the microphone and the speaker are opened (and checked before, :mod:`firmware_py.preflight`)."""
+    from audio.portaudio import MicrophoneSettings, SpeakerSettings
+
+    return (MicrophoneSettings(device=config.audio.input_device),
+            SpeakerSettings(device=config.audio.output_device, sample_rate=config.audio.output_rate))
+
+
 async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) -> DeviceParts:
     """The appliance: PortAudio microphone and speaker, GPIO button and LED, warm models."""
-    from audio.portaudio import MicrophoneSettings, SoundDeviceMicrophone, SoundDeviceSpeaker, SpeakerSettings
+    from audio.portaudio import SoundDeviceMicrophone, SoundDeviceSpeaker
 
     echo, echo_off = make_echo_filter(config)
-    speaker = SoundDeviceSpeaker(
-        SpeakerSettings(device=config.audio.output_device, sample_rate=config.audio.output_rate),
-        reference=echo.reference if echo is not None else None,
-    )
-    microphone = SoundDeviceMicrophone(MicrophoneSettings(device=config.audio.input_device))
+    microphone_settings, speaker_settings = sound_settings(config)
+    speaker = SoundDeviceSpeaker(speaker_settings, reference=echo.reference if echo is not None else None)
+    microphone = SoundDeviceMicrophone(microphone_settings)
     # Hashed while the models load (the same pages, read once): a model damaged inside loads fine.
     verifying = asyncio.ensure_future(asyncio.to_thread(verify_models, config))
     try:

@@ -72,6 +72,7 @@ def test_keyboard_mode_shows_the_state() -> None:
 
 def test_no_sound_card_and_no_gpio_say_both_in_one_line(tmp_path, monkeypatch, capsys) -> None:
     import firmware_py.wiring as wiring
+    import sounddevice as sd
     from gpiozero import Device
 
     from audio.portaudio import SoundDeviceSpeaker
@@ -84,6 +85,13 @@ def test_no_sound_card_and_no_gpio_say_both_in_one_line(tmp_path, monkeypatch, c
 
     async def no_sound_card(self) -> None:
         raise AudioDeviceError("cannot open the default output device: Error querying device -1 (PortAudio sees no devices at all)")
+
+    def no_device(**settings) -> None:
+        raise sd.PortAudioError("Error querying device -1")
+
+    # Checked before the models load (firmware_py/preflight.py), and again as the speaker opens.
+    monkeypatch.setattr(sd, "check_output_settings", no_device)
+    monkeypatch.setattr(sd, "check_input_settings", no_device)
 
     async def deps_over(config, speaker):
         return make_deps(speaker=speaker)

@@ -234,7 +234,11 @@ def test_the_start_up_line_shows_configured_names_escaped(tmp_path: Path, capsys
     async def ran(config, choice) -> int:
         return 0
 
+    async def all_there(config, choice) -> None:
+        pass  # no sound card or GPIO needed to show the line
+
     monkeypatch.setattr("firmware_py.serve.run", ran)
+    monkeypatch.setattr("firmware_py.preflight.preflight", all_there)
     path = tmp_path / "hearth.toml"
     path.write_text('[llm]\nmodel = "smollm\\u001b[2J"\n')
     assert main(["run", "--config", str(path)]) == 0
