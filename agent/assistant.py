@@ -359,6 +359,7 @@ class Assistant:
                 self.current = None
             return
         result = task.result()
+        result.record_turn = number
         self.results.append(result)
         if result.outcome == Outcome.ANSWERED and self.current is turn:
             self.pending = result.pending

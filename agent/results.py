@@ -68,3 +68,6 @@ class TurnResult:
     """Who wrote each piece of the reply, in order (:data:`agent.speaking.reply.SOURCES`)."""
     repeated: bool = False
     """The answer was the last reply again ("what did you say?"): what came before still stands."""
+    record_turn: int = 0
+    """The turn's number in the conversation record (what ``hearth history`` shows as #13, and the
+    page's timeline card is titled with); 0 when it was not recorded."""

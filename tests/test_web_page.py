@@ -271,7 +271,7 @@ async def test_each_turns_timeline_is_drawn_as_the_benchs_chart(rig: Rig) -> Non
     rig.assistant.results.append(TurnResult(Outcome.ANSWERED, _timeline(), transcript="파스타 타이머 맞춰 줘", reply="네."))
 
     turns = (await rig.client.get("/api/turns")).json()
-    assert turns == [{"n": 1, "transcript": "파스타 타이머 맞춰 줘", "outcome": "answered"}]
+    assert turns == [{"n": 1, "turn": None, "transcript": "파스타 타이머 맞춰 줘", "outcome": "answered"}]
     picture = await rig.client.get("/api/turns/1/timeline.svg")
     assert picture.status_code == 200 and picture.headers["content-type"] == "image/svg+xml"
     assert picture.headers["content-security-policy"] == SVG_POLICY

@@ -278,7 +278,7 @@ class Page:
         # runs the module fresh instead of one the package has already imported.
         from firmware_py.web.timeline_view import render_svg
 
-        svg = render_svg(kept.timeline_dict(result), f"turn {request.path_params['n']}")
+        svg = render_svg(kept.timeline_dict(result), kept.timeline_title(result))
         return Response(svg, media_type="image/svg+xml", headers={"Content-Security-Policy": SVG_POLICY})
 
     async def cancel_timer(self, request: Request) -> Response:

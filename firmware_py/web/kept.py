@@ -115,8 +115,10 @@ class TimelineIndex:
         if len(self._known) > KEEP_TIMELINES:
             for key, _ in sorted(self._known.items(), key=lambda kv: kv[1][0])[: len(self._known) - KEEP_TIMELINES]:
                 del self._known[key]
+        # "n" addresses the picture; "turn" is the record's number, which the card is titled with
+        # (the record also numbers page changes, so the two differ).
         return [
-            {"n": n, "transcript": r.transcript, "outcome": r.outcome.value}
+            {"n": n, "turn": r.record_turn or None, "transcript": r.transcript, "outcome": r.outcome.value}
             for n, r in sorted(self._known.values(), key=lambda nr: nr[0])
         ]
 
@@ -125,6 +127,11 @@ class TimelineIndex:
             if n == number:
                 return result
         return None
+
+
+def timeline_title(result: TurnResult) -> str:
+    """The card's title: the turn as the record and ``hearth history`` number it."""
+    return f"turn {result.record_turn}" if result.record_turn else "a turn not in the record"
 
 
 def timeline_dict(result: TurnResult) -> dict[str, Any]:

@@ -76,7 +76,7 @@ class Span:
     """A stretch of time on a lane: something was spoken, decoded, generated, synthesized or heard."""
 
     start: float
-    """Seconds since the button press."""
+    """Seconds since the turn began (the button press, or the words arriving for a text turn)."""
     end: float
     kind: str
     """Style key in ``COLOURS``."""
@@ -140,9 +140,14 @@ class Bracket:
         return self.end - self.start
 
 
+AXIS_PRESS = "seconds since the button press"
+AXIS_WORDS = "seconds since the words arrived"
+"""A text turn (Home Assistant's ``handle``) had no press and no speech: its time starts with its words."""
+
+
 @dataclass(frozen=True)
 class Layout:
-    """Everything the renderers draw; times are seconds since the button press."""
+    """Everything the renderers draw; times are seconds since the turn began (:attr:`axis`)."""
 
     title: str
     header: tuple[str, ...]
@@ -153,6 +158,8 @@ class Layout:
     t_end: float
     """Right end of the time axis."""
     width_px: int = WIDTH_PX
+    axis: str = AXIS_PRESS
+    """What the time axis counts from, as written under it."""
 
     def lane(self, key: str) -> Lane | None:
         return next((lane for lane in self.lanes if lane.key == key), None)
@@ -174,6 +181,9 @@ def build_layout(timeline: dict[str, Any], title: str = "", width_px: int = WIDT
         (_Mark(str(m["name"]), float(m["t"]), dict(m.get("detail") or {})) for m in timeline.get("marks", [])),
         key=lambda m: m.t,
     )
+    # A mark stamped before the turn's origin (work begun a moment before it) is drawn at 0: the
+    # axis starts at the origin, and nothing may be drawn left of it, over the lane titles.
+    marks = [replace(m, t=max(0.0, m.t)) for m in marks]
     last_t = max((m.t for m in marks), default=0.0)
     interrupted = next((m.t for m in marks if m.name == "interrupted"), None)
     stop = interrupted if interrupted is not None else last_t
@@ -193,10 +203,28 @@ def build_layout(timeline: dict[str, Any], title: str = "", width_px: int = WIDT
         Lane("speaker", "speaker", tuple(speaker), ()),
         Lane("other", "other", (), tuple(Tick(m.t, "other", m.name, _describe(m)) for m in marks if _is_other(m))),
     ]
-    always = {"speech", "recognizer", "llm", "synthesis", "speaker"}
-    lanes = [_fit(lane, s_per_px, t_end) for lane in lanes if lane.key in always or lane.spans or lane.ticks]
+    typed = _typed(marks)
+    if typed:
+        # Words sent as text were neither spoken nor recognized: rows for them would only show
+        # the words' arrival as a "final transcript", which the header already says.
+        lanes = [lane for lane in lanes if lane.key not in ("speech", "recognizer")]
+    always = {"llm", "synthesis", "speaker"} | (set() if typed else {"speech", "recognizer"})
+    lanes = [_fit(_within(lane, t_end), s_per_px, t_end) for lane in lanes if lane.key in always or lane.spans or lane.ticks]
     markers = tuple(Tick(m.t, "interrupted", "interrupted", "the turn was interrupted") for m in marks if m.name == "interrupted")
-    return Layout(title, _header(timeline, width_px), tuple(lanes), _brackets(marks), markers, t_end, width_px)
+    return Layout(title, _header(timeline, width_px), tuple(lanes), _brackets(marks), markers, t_end, width_px,
+                  AXIS_WORDS if typed else AXIS_PRESS)
+
+
+def _typed(marks: list[_Mark]) -> bool:
+    """The turn's words were sent as text (Home Assistant's ``handle``), not heard."""
+    return any(m.name == "final_transcript" and m.detail.get("typed") for m in marks)
+
+
+def _within(lane: Lane, t_end: float) -> Lane:
+    """``lane`` with every bar and tick inside the axis, 0 to ``t_end``, whatever the marks said."""
+    spans = tuple(replace(s, start=min(max(0.0, s.start), t_end), end=min(max(0.0, s.start, s.end), t_end)) for s in lane.spans)
+    ticks = tuple(replace(t, t=min(max(0.0, t.t), t_end)) for t in lane.ticks)
+    return replace(lane, spans=spans, ticks=ticks)
 
 
 def _is_other(m: _Mark) -> bool:
@@ -523,7 +551,7 @@ def _header(timeline: dict[str, Any], width_px: int) -> tuple[str, ...]:
     lines = []
     transcript, outcome = timeline.get("transcript"), timeline.get("outcome")
     # Words given as text (Home Assistant's handle) were sent, not heard in the kitchen.
-    typed = any(m.get("name") == "final_transcript" and m.get("detail", {}).get("typed") for m in timeline.get("marks", ()))
+    typed = any(m.get("name") == "final_transcript" and (m.get("detail") or {}).get("typed") for m in timeline.get("marks", ()))
     said = "sent as text" if typed else "heard"
     parts = []
     if transcript is not None:

@@ -162,7 +162,7 @@ def _scene(layout: Layout) -> tuple[int, list[_Shape]]:
     for t in ticks:
         shapes.append(_Line(x(t), y, x(t), y + 5, "#333333"))
         shapes.append(_Text(x(t), y + 14, f"{t:g}", size=LABEL_PX, anchor="middle"))
-    shapes.append(_Text(LEFT_PX + plot_w / 2, y + 31, "seconds since the button press", size=LABEL_PX, anchor="middle", colour="#555555"))
+    shapes.append(_Text(LEFT_PX + plot_w / 2, y + 31, layout.axis, size=LABEL_PX, anchor="middle", colour="#555555"))
     height = int(math.ceil(y + AXIS_PX - 10))
     return height, back + shapes
 
