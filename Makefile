@@ -9,7 +9,7 @@ PYTEST := $(VENV)/bin/python -m pytest -p no:cacheprovider
 FAST_LANE := -m "not integration and not audio and not browser and not home_assistant" --timeout=120 --durations=15
 REAL_LANE := -m "integration or audio or browser or home_assistant" --timeout=900 --durations=25
 
-.PHONY: setup setup-code setup-ha demo lint test test-fast lane-fast lane-real bench install
+.PHONY: setup setup-code setup-ha try-ha demo lint test test-fast lane-fast lane-real bench install
 
 setup:
 	./setup.sh
@@ -19,6 +19,11 @@ setup-ha:
 
 setup-code:
 	./setup.sh --no-models
+
+# Home control without a household's Home Assistant: the tests' scratch core on loopback, its
+# address, a token file and a hearth.toml printed; Ctrl-C stops it (docs/home-control.md).
+try-ha: setup-code setup-ha
+	$(VENV)/bin/python -m bench.home_assistant.scratch
 
 demo: setup
 	$(HEARTH) demo --out out/demo-reply.wav --timeline out/demo-timeline.json
