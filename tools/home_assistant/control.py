@@ -274,7 +274,7 @@ def home_assistant_tools(home: HomeAssistantHome, language: str = "en") -> list[
                     await home.api.call_service(domain, service, [entity.entity_id], data)
             after = {e.entity_id: e for e in await home.entities(fresh=True)}
         except HomeAssistantUnavailable as exc:
-            log.warning("home_control: %s", exc)
+            home.unreachable(exc)  # logged once an outage, there
             return ToolOutput(_UNREACHABLE[lang], {"error": "unreachable"})
         except HomeAssistantRefused as exc:
             log.warning("home_control refused: %s", exc)
@@ -291,7 +291,7 @@ def home_assistant_tools(home: HomeAssistantHome, language: str = "en") -> list[
         try:
             entities = await home.entities(fresh=True)
         except HomeAssistantUnavailable as exc:
-            log.warning("home_state: %s", exc)
+            home.unreachable(exc)  # logged once an outage, there
             return ToolOutput(_UNREACHABLE[lang], {"error": "unreachable"})
         if args.what == "temperature":
             return _temperature(args.target, entities)

@@ -41,15 +41,20 @@ class HomeAssistantHome:
                         raise HomeAssistantUnavailable(f"Home Assistant would not list its entities ({exc}); "
                                                        "the token must be an administrator's") from None
                 except HomeAssistantUnavailable as exc:
-                    if self.reachable is not False:
-                        log.warning("%s; home requests get a spoken apology until it answers", exc)
-                    self.reachable = False
+                    self.unreachable(exc)
                     raise
                 if self.reachable is False:
                     log.info("Home Assistant is reachable again")
                 self.reachable = True
                 self._read_at = time.monotonic()
             return list(self._entities)
+
+    def unreachable(self, exc: HomeAssistantUnavailable) -> None:
+        """Note that a read or a call did not reach Home Assistant.  The log says so once an outage,
+        however many requests meet it (each gets its spoken apology), and once when it is back."""
+        if self.reachable is not False:
+            log.warning("%s; home requests get a spoken apology until it answers", exc)
+        self.reachable = False
 
     def known(self) -> Sequence[HomeEntity]:
         """The entities as last read (none before the first read), without waiting."""
