@@ -372,7 +372,7 @@ def config_file(tmp_path):
 @pytest.mark.parametrize(("snr", "clip", "status", "says"), [
     (SNR, False, 0, "Good: hearth will hear you well"),
     (14.0, False, 1, "Usable: hearth will hear you"),
-    (4.0, False, 2, "Poor: hearth will mishear most"),
+    (4.0, False, 2, "Poor: hearth will mishear much"),
     (None, False, 2, "hearth heard no voice"),
     (SNR, True, 1, "Turn the input gain down"),
 ])
