@@ -368,8 +368,8 @@ class ServeConfig(Section):
     needs ``web_token``); unset: only when ``--web`` is given (then 127.0.0.1:8750)."""
     web_token: str | None = Field(None, max_length=256)
     """The secret the page asks for when it is reached from another machine (at least 16
-    characters, and no words, keyboard runs, sequences, repeats or dates alone: judged by zxcvbn,
-    :func:`web_token_problem`; make one with
+    characters, not guessable as passwords are guessed: no words, keyboard runs, sequences, repeats
+    or dates alone, judged by zxcvbn; make one with
     python -c "import secrets; print(secrets.token_urlsafe(24))"); open it once as
     http://HOST:PORT/?token=... and the browser keeps it (a cookie kept for 400 days)."""
 
