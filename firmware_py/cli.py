@@ -198,7 +198,8 @@ def _main(argv: list[str] | None) -> int:
                 data_dir = folder.path
             return asyncio.run(run_demo(config, args.input, args.out, args.timeline, hold=args.hold, data_dir=data_dir))
         if args.command in ("run", "serve"):
-            from firmware_py.serve import ServeChoice, serve_choice, start
+            from firmware_py.serve import start
+            from firmware_py.serve_choice import ServeChoice, serve_choice
 
             try:
                 choice = serve_choice(config, args.wyoming, args.web, not args.no_device) if args.command == "serve" else ServeChoice()

@@ -15,7 +15,7 @@ import socket
 from firmware_py.config import HearthConfig, wyoming_address
 from firmware_py.data_folder import check_folder, data_folder
 from firmware_py.gpio import NoButton, check_button
-from firmware_py.serve import ServeChoice
+from firmware_py.serve_choice import ServeChoice
 from firmware_py.wiring import StartupError, sound_settings
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,8 @@ from audio.protocols import AudioChunk
 from audio.silent import SilentSpeaker
 from firmware_py.cli import main
 from firmware_py.config import parse_config
-from firmware_py.serve import DEFAULT_WEB, DEFAULT_WYOMING, ServeChoice, also_tell, serve_choice
+from firmware_py.serve import also_tell
+from firmware_py.serve_choice import DEFAULT_WEB, DEFAULT_WYOMING, ServeChoice, serve_choice
 from firmware_py.web.security import is_loopback
 
 ROOT = Path(__file__).resolve().parent.parent
