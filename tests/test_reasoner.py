@@ -67,9 +67,11 @@ def test_what_the_tools_keep_or_compute_stays_with_the_talker(text: str, languag
 @pytest.mark.parametrize(
     ("text", "language", "several"),
     [
-        ("Add flour and butter to my shopping list.", "en", True),
+        ("Add flour and butter to my shopping list.", "en", False),  # one act on two things: made once per thing
+        ("Add flour to the list and set a timer for an hour.", "en", True),
         ("Set a timer for ten minutes and add eggs to the list.", "en", True),
-        ("장보기 목록에 대파랑 두부 추가해 줘.", "ko", True),
+        ("장보기 목록에 대파랑 두부 추가해 줘.", "ko", False),
+        ("우유 추가하고 타이머 오 분 맞춰 줘.", "ko", True),
         ("Timer for a minute and a half, please.", "en", False),
         ("And another one for the broccoli, eight minutes.", "en", False),  # a follow-up's "and"
         ("Set a timer for ninety minutes, no wait, two hours.", "en", False),  # a correction is one act
@@ -341,16 +343,17 @@ async def test_a_failed_reasoner_leaves_a_korean_template_not_the_talkers_words(
 
 
 async def test_several_acts_are_made_one_by_one_through_the_same_checks():
-    calls = {"calls": [{"tool": "shopping_add", "args": {"item": "flour"}}, {"tool": "shopping_add", "args": {"item": "butter"}},
-                       {"tool": "timer_start", "args": {"duration_s": 600}}]}  # the third nobody asked for
+    calls = {"calls": [{"tool": "shopping_add", "args": {"item": "flour"}}, {"tool": "timer_start", "args": {"duration_s": 600}},
+                       {"tool": "shopping_add", "args": {"item": "butter"}}]}  # the third nobody asked for
     reasoner = ReasonerChat(calls=json.dumps(calls))
-    deps, sink, executor, kitchen = with_reasoner(TimedJson([]), reasoner, "Add flour and butter to my shopping list.")
-    (result,), _ = await run_text(deps, executor, "Add flour and butter to my shopping list.")
-    assert kitchen.shopping == ["flour", "butter"]
-    assert kitchen.timers == []  # not in the words: asked back, not made
+    said = "Add flour to my shopping list and set a timer for ten minutes."
+    deps, sink, executor, kitchen = with_reasoner(TimedJson([]), reasoner, said)
+    (result,), _ = await run_text(deps, executor, said)
+    assert kitchen.shopping == ["flour"]  # the butter is not in the words: asked back, not made
+    assert len(kitchen.timers) == 1
     assert result.route == "several_acts"
-    assert [(c.name, c.ran) for c in result.tool_calls] == [("shopping_add", True), ("shopping_add", True), ("timer_start", False)]
-    assert sink.text().startswith(holding_line("several_acts", "en") + "Added flour.Added butter.")
+    assert [(c.name, c.ran) for c in result.tool_calls] == [("shopping_add", True), ("timer_start", True), ("shopping_add", False)]
+    assert sink.text().startswith(holding_line("several_acts", "en") + "Added flour.Timer set.")
 
 
 async def test_a_reasoner_past_its_wall_time_is_stopped_and_the_talker_says_so():

@@ -180,6 +180,9 @@ _EN_ADD = (
     r"\b(?:i'm|i am|we're|we are)\s+out\s+of\s+(?P<x>.+?)\s*(?:[,.!?]|$)",
     r"\bforget\s+to\s+(?:buy|get|pick up)\s+(?P<x>.+?)\s*[.!?]*$",
     r"\b(?:need\s+to|have\s+to|must)\s+(?:buy|get|pick up)\s+(?P<x>.+?)\s*[.!?]*$",
+    # "We need eggs", "we're low on butter": what the household lacks, said as a statement.
+    r"^(?:(?:oh|ok|okay|hey|so|and|also)\s+)*we\s+(?:need|could use)\s+(?!to\b)(?:some\s+|more\s+)?(?P<x>.+?)\s*[.!?]*$",
+    r"\b(?:we're|we are|i'm|i am)\s+(?:low|running low|running out|almost out)\s+(?:on|of)\s+(?P<x>.+?)\s*(?:[,.!?]|$)",
 )
 _EN_COMPLETE = (
     rf"\b(?:tick|check|cross|strike|take|scratch|mark)\s+(?P<x>.+?)\s+off\s+(?:of\s+|from\s+)?{_LIST}",
@@ -188,13 +191,15 @@ _EN_COMPLETE = (
     r"\bmark\s+(?P<x>.+?)\s+as\s+(?:bought|done|got|gotten)\b",
     r"\bi\s+(?:bought|got|picked up)\s+(?P<x>.+?)\s*(?:[,.!?]|$)",
 )
-_KO_LIST = r"(?:쇼핑\s*리스트|장보기\s*목록|장보기\s*리스트|장보기|목록|리스트|장\s*볼\s*거)"
+_KO_LIST = r"(?:장바구니|쇼핑\s*리스트|장보기\s*목록|장보기\s*리스트|장보기|목록|리스트|장\s*볼\s*거)"
 _KO_ADD = (
     rf"{_KO_LIST}(?:에다가|에다|에)\s+(?P<x>.+?)\s*(?:추가|넣어|넣|담아|담|적어|올려)",
     # "두유 장보기 목록에 넣어 줘": the item before the list, the most usual order.
     rf"^(?P<x>[^,.!?]+?)\s+{_KO_LIST}(?:에다가|에다|에)\s*(?:추가|넣어|넣|담아|담|적어|올려)",
     r"^(?P<x>[^,.!?]+?)\s*(?:추가|넣어|담아)",
-    r"^(?P<x>[^,.!?]+?)\s+사야\s*(?:돼|해|함|겠)",
+    r"^(?P<x>[^,.!?]+?)\s+(?:좀\s+)?사(?:야\s*(?:돼|해|함|겠|할)|\s*와|\s*오)",
+    # "계란 다 떨어졌어", "고춧가루 거의 다 썼어": what ran out is what to buy.
+    r"^(?P<x>[^,.!?]+?)\s+(?:(?:거의\s+)?다\s+)?(?:떨어졌|떨어져\s*가|떨어지|써\s*가|썼)",
 )
 _KO_COMPLETE = (
     rf"{_KO_LIST}에서\s+(?P<x>.+?)\s*(?:빼|지워|지우|삭제|체크|없애)",
@@ -202,6 +207,11 @@ _KO_COMPLETE = (
     r"^(?P<x>[^,.!?]+?)\s+(?:샀어|샀다|샀음|샀으니)",
     r"^(?P<x>[^,.!?]+?)\s+(?:체크|지워|빼)",
 )
+# Counters only things bought take (두부 두 모, 양파 한 망); not among the numbers' counters, where
+# "모" would read "둘 모두" as a count.
+_KO_SHOPPING_COUNTERS = ("모", "망", "상자", "박스", "덩이", "꾸러미", "줌", "포대")
+_KO_FILLERS = ("좀", "한번", "그", "있잖아")
+_KO_COUNT_ALONE = "하나|둘|셋|넷|다섯|여섯|일곱|여덟|아홉|열"
 _EN_ITEM_LEAD = re.compile(r"^(?:the|a|an|some|my|our|more|some more|any)\s+")
 _EN_ITEM_LEAD_KEEPING_A = re.compile(r"^(?:the|some|my|our|more|some more|any)\s+")
 _SHOPPING_UNITS = {
@@ -253,26 +263,37 @@ def _clean_item(phrase: str, keep_a: bool = False) -> str:
     return phrase
 
 
-def shopping_item(text: str, complete: bool = False) -> tuple[str, str | None] | None:
-    """(item, quantity or None) named in a request to add to (or tick off) the shopping list."""
+def item_phrase(text: str, complete: bool = False) -> str | None:
+    """The words naming what to add to (or tick off) the shopping list, as said: "eggs, milk and
+    butter", "대파랑 양파랑 마늘"; None when no list request is read."""
     prepared = prepare(text)
     korean = bool(HANGUL.search(text))
     patterns = (_KO_COMPLETE if complete else _KO_ADD) if korean else (_EN_COMPLETE if complete else _EN_ADD)
     for pattern in patterns:
         match = re.search(pattern, prepared)
-        if match is None:
-            continue
-        phrase = original(text, prepared, match.start("x"), match.end("x"))
-        if korean:
-            item, quantity = _split_korean_quantity(phrase)
-            item = " ".join(strip_korean_particle(w) for w in item.split())
-        else:
-            item, quantity = _split_english_quantity(_clean_item(phrase.lower(), keep_a=True))
-            item = _restore_case(item, phrase)
-            item = _clean_item(item)
-        if item and item.lower() not in ("it", "them", "that", "this", "those", "these", "everything", "something"):
-            return item, (None if complete else quantity)
+        if match is not None and (phrase := original(text, prepared, match.start("x"), match.end("x"))):
+            return phrase
     return None
+
+
+def read_item(phrase: str, korean: bool, complete: bool = False) -> tuple[str, str | None] | None:
+    """(item, quantity or None) of the words naming one thing; None when they name nothing."""
+    if korean:
+        item, quantity = _split_korean_quantity(phrase)
+        item = " ".join(strip_korean_particle(w) for w in item.split() if w not in _KO_FILLERS)
+    else:
+        item, quantity = _split_english_quantity(_clean_item(phrase.lower(), keep_a=True))
+        item = _restore_case(item, phrase)
+        item = _clean_item(item)
+    if not item or item.lower() in ("it", "them", "that", "this", "those", "these", "everything", "something"):
+        return None
+    return item, (None if complete else quantity)
+
+
+def shopping_item(text: str, complete: bool = False) -> tuple[str, str | None] | None:
+    """(item, quantity or None) named in a request to add to (or tick off) the shopping list."""
+    phrase = item_phrase(text, complete)
+    return None if phrase is None else read_item(phrase, bool(HANGUL.search(text)), complete)
 
 
 def _restore_case(lowered: str, phrase: str) -> str:
@@ -281,10 +302,14 @@ def _restore_case(lowered: str, phrase: str) -> str:
 
 
 def _split_korean_quantity(phrase: str) -> tuple[str, str | None]:
-    counters = "|".join(sorted(KO_COUNTERS, key=len, reverse=True))
+    counters = "|".join(sorted((*KO_COUNTERS, *_KO_SHOPPING_COUNTERS), key=len, reverse=True))
     match = re.match(rf"^(?P<item>.+?)\s*(?P<num>{KO_NUMBER})\s*(?P<counter>{counters})$", phrase.strip())
     if match is None:
-        return phrase.strip(), None
+        # "배 하나": a count said on its own, without a counter word.
+        alone = re.match(rf"^(?P<item>.+?)\s+(?P<num>{_KO_COUNT_ALONE})$", phrase.strip())
+        if alone is None or (value := korean_number(alone["num"])) is None:
+            return phrase.strip(), None
+        return alone["item"].strip(), _number_text(value)
     value = korean_number(match["num"])
     if value is None:
         return phrase.strip(), None

@@ -92,6 +92,7 @@ def _rules(language: str) -> dict[str, re.Pattern[str]]:
             "not_an_idea": re.compile(a("not_an_idea")),
             "backchannel": re.compile(rf"^(?:(?:응+|음+|네+|{a('backchannel')})\s*)+$"),
             "asks_for_act": re.compile(a("asks_for_act")),
+            "past": re.compile(rf"(?:^|\s){a('past_time')}(?:에는|에|엔|만\s*해도)?(?:\s|$)"),
             "day_named": re.compile(a("day_named")),
             "time_left": re.compile(a("time_left")),
             "question_ending": re.compile(rf"{a('question_ending')}$"),
@@ -125,6 +126,8 @@ def _rules(language: str) -> dict[str, re.Pattern[str]]:
         "backchannel": re.compile(rf"^(?:(?:mm+|m+hm+|hm+|ah+|oh+|{a('backchannel')})\s*)+$"),
         "asks_for_act": re.compile(rf"\b{a('asks_for_act')}\b|^(?:{a('lead')}\s+)*{a('suggestion_open')}\b"),
         "day_named": re.compile(rf"(?<![\w']){a('day_named')}(?![\w'])"),
+        "past": re.compile(rf"\b{a('past_time')}\b"),
+        "command_open": re.compile(rf"^(?:{a('lead')}\s+)*{a('command_open')}\b"),
         "time_left": re.compile(
             rf"^(?:{a('lead')}\s+)*(?:"
             r"how (?:long|much (?:longer|more time|time))(?: (?:until|till|til|before|is left|left|to go|more|now|is it|does (?:it|that|the \w+) have))?"
@@ -232,6 +235,26 @@ def tells_own_plan(text: str, language: str) -> bool:
     timer" asks for one (the class ``own_plan_asking``)."""
     words = utterance_words(text)
     return _rule(text, language, "own_plan").search(words) is not None
+
+
+# A sentence that ends in the past tense (불었어, 넣어 놨어, 탔더라): a syllable of the past, then
+# the plain or polite ending, if any.
+_KO_PAST_END = re.compile(r"[았었였했놨샀썼됐났갔왔봤췄켰쳤졌렸웠셨탔불]\s*(?:어|다|네|더라|는데|지|음|어요|네요|더라고|어서)?\s*$")
+
+
+@found_once
+def tells_of_past(text: str, language: str) -> bool:
+    """Whether the user tells of something past ("Last time I set a timer for the roast it came
+    out dry", "어제 타이머 안 맞춰서 라면 다 불었어"): a story, no request, unless it asks for an
+    act in words ("can you…", "…해 줘") or opens with one ("Cancel the timer I set yesterday")."""
+    words = utterance_words(text)
+    korean = speaks_korean(words, language)
+    rules = _rules("ko" if korean else "en")
+    if rules["past"].search(words) is None or rules["asks_for_act"].search(words) is not None:
+        return False
+    if korean:
+        return _KO_PAST_END.search(words) is not None  # "아까 맞춘 타이머 취소해" asks; "…넣어 놨어" tells
+    return rules["command_open"].search(words) is None
 
 
 def speaks_korean(text: str, language: str) -> bool:

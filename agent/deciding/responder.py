@@ -37,6 +37,7 @@ from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repea
 from agent.deciding.intents import asks_for_act, asks_for_idea, asks_time_left, small_talk, speaks_korean
 from agent.deciding.origins import offered_act, unsupported_origin
 from agent.deciding.reasoner import cap_line, holding_line, short_answer
+from agent.deciding.several import each_thing
 from agent.deciding.routing import Route, is_question, route_after_decision, route_by_words
 from agent.deciding.speculation import SpeculativeCall, SpeculativeRecord, call_key
 from agent.deciding.thinker import example_key, words_of
@@ -300,7 +301,11 @@ class Responder:
             say(reply, self._no_tool_reply(text))
             reply.flush()
         else:
-            await self.call_tool(plan, text, reply, line=line, afresh=True)
+            plans = each_thing(plan, text)
+            if len(plans) > 1:
+                self.timeline.mark("each_thing", tool=plan.tool, things=len(plans))
+            for i, one in enumerate(plans):
+                await self.call_tool(one, text, reply, line=line if i == 0 else None, afresh=len(plans) == 1)
         reply.end()
 
     def _idea(self, plan: ToolPlan, line: str | None, text: str) -> tuple[ToolPlan, str | None]:

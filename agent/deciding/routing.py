@@ -34,7 +34,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from agent.deciding.intents import asks_for_act, asks_to_know, cued_tools, is_question, speaks_korean, utterance_words
+from agent.deciding.several import one_act_on_things
+from agent.deciding.intents import asks_for_act, asks_to_know, cued_tools, is_question, speaks_korean, tells_of_past, utterance_words
 from agent.deciding.lexicon import lexicon
 
 Reason = Literal["knowledge", "several_acts", "talker_unsure"]
@@ -112,7 +113,7 @@ def knows_how(text: str, language: str) -> bool:
 
 def several_acts(text: str, language: str) -> bool:
     """An act request joining two things (rule 1, ``several_acts``)."""
-    if is_question(text, language):
+    if is_question(text, language) or tells_of_past(text, language):
         return False
     words = utterance_words(text)
     korean = speaks_korean(words, language)
@@ -121,7 +122,10 @@ def several_acts(text: str, language: str) -> bool:
     opened = words.split(" ", 1)[1] if " " in words else ""
     if not _rules("ko" if korean else "en")["joined"].search(opened):
         return False
-    return bool(cued_tools(text, language, _ACT_TOOLS))
+    cued = cued_tools(text, language, _ACT_TOOLS)
+    if one_act_on_things(text, cued):
+        return False  # "add eggs, milk and butter": one act on several things, made once per thing
+    return bool(cued)
 
 
 def route_by_words(text: str, language: str) -> Route | None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from agent.deciding.arguments import READ_ONLY, repair_arguments
 from agent.deciding.banks import NONE, Entry, example_bank
-from agent.deciding.intents import asks_to_know, offered
+from agent.deciding.intents import asks_to_know, is_question, offered, tells_of_past
 from agent.model.llm import ChatMessage
 from agent.speaking.phrases import system_prompt
 from agent.deciding.tool_calls import Example, Examples, JsonChatModel, ToolCallPlanner
@@ -130,7 +130,8 @@ class ExamplePicker:
     """
 
     def __init__(
-        self, language: str = "en", k: int = 6, bank: dict[str, list[Entry]] | None = None, cues: bool = True, fixed: int = 0
+        self, language: str = "en", k: int = 6, bank: dict[str, list[Entry]] | None = None, cues: bool = True, fixed: int = 0,
+        registry: ToolRegistry | None = None,
     ) -> None:
         self.language = language
         self.k = k
@@ -142,6 +143,8 @@ class ExamplePicker:
         self.cues = cues
         """Offer only the tools the request asks for in words (:mod:`agent.deciding.intents`): examples of
         other tools are neither shown nor allowed by the grammar."""
+        self.registry = registry
+        """The tools' argument models, to tell which tool's whole call the words hold; None: never asked."""
         self._indexes = {lang: ExampleIndex(entries) for lang, entries in (bank or example_bank()).items() if entries}
 
     def index_for(self, text: str) -> ExampleIndex:
@@ -158,7 +161,24 @@ class ExamplePicker:
         allowed = set(offered(text, language, tools)) | {NONE}
         if asks_to_know(text, language):
             allowed &= READ_ONLY | {NONE}  # a "why" or "instead of" question never acts
-        return [s for s in ranked if s.entry[2] in allowed]
+        elif tells_of_past(text, language):
+            allowed &= READ_ONLY | {NONE, "shopping_complete"}  # a story acts on nothing; "I got the eggs" ticks them off
+        kept = [s for s in ranked if s.entry[2] in allowed]
+        return self._whole_first(kept, text, language)
+
+    def _whole_first(self, ranked: list[Scored], text: str, language: str) -> list[Scored]:
+        """``ranked`` with the examples of the tool whose whole call the words hold first, when the
+        nearest tool's are not: "We need eggs." is nearer "do we need anything from the store" than
+        any addition, but holds a whole addition, and no question."""
+        if self.registry is None or is_question(text, language):
+            return ranked
+        tools = list(dict.fromkeys(s.entry[2] for s in ranked if s.entry[2] != NONE))
+        if not tools or whole_call_in(self.registry, tools[0], text):
+            return ranked
+        whole = next((tool for tool in tools[1:] if whole_call_in(self.registry, tool, text)), None)
+        if whole is None:
+            return ranked
+        return sorted(ranked, key=lambda s: s.entry[2] != whole)  # stable: the rest keep their order
 
     def head(self, text: str, ranked: list[Scored] | None = None) -> list[Entry]:
         """The examples fixed for the tool of the example nearest ``text`` (none when ``fixed`` is 0);
@@ -166,7 +186,7 @@ class ExamplePicker:
         ranked = self.ranked(text) if ranked is None else ranked
         if not self.fixed or not ranked:
             return []
-        tool = ranked[0].entry[2]
+        tool = next((s.entry[2] for s in ranked if s.entry[2] != NONE), NONE)
         return [entry for entry in self.index_for(text).entries if entry[2] == tool][: self.fixed]
 
     def heads(self, language: str | None = None) -> list[Examples]:
@@ -210,9 +230,13 @@ class ExamplePicker:
         """
         ranked = self.ranked(text)
         names: list[str] = []
-        for scored in ranked[: n or self.k]:
+        # The nearest examples that call a tool, however near a no-tool one is: the ranking has
+        # kept only the tools the words ask for, so a tool is on offer whenever one was asked for
+        # ("Make a note that the good knife needs sharpening." is nearer "good evening" than any
+        # note), and "none" beside it when a no-tool example is close.
+        for scored in [s for s in ranked if s.entry[2] != NONE][: n or self.k]:
             tool = scored.entry[2]
-            if tool != NONE and tool not in names:
+            if tool not in names:
                 names.append(tool)
         window = ranked if none_within is None else ranked[:none_within]
         allow_none = not names or any(scored.entry[2] == NONE for scored in window)
@@ -222,6 +246,23 @@ class ExamplePicker:
         ranked = self.ranked(text)  # ranked once for the head and the rest
         head = [as_example(entry) for entry in self.head(text, ranked)]
         return Examples([*head, *(as_example(entry) for entry in self.pick(text, ranked))], fixed=len(head))
+
+
+def whole_call_in(registry: ToolRegistry, tool: str, text: str) -> bool:
+    """Whether ``text`` holds every value ``tool`` needs, read from the words alone (a tool that
+    needs no value never does: its words alone are no call)."""
+    spec = registry.get(tool)
+    if spec is None:
+        return False
+    needed = [name for name, field in spec.args.model_fields.items() if field.is_required()]
+    if not needed:
+        return False
+    read = repair_arguments(tool, {}, text)
+    try:
+        spec.args.model_validate(read)
+    except ValueError:
+        return False
+    return True
 
 
 class NarrowedChat:
@@ -252,6 +293,10 @@ class NarrowedChat:
     def schema_for(self, text: str) -> dict[str, Any]:
         names, allow_none = self.picker.choices(text, self.n, self.none_within)
         names = [name for name in names if name in self.registry]
+        if allow_none and names and whole_call_in(self.registry, names[0], text):
+            # The words ask for the tool and hold every value it needs ("we're out of eggs"): a
+            # no-tool example near them ("we're out of time") does not make them small talk.
+            allow_none = False
         return self.registry.tool_call_schema(names, allow_none=allow_none, max_chars=self.max_chars, tool_first=self.tool_first)
 
     def stream(
@@ -323,7 +368,7 @@ def default_planner(
     answers (see :meth:`tools.registry.ToolRegistry.tool_call_schema`).  ``places``: the names of the
     places the household's forecast covers, read when a weather question's place is repaired.
     """
-    picker = ExamplePicker(language, k, cues=cues, fixed=fixed)
+    picker = ExamplePicker(language, k, cues=cues, fixed=fixed, registry=registry)
     model: JsonChatModel = chat
     if narrow is not None:
         model = NarrowedChat(chat, registry, picker, narrow or None, none_within, max_chars, tool_first)

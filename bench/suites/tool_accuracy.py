@@ -39,6 +39,7 @@ from agent.speaking.phrases import system_prompt
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.reasoner import Reasoner, holding_line
 from agent.deciding.reference import KitchenReference
+from agent.deciding.several import each_thing
 from agent.deciding.routing import route_after_decision, route_by_words
 from agent.deciding.tool_calls import ToolCallPlanner
 from agent.deciding.tool_use import spoken_result
@@ -257,7 +258,7 @@ async def run_suite(
                 assert plan is not None
                 said, reasoner_s, first_s = (plan.say if plan.tool is None else ""), None, None
                 last_tool, raw = plan.tool, plan.raw
-                calls = [ToolCall(plan.tool, plan.args)] if plan.tool else []
+                calls = [ToolCall(p.tool, p.args) for p in each_thing(plan, text) if p.tool]  # as the Responder makes them
                 if plan.tool in READ_ONLY and scenario.answer and executor is not None:
                     # A question a look-up answers (a conversion) is checked in what the tool says.
                     said = spoken_result(await executor.call(plan.tool, plan.args, origin="user"), suite.language)

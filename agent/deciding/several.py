@@ -1,0 +1,99 @@
+"""One act on several things: "add eggs, milk and butter to the list", "대파랑 양파랑 마늘 사야 돼".
+
+A list of things after one verb is one request, made once per thing, in the order said. It is
+read from the words here, without the reasoner: the reasoner is for requests that join different
+acts ("set a timer and add milk"), and costs seconds a call on a small board. Only the list's
+tools take several things; a timer's length is one value, and "ten minutes for the rice and four
+for the eggs" is two acts, the reasoner's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from agent.deciding.extract import HANGUL, item_phrase, note_text, read_item, timer_durations
+from agent.deciding.lexicon import lexicon
+from agent.deciding.tool_calls import ToolPlan
+
+LIST_TOOLS = ("shopping_add", "shopping_complete")
+MAX_THINGS = 8
+"""More things than this in one breath is more likely a misreading than a list."""
+
+# "eggs, milk and butter", "eggs, milk, and butter", "eggs & milk".
+_EN_SPLIT = re.compile(r"\s*,\s*(?:and\s+|plus\s+)?|\s+(?:and|plus|&)\s+")
+# A noun's joining particle at the word's end (양파랑 마늘, 버터하고 치즈), or a comma. 와/과 are
+# left alone: too many names end in those syllables (사과, 오과자).
+_KO_SPLIT = re.compile(r"(?<=[가-힣])(?:이랑|랑|하고)\s+|\s*,\s*")
+# "Stick flour on the list, and sugar too": a thing added after the list was named.
+_EN_AFTER_LIST = re.compile(r"\blist\s*,?\s+(?:and|plus)\s+(?P<x>.+?)(?:\s+(?:too|as well|also))?\s*[.!?]*$")
+
+
+def _one_thing(phrase: str) -> bool:
+    """Whether ``phrase`` is one thing although it holds "and" ("mac and cheese")."""
+    folded = " ".join(phrase.casefold().split())
+    return any(name in folded for name in lexicon("en").phrases("one_thing_with_and"))
+
+
+def _opens_with_act(part: str) -> bool:
+    first = part.casefold().split()
+    return bool(first) and any(" ".join(first[: len(verb.split())]) == verb for verb in lexicon("en").phrases("command_open"))
+
+
+def _parts(phrase: str, korean: bool) -> list[str]:
+    if korean:
+        return [p for p in (w.strip() for w in _KO_SPLIT.split(phrase)) if p]
+    if _one_thing(phrase):
+        return [phrase]
+    return [p.strip(" ,.!?") for p in _EN_SPLIT.split(phrase) if p.strip(" ,.!?")]
+
+
+def things_in(text: str, tool: str) -> list[tuple[str, str | None]]:
+    """The things (and their quantities) one list request names, in the order said: one entry
+    for one thing, none when the words name no thing for the list."""
+    complete = tool == "shopping_complete"
+    phrase = item_phrase(text, complete=complete)
+    if phrase is None:
+        return []
+    korean = bool(HANGUL.search(text))
+    parts = _parts(phrase, korean)
+    if not korean and (later := _EN_AFTER_LIST.search(text.casefold())) is not None:
+        parts += _parts(later["x"], korean)
+    whole = read_item(phrase, korean, complete)
+    if len(parts) < 2 or len(parts) > MAX_THINGS:
+        return [whole] if whole is not None else []
+    if not korean and any(_opens_with_act(part) for part in parts[1:]):
+        return [whole] if whole is not None else []  # "add milk and note that…": a second act, not a thing
+    things = [read_item(part, korean, complete) for part in parts]
+    if any(thing is None for thing in things):
+        return [whole] if whole is not None else []  # "milk and it": not a list of things
+    return [thing for thing in things if thing is not None]
+
+
+def each_thing(plan: ToolPlan, text: str) -> list[ToolPlan]:
+    """The decision made once per thing the words list ("eggs, milk and butter"); the decision
+    alone when they name one thing, or when it is not a list tool's."""
+    if plan.tool not in LIST_TOOLS:
+        return [plan]
+    things = things_in(text, plan.tool)
+    if len(things) < 2:
+        return [plan]
+    plans = []
+    for item, quantity in things:
+        args = {"item": item}
+        if quantity is not None and plan.tool == "shopping_add":
+            args["quantity"] = quantity
+        plans.append(replace(plan, args=args))
+    return plans
+
+
+def one_act_on_things(text: str, cued: set[str] | frozenset[str]) -> bool:
+    """Whether the words ask for one list act on several things, and no other act: "add eggs
+    and milk" cues adding time too ("add five minutes"), but holds no time, so it is one act."""
+    tools = [tool for tool in LIST_TOOLS if tool in cued]
+    if len(tools) != 1 or len(things_in(text, tools[0])) < 2:
+        return False
+    others = set(cued) - set(LIST_TOOLS)
+    if any(tool.startswith("timer_") for tool in others) and timer_durations(text, naming=True):
+        return False
+    return not ("note_add" in others and note_text(text) is not None)

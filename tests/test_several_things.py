@@ -1,0 +1,128 @@
+"""One act on several things, stories of the past, and the tool whose whole call the words hold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.deciding.arguments import act_asked_for
+from agent.deciding.extract import shopping_item
+from agent.deciding.intents import tells_of_past
+from agent.deciding.routing import route_by_words
+from agent.deciding.several import each_thing, things_in
+from agent.deciding.tool_calls import ToolPlan
+from agent.deciding.tool_examples import ExamplePicker, whole_call_in
+from tools.clock import clock_tools
+from tools.lists import ListStore, list_tools
+from tools.registry import ToolRegistry
+from tools.timers import TimerStore, timer_tools
+
+
+@pytest.mark.parametrize(("text", "things"), [
+    ("Put oat milk, bread and a dozen eggs on the grocery list.", [("oat milk", None), ("bread", None), ("eggs", "12")]),
+    ("Can you add lemons and two limes to my shopping list?", [("lemons", None), ("limes", "2")]),
+    ("Add rice to the list, and soy sauce as well.", [("rice", None), ("soy sauce", None)]),
+    ("We need coffee filters and dish soap.", [("coffee filters", None), ("dish soap", None)]),
+    ("양파랑 감자 장보기 목록에 넣어 줘.", [("양파", None), ("감자", None)]),
+    ("쇼핑 리스트에 소금, 설탕, 식초 추가해 줘.", [("소금", None), ("설탕", None), ("식초", None)]),
+    ("두부하고 콩나물 좀 사야 돼.", [("두부", None), ("콩나물", None)]),
+])
+def test_a_list_of_things_after_one_verb_is_one_addition_per_thing(text: str, things: list) -> None:
+    found = things_in(text, "shopping_add")
+    assert [(item, None if q is None else q.split()[0].rstrip("개")) for item, q in found] == things
+
+
+@pytest.mark.parametrize("text", [
+    "Add mac and cheese to the list.",
+    "Put half and half on the shopping list.",
+    "We need salt and vinegar crisps.",
+])
+def test_a_thing_whose_name_holds_and_stays_one_thing(text: str) -> None:
+    assert len(things_in(text, "shopping_add")) == 1
+
+
+@pytest.mark.parametrize("text", [
+    "Tick the onions and the garlic off my list.",
+    "Cross off apples, pears and plums.",
+    "Remove yogurt and honey from the shopping list.",
+])
+def test_ticking_several_things_off_ticks_each(text: str) -> None:
+    plans = each_thing(ToolPlan("", "shopping_complete", {"item": "x"}), text)
+    assert len(plans) >= 2 and all(p.tool == "shopping_complete" and " and " not in p.args["item"] for p in plans)
+
+
+def test_a_list_request_of_several_things_is_not_sent_to_the_reasoner_but_two_acts_are() -> None:
+    assert route_by_words("Add flour, yeast and honey to the list.", "en") is None
+    assert route_by_words("Add yeast to the list and set a timer for an hour.", "en") is not None
+    assert route_by_words("빵가루랑 계란 장보기 목록에 추가해 줘.", "ko") is None
+
+
+def test_other_tools_are_made_once() -> None:
+    plan = ToolPlan("", "timer_start", {"duration_s": 600})
+    assert each_thing(plan, "Set a timer for ten minutes for the rice and the beans.") == [plan]
+
+
+@pytest.mark.parametrize(("text", "item"), [
+    ("우유 좀 목록에 넣어 줘", "우유"),
+    ("참기름 다 떨어졌어", "참기름"),
+    ("고구마 좀 사 와야겠다", "고구마"),
+    ("We're running low on olive oil.", "olive oil"),
+    ("We need more paper towels.", "paper towels"),
+])
+def test_what_the_household_lacks_is_read_as_the_item(text: str, item: str) -> None:
+    found = shopping_item(text)
+    assert found is not None and found[0] == item
+
+
+def test_we_need_to_do_something_names_no_item() -> None:
+    assert shopping_item("We need to leave at five.") is None
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("Last time I set a timer for the cake it sank in the middle.", "en"),
+    ("I put chicken on the list yesterday but nobody bought it.", "en"),
+    ("The other day I started a timer and forgot all about it.", "en"),
+    ("어제 타이머 맞춰 놨는데 소리를 못 들었어.", "ko"),
+    ("아까 계란 목록에 넣었는데 벌써 샀어.", "ko"),
+    ("지난번에 라면 삼 분 끓였더니 너무 꼬들꼬들했어.", "ko"),
+])
+def test_a_story_of_the_past_asks_for_no_act(text: str, language: str) -> None:
+    assert tells_of_past(text, language)
+    assert not act_asked_for("timer_start", text)
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("Cancel the timer I set yesterday.", "en"),
+    ("Can you put back the milk I crossed off yesterday?", "en"),
+    ("Once the water boils, set a timer for eight minutes.", "en"),
+    ("아까 맞춘 타이머 취소해", "ko"),
+    ("어제 산 우유 목록에서 지워 줘", "ko"),
+])
+def test_a_request_that_mentions_the_past_is_still_a_request(text: str, language: str) -> None:
+    assert not tells_of_past(text, language)
+
+
+def test_having_bought_something_still_ticks_it_off() -> None:
+    assert act_asked_for("shopping_complete", "I bought the eggs this morning.")
+
+
+@pytest.fixture
+def picker(tmp_path: Path) -> ExamplePicker:
+    lists = ListStore(tmp_path / "lists.db")
+    lists.open()
+    timers = TimerStore(tmp_path / "timers.db")
+    timers.open()
+    registry = ToolRegistry([*timer_tools(timers), *list_tools(lists), *clock_tools()])
+    return ExamplePicker("en", registry=registry)
+
+
+@pytest.mark.parametrize("text", ["We need baking soda.", "We could use more napkins.", "We're almost out of rice."])
+def test_a_statement_that_holds_a_whole_addition_is_offered_the_addition(picker: ExamplePicker, text: str) -> None:
+    assert picker.choices(text, 1, 3)[0] == ["shopping_add"]
+    assert picker.registry is not None and whole_call_in(picker.registry, "shopping_add", text)
+
+
+def test_a_question_is_left_to_its_nearest_example(picker: ExamplePicker) -> None:
+    tools, _ = picker.choices("Do we need anything else from the shop?", 1, 3)
+    assert tools == ["shopping_list"]
