@@ -27,6 +27,9 @@ RUN = 5
 """Words in a run that must not appear elsewhere."""
 SHORT_KOREAN_CHARS = 8
 """A Korean text of fewer than :data:`RUN` words is looked for whole only from this many letters."""
+SHORT_ENGLISH_WORDS = 3
+"""An English text of fewer than :data:`RUN` words is looked for whole only from this many words: a
+word or two ("Thanks.", "Next step.") is any kitchen's, and copies nothing."""
 
 FOUND_BEFORE_SEALING: frozenset[tuple[str, str]] = frozenset({
     ("agent/deciding/commands.py", "13e41816451f8ad6"),
@@ -112,7 +115,8 @@ def _phrases(text: str, language: str) -> list[str]:
     if not words:
         return []
     phrases = [" ".join(words[i:i + RUN]) for i in range(len(words) - RUN + 1)]
-    if len(words) >= RUN or language != "ko" or len("".join(words)) >= SHORT_KOREAN_CHARS:
+    if len(words) >= RUN or (language == "ko" and len("".join(words)) >= SHORT_KOREAN_CHARS) or (
+            language != "ko" and len(words) >= SHORT_ENGLISH_WORDS):
         phrases.append(" ".join(words))
     return phrases
 
@@ -164,4 +168,5 @@ def test_normalising_drops_case_punctuation_and_spacing() -> None:
     assert normalise("거실 불 좀 꺼 줄래?") == "거실 불 좀 꺼 줄래"
     assert _phrases("응.", "ko") == []
     assert _phrases("a b c d e f", "en") == ["a b c d e", "b c d e f", "a b c d e f"]
+    assert _phrases("Next step.", "en") == [] and _phrases("Go on then.", "en") == ["go on then"]
     assert re.fullmatch(r"[a-z ]+", normalise("It's twenty-two."))

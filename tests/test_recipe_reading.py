@@ -54,6 +54,30 @@ def test_moves_through_a_recipe(text: str, reading: bool, move: str | None) -> N
     assert recipe_move(text, "en", reading) == move
 
 
+@pytest.mark.parametrize(("text", "move"), [
+    ("Hold on, which step was before this one?", "back"), ("Go back one, please.", "back"), ("앞 단계로 다시 가 줘", "back"),
+    ("Sorry, say that again?", "repeat"), ("I missed that, one more time.", "repeat"), ("한 번 더 읽어 줄래?", "repeat"),
+    ("Okay, I'm done, what now?", "next"), ("Right, carry on.", "next"), ("응 넘어가자", "next"),
+    ("Remind me of the ingredients?", None), ("So what goes in it?", "ingredients"), ("재료가 뭐였지?", "ingredients"),
+    ("Read the first step again.", "first"), ("Let's start over from the top.", "first"), ("처음부터 다시 읽어 줘", "first"),
+])
+def test_a_move_is_read_from_its_words_among_words_any_move_holds(text: str, move: str | None) -> None:
+    assert recipe_move(text, "en", reading=True) == move
+
+
+@pytest.mark.parametrize("text", ["Go back to the store later.", "Say hello to grandma again.", "다시 타이머 맞춰 줘"])
+def test_words_beside_a_move_make_it_something_else(text: str) -> None:
+    assert recipe_move(text, "en", reading=True) is None
+
+
+@pytest.mark.parametrize(("text", "dish"), [
+    ("Walk me through the risotto.", "risotto"), ("Could you talk me through shakshuka?", "shakshuka"),
+    ("잡채 만드는 법 하나씩 읽어 줄래?", "잡채"),
+])
+def test_walking_through_a_dish_is_reading_its_recipe(text: str, dish: str) -> None:
+    assert recipe_to_read(text, "en") == dish
+
+
 def test_a_command_needs_its_tool() -> None:
     assert local_command("next", "en", ["recipe_step"]) is not None
     assert local_command("next", "en", ["timer_start"]) is None

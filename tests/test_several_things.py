@@ -95,7 +95,7 @@ def test_a_story_of_the_past_asks_for_no_act(text: str, language: str) -> None:
 @pytest.mark.parametrize(("text", "language"), [
     ("Cancel the timer I set yesterday.", "en"),
     ("Can you put back the milk I crossed off yesterday?", "en"),
-    ("Once the water boils, set a timer for eight minutes.", "en"),
+    ("Once the water boils, start an eight minute timer.", "en"),
     ("아까 맞춘 타이머 취소해", "ko"),
     ("어제 산 우유 목록에서 지워 줘", "ko"),
 ])
@@ -117,7 +117,7 @@ def picker(tmp_path: Path) -> ExamplePicker:
     return ExamplePicker("en", registry=registry)
 
 
-@pytest.mark.parametrize("text", ["We need baking soda.", "We could use more napkins.", "We're almost out of rice."])
+@pytest.mark.parametrize("text", ["We need baking soda.", "We could use more napkins.", "We're nearly out of rice."])
 def test_a_statement_that_holds_a_whole_addition_is_offered_the_addition(picker: ExamplePicker, text: str) -> None:
     assert picker.choices(text, 1, 3)[0] == ["shopping_add"]
     assert picker.registry is not None and whole_call_in(picker.registry, "shopping_add", text)

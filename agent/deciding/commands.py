@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from agent.deciding.intents import speaks_korean, utterance_words
+from agent.deciding.lexicon import lexicon
 from agent.deciding.spoken_numbers import EN_ONES, KO_NATIVE_ONES, korean_number
 from agent.deciding.tool_calls import ToolPlan
 
@@ -56,35 +57,9 @@ _KO_DOWN = re.compile(rf"{_KO_SOUND}.*(?:줄여|작게|낮춰|내려)|더 작게
 
 _EN_POLITE = r"(?:(?:ok|okay|alright|all right|right|great|thanks|thank you|and|so|hearth)\s+)*"
 _EN_TAIL = r"(?:\s+(?:please|thanks|thank you))*"
-_EN_MOVES: dict[str, str] = {
-    "next": r"next|next step|next one|next please|what's next|whats next|what is next|what's the next step|what is the next step|"
-            r"what comes next|and next|go to the next step|read the next step|on to the next step|move on",
-    "back": r"go back|back|previous|previous step|the step before|step back|go back a step|go back one step|"
-            r"what was the previous step|read the previous step|last step again",
-    "first": r"start over|start again from the beginning|from the beginning|from the start|back to the start|first step|"
-             r"go to the first step|read it from the start",
-    "ingredients": r"what are the ingredients|read the ingredients|read me the ingredients|the ingredients|ingredients|"
-                   r"read the ingredients again",
-}
-_EN_MOVES_WHILE_READING: dict[str, str] = {
-    "next": r"go on|continue|carry on|keep going|done|ok done|i'm done|im done|finished|then what|and then|what now|now what",
-    "repeat": r"repeat|repeat that|repeat the step|repeat that step|repeat it|again|say that again|read it again|read that again|"
-              r"one more time|what was that step|what was the step|say the step again",
-    "ingredients": r"what do i need|what do we need",
-}
-_KO_MOVES: dict[str, str] = {
-    "next": r"다음|다음 단계|다음은|다음 거|그 ?다음|그 ?다음은|다음 단계 알려 ?줘|다음 단계 읽어 ?줘|다음 거 읽어 ?줘|다음으로",
-    "back": r"이전|이전 단계|뒤로|앞 단계|전 단계|이전 단계 다시|전 단계 다시 읽어 ?줘|이전 단계 읽어 ?줘",
-    "first": r"처음부터|처음부터 다시|첫 단계",
-    "ingredients": r"재료|재료는|재료 뭐야|재료 알려 ?줘|재료 다시 읽어 ?줘|재료 읽어 ?줘",
-}
-_KO_MOVES_WHILE_READING: dict[str, str] = {
-    "next": r"계속|계속해|계속 읽어 ?줘|다 했어|했어|됐어|그 ?다음엔",
-    "repeat": r"다시|다시 읽어 ?줘|다시 말해 ?줘|한 번 더|한번 더|뭐라고|다시 한 번",
-}
-
 _EN_READ = re.compile(
     r"\b(?:read|walk me through|take me through|go through|talk me through)\b.*\brecipe\b"
+    r"|^(?:\w+\s+){0,3}(?:walk|talk|take) (?:me|us) through (?:the |a |how to make )?\w"
     r"|\brecipe\b.*\b(?:step by step|one step at a time)\b|\bstep by step\b|\bone step at a time\b"
     r"|\bread (?:me )?(?:the )?(?:recipe|instructions|method|steps)\b"
 )
@@ -95,17 +70,37 @@ _EN_READ_WORDS = re.compile(
     r"one step at a time|tell|how|to|make|do i|i|out|loud|aloud|instructions|method|steps|of|a|an|let's|lets|cook)\b"
 )
 _KO_READ = re.compile(r"(?:레시피|만드는 ?법|만드는 ?방법|요리법|조리법).*(?:읽어|단계별|차근차근|하나씩)|(?:단계별로|차근차근|하나씩).*(?:알려|읽어|말해)")
-_KO_READ_WORDS = re.compile(r"레시피|만드는 ?법|만드는 ?방법|요리법|조리법|읽어 ?줘|읽어 ?주세요|읽어|단계별로|차근차근|하나씩|알려 ?줘|말해 ?줘|좀")
+_KO_READ_WORDS = re.compile(r"레시피|만드는 ?법|만드는 ?방법|요리법|조리법|읽어 ?줘|읽어 ?주세요|읽어 ?줄래요?|읽어|단계별로|차근차근|하나씩|알려 ?줘|알려 ?줄래요?|말해 ?줘|좀|줄래요?")
 
 
-def _moves(table: dict[str, str], polite: bool) -> dict[str, re.Pattern[str]]:
-    if polite:
-        return {move: re.compile(rf"^{_EN_POLITE}(?:{words}){_EN_TAIL}$") for move, words in table.items()}
-    return {move: re.compile(rf"^(?:{words})(?:\s*(?:요|주세요|해 ?줘|해 ?주세요))?$") for move, words in table.items()}
+# The moves through a recipe, in the order one wins over another when words hold two ("go back
+# to the start" is the start); each is a lexicon class, with words that count only while a recipe
+# is being read ("again", "go on", "다시": other times they mean other things).
+_MOVE_CLASSES: tuple[tuple[str, str, str | None], ...] = (
+    ("first", "move_first", None),
+    ("back", "move_back", None),
+    ("repeat", "", "move_repeat_reading"),
+    ("ingredients", "move_ingredients", "move_ingredients_reading"),
+    ("next", "move_next", "move_next_reading"),
+)
+MAX_MOVE_WORDS = 8
+_KO_ENDINGS = ("으로", "로", "가", "이", "는", "은", "를", "을", "도", "요")
 
 
-_MOVES = {("en", False): _moves(_EN_MOVES, True), ("en", True): _moves(_EN_MOVES_WHILE_READING, True),
-          ("ko", False): _moves(_KO_MOVES, False), ("ko", True): _moves(_KO_MOVES_WHILE_READING, False)}
+def _runs(forms: list[list[str]], phrase: str, korean: bool) -> list[range]:
+    """Where the words of ``phrase`` stand in a row; a Korean word of two syllables or more also
+    stands at the start of one with an ending (넘어가 in 넘어가자)."""
+    wanted = phrase.split()
+
+    def stands(at: int, word: str) -> bool:
+        return any(f == word or (korean and len(word) >= 2 and f.startswith(word)) for f in forms[at])
+
+    return [range(i, i + len(wanted)) for i in range(len(forms) - len(wanted) + 1)
+            if all(stands(i + j, w) for j, w in enumerate(wanted))]
+
+
+def _korean_forms(token: str) -> list[str]:
+    return [token, *(token[: -len(e)] for e in _KO_ENDINGS if token.endswith(e) and len(token) > len(e))]
 
 
 def volume_command(text: str, language: str) -> dict[str, Any] | None:
@@ -142,18 +137,35 @@ def volume_command(text: str, language: str) -> dict[str, Any] | None:
 
 
 def recipe_move(text: str, language: str, reading: bool) -> str | None:
-    """The move through the recipe ("next", "back", "repeat", "first", "ingredients") the whole
-    utterance asks for, or None.  ``reading``: the turn before read a recipe."""
+    """The move through the recipe ("next", "back", "repeat", "first", "ingredients") the
+    utterance asks for, or None.  ``reading``: the turn before read a recipe.
+
+    The words must be a move and nothing else: a move's words, and words any move may hold
+    ("wait, what was the step before?", "방금 거 다시 말해 줘"); one other word ("next week is my
+    birthday", "cancel the next timer") makes them something else."""
     words = utterance_words(text)
-    if not words:
+    if not words or len(words.split()) > MAX_MOVE_WORDS:
         return None
-    lang = "ko" if speaks_korean(words, language) else "en"
-    tables = [_MOVES[(lang, False)], *([_MOVES[(lang, True)]] if reading else [])]
-    for table in tables:
-        for move, pattern in table.items():
-            if pattern.match(words):
-                return move
-    return None
+    korean = speaks_korean(words, language)
+    words_of = lexicon("ko" if korean else "en")
+    tokens = words.split()
+    forms = [_korean_forms(t) if korean else [t] for t in tokens]
+    covered: set[int] = set()
+    found: list[str] = []
+    for move, always, while_reading in _MOVE_CLASSES:
+        classes = [c for c in (always, while_reading if reading else None) if c]
+        for name in classes:
+            for phrase in words_of.phrases(name):
+                for run in _runs(forms, phrase, korean):
+                    covered.update(run)
+                    if move not in found:
+                        found.append(move)
+    if not found:
+        return None
+    others = set(words_of.phrases("move_filler")) | (set() if korean else set(words_of.phrases("lead")) | set(words_of.phrases("tail")))
+    if any(i not in covered and not any(f in others for f in forms[i]) for i in range(len(tokens))):
+        return None
+    return next(move for move, *_ in _MOVE_CLASSES if move in found)
 
 
 def recipe_to_read(text: str, language: str) -> str | None:

@@ -12,6 +12,7 @@ import logging
 import re
 import unicodedata
 
+from agent.deciding.lexicon import lexicon
 from agent.deciding.spoken_numbers import (
     EN_DURATION_UNITS,
     EN_FRACTIONS,
@@ -182,7 +183,7 @@ _EN_ADD = (
     r"\b(?:need\s+to|have\s+to|must)\s+(?:buy|get|pick up)\s+(?P<x>.+?)\s*[.!?]*$",
     # "We need eggs", "we're low on butter": what the household lacks, said as a statement.
     r"^(?:(?:oh|ok|okay|hey|so|and|also)\s+)*we\s+(?:need|could use)\s+(?!to\b)(?:some\s+|more\s+)?(?P<x>.+?)\s*[.!?]*$",
-    r"\b(?:we're|we are|i'm|i am)\s+(?:low|running low|running out|almost out)\s+(?:on|of)\s+(?P<x>.+?)\s*(?:[,.!?]|$)",
+    r"\b(?:we're|we are|i'm|i am)\s+(?:low|running low|running out|almost out|nearly out)\s+(?:on|of)\s+(?P<x>.+?)\s*(?:[,.!?]|$)",
 )
 _EN_COMPLETE = (
     rf"\b(?:tick|check|cross|strike|take|scratch|mark)\s+(?P<x>.+?)\s+off\s+(?:of\s+|from\s+)?{_LIST}",
@@ -287,6 +288,8 @@ def read_item(phrase: str, korean: bool, complete: bool = False) -> tuple[str, s
         item = _clean_item(item)
     if not item or item.lower() in ("it", "them", "that", "this", "those", "these", "everything", "something"):
         return None
+    if not korean and item.lower().split()[0] in lexicon("en").phrases("not_an_item_start"):
+        return None  # "what I have to pick up at the store": a place, not a thing
     return item, (None if complete else quantity)
 
 

@@ -37,7 +37,7 @@ from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repea
 from agent.deciding.intents import asks_for_act, asks_for_idea, asks_time_left, small_talk, speaks_korean
 from agent.deciding.origins import offered_act, unsupported_origin
 from agent.deciding.reasoner import cap_line, holding_line, short_answer
-from agent.deciding.several import each_thing
+from agent.deciding.several import continued, each_thing
 from agent.deciding.routing import Route, is_question, route_after_decision, route_by_words
 from agent.deciding.speculation import SpeculativeCall, SpeculativeRecord, call_key
 from agent.deciding.thinker import example_key, words_of
@@ -204,6 +204,16 @@ class Responder:
                 reply.end()
 
             return changed
+        more = continued(self.last_act, text, d.language) if self.last_tool == (self.last_act.tool if self.last_act else None) else None
+        if more is not None and more.tool in self.tools.registry:
+            # "And parmesan." right after adding pasta: the same act on the thing joined on.
+            tl.mark("continued", tool=more.tool)
+
+            async def joined_on(text: str, reply: Reply) -> None:
+                await self.call_tool(more, text, reply, origin="user")
+                reply.end()
+
+            return joined_on
         command = local_command(text, d.language, self.tools.registry, self.last_tool in READING_TOOLS)
         home = self.tools.home_devices
         if home is not None and "home_control" in self.tools.registry:

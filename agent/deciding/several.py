@@ -13,8 +13,10 @@ import re
 from dataclasses import replace
 
 from agent.deciding.extract import HANGUL, item_phrase, note_text, read_item, timer_durations
+from agent.deciding.intents import is_question, speaks_korean, utterance_words
 from agent.deciding.lexicon import lexicon
 from agent.deciding.tool_calls import ToolPlan
+from agent.deciding.undo import Act
 
 LIST_TOOLS = ("shopping_add", "shopping_complete")
 MAX_THINGS = 8
@@ -97,3 +99,42 @@ def one_act_on_things(text: str, cued: set[str] | frozenset[str]) -> bool:
     if any(tool.startswith("timer_") for tool in others) and timer_durations(text, naming=True):
         return False
     return not ("note_add" in others and note_text(text) is not None)
+
+
+# "And parmesan.", "Oh, and a jar of pesto.", "Bread too.": a thing, joined on to the request before.
+_EN_MORE = re.compile(
+    r"^(?:(?:oh|ok|okay|um|uh|and|also|plus|then)\s+)*(?:and|also|plus)\s+(?P<x>.+?)(?:\s+(?:too|as well|also))?$"
+    r"|^(?:(?:oh|ok|okay|um|uh)\s+)*(?P<y>.+?)\s+(?:too|as well)$"
+)
+# "아 그리고 식용유도.", "참기름도.", "식용유도 추가해 줘"
+_KO_MORE = re.compile(
+    r"^(?:(?:아|어|음|그럼)\s+)*(?:그리고\s+)?(?P<x>[가-힣]+(?:\s+[가-힣]+)?)도(?:\s+(?:추가|넣어|사야|빼|지워|체크)\S*(?:\s+\S+)?)?$"
+    r"|^(?:(?:아|어|음)\s+)*그리고\s+(?P<y>[가-힣]+(?:\s+[가-힣]+)?)$"
+)
+MAX_MORE_WORDS = 7
+"""A thing joined on is a few words; a longer sentence is a request of its own."""
+
+
+def continued(act: Act | None, text: str, language: str) -> ToolPlan | None:
+    """The list act just made, made again on the thing these words join on ("And parmesan."
+    after adding pasta; "And the bread." after ticking the eggs off), or None."""
+    if act is None or act.tool not in LIST_TOOLS:
+        return None
+    words = utterance_words(text)
+    if not words or len(words.split()) > MAX_MORE_WORDS:
+        return None
+    korean = speaks_korean(words, language)
+    match = (_KO_MORE if korean else _EN_MORE).match(words)
+    if match is None:
+        return None
+    phrase = match["x"] if match["x"] is not None else match["y"]
+    if not korean and (_opens_with_act(phrase) or is_question(text, language)
+                       or set(phrase.split()) & set(lexicon("en").phrases("not_a_thing"))):
+        return None  # "and set a timer", "and what's on it?", "and we should go": no thing joined on
+    parts = _parts(phrase, korean)
+    things = [read_item(part, korean, act.tool == "shopping_complete") for part in parts]
+    if not things or any(thing is None for thing in things):
+        return None
+    plans = [ToolPlan("", act.tool, {"item": item, **({"quantity": q} if q and act.tool == "shopping_add" else {})})
+             for item, q in (thing for thing in things if thing is not None)]
+    return plans[0] if len(plans) == 1 else None

@@ -39,7 +39,8 @@ from agent.speaking.phrases import system_prompt
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.reasoner import Reasoner, holding_line
 from agent.deciding.reference import KitchenReference
-from agent.deciding.several import each_thing
+from agent.deciding.several import continued, each_thing
+from agent.deciding.undo import Act
 from agent.deciding.routing import route_after_decision, route_by_words
 from agent.deciding.tool_calls import ToolCallPlanner
 from agent.deciding.tool_use import spoken_result
@@ -235,11 +236,12 @@ async def run_suite(
             continue
         history: list[ChatMessage] = []
         last_tool: str | None = None
+        last_act: Act | None = None
         turns = [(scenario.said, scenario.expect), *((f.said, f.expect) for f in scenario.followups or [])]
         for turn, (text, expected) in enumerate(turns):
             started = time.perf_counter()
             # As in the turn: hearth's own commands (volume, recipe steps) first, then the model.
-            command = local_command(text, suite.language, COMMAND_TOOLS, reading=last_tool in READING_TOOLS)
+            command = continued(last_act, text, suite.language) or local_command(text, suite.language, COMMAND_TOOLS, reading=last_tool in READING_TOOLS)
             route = route_by_words(text, suite.language) if reasoner is not None and command is None else None
             evaluated_before = getattr(planner.chat, "last_prompt", None)
             plan = command or (await planner.plan(text, history) if route is None else None)
@@ -262,6 +264,8 @@ async def run_suite(
                 if plan.tool in READ_ONLY and scenario.answer and executor is not None:
                     # A question a look-up answers (a conversion) is checked in what the tool says.
                     said = spoken_result(await executor.call(plan.tool, plan.args, origin="user"), suite.language)
+            acted = [c for c in calls if c.name not in READ_ONLY]
+            last_act = Act(acted[-1].name, acted[-1].args, {}) if acted else None
             score = score_calls(list(expected), calls)
             # What the loop would do: an acting call is made only when grounded in the words (a
             # command always is: it matched the user's words exactly).
