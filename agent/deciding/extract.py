@@ -45,7 +45,7 @@ _EN_NOT_LABELS = {
 }
 _KO_NOT_LABELS = {
     "이", "그", "저", "모든", "전부", "다", "내", "우리", "부엌", "주방", "새", "이번", "지금", "방금", "아까", "멈춘", "남은", "켜진",
-    "맞춘", "설정한", "돌아가는", "진행중인", "진행", "중인", "그거", "저거", "이거", "타이머", "좀", "거", "것",
+    "맞춘", "설정한", "돌아가는", "진행중인", "진행", "중인", "그거", "저거", "이거", "타이머", "좀", "거", "것", "다시",
 }
 _KO_PARTICLES = ("에서", "에게", "한테", "이랑", "으로", "을", "를", "은", "는", "도", "의", "랑", "로", "에")
 
@@ -115,9 +115,12 @@ def timer_label(text: str) -> str | None:
             if len(before) == 2 and before[0] not in _EN_NOT_LABELS and re.fullmatch(r"[a-z]+", before[0]):
                 return " ".join(before)  # "banana bread timer"
             return words[i - 1]
-    # "timer for pizza", "for the bread", "time the eggs for"
+    # "timer for pizza", "for the bread", "time the eggs for"; "remind me to flip the pancakes";
+    # "add five more minutes to the garlic bread", "take two minutes off the rice"
     for pattern in (r"\btimers?\s+for\s+(?:the\s+|my\s+)?", r"\b(?:another one|one)\s+for\s+(?:the\s+|my\s+)?",
-                    r"\bfor\s+(?:the|my|our)\s+", r"\btime\s+(?:the|my|our)\s+"):
+                    r"\bfor\s+(?:the|my|our)\s+", r"\btime\s+(?:the|my|our)\s+",
+                    r"\bremind\s+(?:me|us)\s+(?:in\s+(?:\S+\s+){1,3}?)?(?:to\s+(?:\w+\s+)?(?:on\s+|in\s+|out\s+)?|about\s+)(?:the\s+|my\s+|our\s+)?",
+                    r"\b(?:minutes?|seconds?|hours?)\s+(?:to|from|off|on)\s+(?:the|my|our)\s+"):
         for match in re.finditer(pattern, prepared):
             found = _words_until_stop(re.findall(r"[a-z']+|\S", prepared[match.end():]), limit=2)
             if found:
@@ -127,11 +130,15 @@ def timer_label(text: str) -> str | None:
 
 def _korean_label(text: str) -> str | None:
     prepared = prepare(text)
-    for match in re.finditer(r"([가-힣A-Za-z]+)\s*타이머", prepared):
-        word = strip_korean_particle(match.group(1))
-        if word in _KO_NOT_LABELS or re.search(r"(?:분|초|시간)$", word) or korean_number(word) is not None:
-            continue
-        return word
+    # "라면 타이머", "찜닭에서 오 분 빼 줘", "두 시간 타이머 맞춰 줘, 갈비찜."
+    # "미역국 다시 돌려": a short command whose first word is the timer's.
+    for pattern in (r"([가-힣A-Za-z]+)\s*타이머", r"([가-힣]+)에서\s+\S+\s*(?:분|초|시간)", r",\s*([가-힣]+)\s*[.!?]*$",
+                    r"^([가-힣]+)\s+(?:\S+\s+)?(?:돌려|멈춰|세워|취소|재개|정지|꺼)"):
+        for match in re.finditer(pattern, prepared):
+            word = strip_korean_particle(match.group(1))
+            if word in _KO_NOT_LABELS or re.search(r"(?:분|초|시간)$", word) or korean_number(word) is not None:
+                continue
+            return word
     return None
 
 
@@ -141,7 +148,7 @@ def mentions_all(text: str) -> bool:
     return bool(re.search(r"\b(?:all|every|each)\b|전부|모든|모두|(?:^|\s)다(?:\s|$)", prepared))
 
 
-_EN_LESS = r"\b(?:remove|off|decrease|subtract|reduce|shorten|less|minus|cut|knock|lower|fewer|take away)\b|\btake\b.*\bfrom\b"
+_EN_LESS = r"\b(?:remove|off|decrease|subtract|reduce|shorten|shorter|less|minus|cut|knock|lower|fewer|take away)\b|\btake\b.*\bfrom\b"
 _EN_MORE = r"\b(?:add|increase|more|extend|another|plus|longer|lengthen|give)\b"
 
 

@@ -308,6 +308,22 @@ def cued_tools(text: str, language: str, tools: Iterable[str] | None = None) -> 
 
 
 @found_once
+def cued_alone(text: str, language: str, tools: Iterable[str]) -> set[str]:
+    """Of ``tools`` (cued ones), those asked for by a word that asks for none of the others: in
+    "국수 타이머는 취소해" the cancel's 취소, while 타이머 asks for a start and a status alike."""
+    korean = speaks_korean(text, language)
+    table = cues("ko" if korean else "en")
+    undated = _rules("ko" if korean else "en")["day_named"].sub(" ", utterance_words(text, keep="-"))
+    said = {tool: {cue for cue in table.get(tool, ()) if says(cue, undated, korean)} for tool in tools}
+    alone = set()
+    for tool, words in said.items():
+        others = {w for other, ws in said.items() if other != tool for w in ws}
+        if any(not any(word in other or other in word for other in others) for word in words):
+            alone.add(tool)
+    return alone
+
+
+@found_once
 def is_follow_up(text: str, language: str) -> bool:
     """Whether the request leans on the turn before ("and one more…", "what about tomorrow?", "내일은?",
     "양파도 추가해 줘")."""

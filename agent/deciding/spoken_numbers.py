@@ -188,6 +188,9 @@ def english_durations(text: str) -> list[Found]:
     i = 0
     while i < len(words):
         part = _english_duration_part(words, i)
+        if part is None and (i == 0 or read_amount(words, i - 1) is None) and words[i] in ("hour", "minute") \
+                and words[i + 1 : i + 4] in (["and", "a", "half"], ["and", "an", "half"]):
+            part = ((1 + EN_FRACTIONS["half"]) * EN_DURATION_UNITS[words[i]], i + 4, EN_DURATION_UNITS[words[i]])  # "Hour and a half timer."
         if part is None:
             i += 1
             continue
@@ -243,7 +246,8 @@ def _sino(text: str) -> float | None:
 
 def korean_durations(text: str) -> list[Found]:
     """Every duration said in Korean text; adjacent parts summed ("1시간 30분", "한 시간 반")."""
-    prepared = prepare(text)
+    # "한시간이십분": a unit written against the next number is read apart from it.
+    prepared = re.sub(r"(시간|분)(?=[일이삼사오육칠팔구십한두세네다여아열스서마쉰예])", r"\1 ", prepare(text))
     found: list[Found] = []
     for match in _KO_DURATION.finditer(prepared):
         amount = korean_number(match["num"])

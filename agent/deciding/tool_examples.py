@@ -25,7 +25,7 @@ from typing import Any
 
 from agent.deciding.arguments import READ_ONLY, repair_arguments
 from agent.deciding.banks import NONE, Entry, example_bank
-from agent.deciding.intents import asks_to_know, is_question, offered, tells_of_past
+from agent.deciding.intents import asks_to_know, cued_alone, is_question, offered, tells_of_past
 from agent.model.llm import ChatMessage
 from agent.speaking.phrases import system_prompt
 from agent.deciding.tool_calls import Example, Examples, JsonChatModel, ToolCallPlanner
@@ -114,6 +114,14 @@ class ExampleIndex:
         return list(ranked)
 
 
+def _first_among_tools(ranked: list[Scored], tool: str) -> list[Scored]:
+    """``ranked`` with ``tool``'s examples before the other tools' (in their order otherwise); the
+    no-tool examples keep their places, so one nearer than the tool still leaves "none" open."""
+    tools = [s for s in ranked if s.entry[2] != NONE]
+    reordered = iter(sorted(tools, key=lambda s: s.entry[2] != tool))
+    return [s if s.entry[2] == NONE else next(reordered) for s in ranked]
+
+
 def as_example(entry: Entry) -> Example:
     request, say, tool, args = entry
     decision: dict[str, Any] = {"say": say, "tool": tool}
@@ -164,7 +172,20 @@ class ExamplePicker:
         elif tells_of_past(text, language):
             allowed &= READ_ONLY | {NONE, "shopping_complete"}  # a story acts on nothing; "I got the eggs" ticks them off
         kept = [s for s in ranked if s.entry[2] in allowed]
-        return self._whole_first(kept, text, language)
+        return self._alone_first(self._whole_first(kept, text, language), text, language)
+
+    def _alone_first(self, ranked: list[Scored], text: str, language: str) -> list[Scored]:
+        """``ranked`` with the examples of the one tool a word asks for alone first, when the
+        nearest tool is asked for only by words others share: "국수 타이머는 취소해" is nearer
+        "국수 타이머 4분" than any cancel, but only the cancel is asked for by 취소."""
+        tools = list(dict.fromkeys(s.entry[2] for s in ranked if s.entry[2] != NONE))
+        if len(tools) < 2 or self.registry is None or not needs_values(self.registry, tools[0]) \
+                or whole_call_in(self.registry, tools[0], text):
+            return ranked  # the nearest tool is only passed over when it needs values the words lack
+        alone = cued_alone(text, language, tools)
+        if tools[0] in alone or len(alone) != 1:
+            return ranked
+        return _first_among_tools(ranked, next(iter(alone)))
 
     def _whole_first(self, ranked: list[Scored], text: str, language: str) -> list[Scored]:
         """``ranked`` with the examples of the tool whose whole call the words hold first, when the
@@ -178,7 +199,7 @@ class ExamplePicker:
         whole = next((tool for tool in tools[1:] if whole_call_in(self.registry, tool, text)), None)
         if whole is None:
             return ranked
-        return sorted(ranked, key=lambda s: s.entry[2] != whole)  # stable: the rest keep their order
+        return _first_among_tools(ranked, whole)
 
     def head(self, text: str, ranked: list[Scored] | None = None) -> list[Entry]:
         """The examples fixed for the tool of the example nearest ``text`` (none when ``fixed`` is 0);
@@ -234,9 +255,11 @@ class ExamplePicker:
         # kept only the tools the words ask for, so a tool is on offer whenever one was asked for
         # ("Make a note that the good knife needs sharpening." is nearer "good evening" than any
         # note), and "none" beside it when a no-tool example is close.
+        nearest_none = next((s.score for s in ranked if s.entry[2] == NONE), 0.0)
         for scored in [s for s in ranked if s.entry[2] != NONE][: n or self.k]:
             tool = scored.entry[2]
-            if tool not in names:
+            if tool not in names and (ranked[0].entry[2] != NONE or nearest_none < NONE_FLOOR
+                                      or scored.score >= NONE_MARGIN * nearest_none):
                 names.append(tool)
         window = ranked if none_within is None else ranked[:none_within]
         allow_none = not names or any(scored.entry[2] == NONE for scored in window)
@@ -246,6 +269,12 @@ class ExamplePicker:
         ranked = self.ranked(text)  # ranked once for the head and the rest
         head = [as_example(entry) for entry in self.head(text, ranked)]
         return Examples([*head, *(as_example(entry) for entry in self.pick(text, ranked))], fixed=len(head))
+
+
+def needs_values(registry: ToolRegistry, tool: str) -> bool:
+    """Whether ``tool`` takes a value it cannot do without (a duration, an item)."""
+    spec = registry.get(tool)
+    return spec is not None and any(field.is_required() for field in spec.args.model_fields.values())
 
 
 def whole_call_in(registry: ToolRegistry, tool: str, text: str) -> bool:
@@ -320,6 +349,17 @@ def example_values(bank: dict[str, list[Entry]] | None = None) -> frozenset[str]
         for value in args.values()
         if isinstance(value, str)
     )
+
+
+NONE_MARGIN = 0.5
+"""A tool asked for in words stays on offer behind a nearer no-tool example while it scores at
+least this share of it: "Make a note that the good knife needs sharpening." (a note at 0.34
+behind "good evening" at 0.35) keeps the note; "떡볶이 배달 좀 주문해 줘" (a recipe, cued by the 볶
+in the dish's name, at 0.23 behind "배달 음식 주문해 줘" at 0.57) does not."""
+
+NONE_FLOOR = 0.15
+"""A no-tool example scoring below this is no nearer than chance ("계란 다 떨어졌어" is 0.07 from
+"감사합니다"): it takes no tool off the offer."""
 
 
 NARROW = 1
