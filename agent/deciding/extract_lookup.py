@@ -20,11 +20,26 @@ _EN_RECIPE = (
     rf"\b(?:how\s+(?:do|can|should|would|could)\s+(?:i|you|we|one)|how\s+to)\s+(?:make|cook|bake|prepare|do)\s+"
     rf"(?:a\s+|an\s+|some\s+|the\s+)?(?P<x>[a-z][a-z' &]*?){_EN_DISH_END}",
     rf"\b(?:want|like|going)\s+to\s+(?:cook|make|bake)\s+(?:a\s+|an\s+|some\s+)?(?P<x>[a-z][a-z' &]*?){_EN_DISH_END}",
+    # What is at hand: "what can I make with chicken and rice", "dinner ideas with some leftover salmon",
+    # "I've got zucchini and feta, what could I cook?"
+    rf"\b(?:make|cook|bake|do|dinner|lunch|breakfast|ideas?|something)\s+(?:\w+\s+)?(?:with|using|from)\s+(?:some\s+|the\s+|my\s+|a\s+)?"
+    rf"(?P<x>[a-z][a-z' &]*?){_EN_DISH_END}",
+    r"^(?:\w+\s+)?(?:i've got|i have|we have|we've got|i got|there's|there is)\s+(?:some\s+)?(?P<x>[a-z][a-z' &]*?)\s*,?\s*"
+    r"(?:what|any|so what)\b",
+    # "search for a vegetarian chili", "look up a quick curry"
+    rf"\b(?:search|look)\s+(?:for|up)\s+(?:a\s+|an\s+|some\s+|the\s+)?(?P<x>[a-z][a-z' &]*?)(?:\s+recipes?)?{_EN_DISH_END}",
 )
 _EN_BEFORE_RECIPE = {"a", "an", "the", "some", "me", "us", "up", "find", "get", "look", "give", "show", "got", "have",
                      "want", "need", "any", "search", "for", "you", "i", "we", "do", "know", "of", "one", "another",
                      "your", "my", "is", "there", "what's", "whats", "what", "s", "with", "please", "can", "could"}
 _EN_PRAISE = {"good", "nice", "great", "tasty", "delicious", "yummy", "decent", "proper", "lovely"}
+# What is at hand, then what to make of it: "두부랑 김치로 뭐 해 먹지?", "계란으로 만들 수 있는 요리",
+# "집에 감자랑 양파 남았는데 뭐 만들까?"
+_KO_AT_HAND = (
+    r"(?P<x>[가-힣]+?(?:(?:이랑|랑|하고)\s+[가-힣]+?)*?)(?:으로|로)\s+(?:만들\s*수\s*있는\s+(?P<y>[가-힣]+)|뭐)",
+    r"(?P<x>[가-힣]+(?:(?:이랑|랑|하고)\s+[가-힣]+)*)\s+(?:있는데|남았는데|있어서)\s+뭐",
+)
+_KO_NOT_DISHES = {"냉장고", "냉장고에", "집에", "집", "지금", "좀", "그럼"}
 _KO_RECIPE = (r"(?P<x>\S+)\s*(?:레시피|요리법|조리법|만드는\s*(?:법|방법)|만들기|끓이는\s*(?:법|방법)|"
               r"어떻게\s*(?:만들|끓여|끓이|만드|해|요리)|만들고\s*싶|끓이고\s*싶)")
 
@@ -33,6 +48,12 @@ def recipe_query(text: str) -> str | None:
     """The dish or ingredient a recipe request names: "a recipe for banana bread" → "banana bread"."""
     prepared = prepare(text)
     if HANGUL.search(text):
+        for pattern in _KO_AT_HAND:
+            if (match := re.search(pattern, prepared)) is not None:
+                words = [strip_korean_particle(w) for w in re.split(r"(?<=[가-힣])(?:이랑|랑|하고)\s+|\s+", match["x"]) if w]
+                kept = [w for w in words if w not in _KO_NOT_DISHES] + ([match["y"]] if "y" in match.groupdict() and match["y"] else [])
+                if kept:
+                    return " ".join(kept)
         match = re.search(_KO_RECIPE, prepared)
         return strip_korean_particle(match["x"].strip(",.!?")) if match else None
     for pattern in _EN_RECIPE:

@@ -37,6 +37,7 @@ from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repea
 from agent.deciding.intents import asks_for_act, asks_for_idea, asks_time_left, small_talk, speaks_korean
 from agent.deciding.origins import offered_act, unsupported_origin
 from agent.deciding.reasoner import cap_line, holding_line, short_answer
+from agent.deciding.extract_lookup import recipe_query
 from agent.deciding.several import continued, each_thing
 from agent.deciding.routing import Route, is_question, route_after_decision, route_by_words
 from agent.deciding.speculation import SpeculativeCall, SpeculativeRecord, call_key
@@ -324,7 +325,7 @@ class Responder:
         line is kept when it chose the search, else the search's own line is said. It had chosen
         the search for "quick" and the book asked back which dish; or it had answered alone."""
         self.timeline.mark("idea", decided=plan.tool or NO_TOOL)
-        query = " ".join(text.split())[:MAX_QUERY_CHARS]
+        query = (recipe_query(text) or " ".join(text.split()))[:MAX_QUERY_CHARS]  # what is at hand, when said
         if plan.tool != "recipe_search":
             line = self._line("recipe_search")
         return ToolPlan(plan.say if plan.tool == "recipe_search" else "", "recipe_search", {"query": query}, raw=plan.raw), line
