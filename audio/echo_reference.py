@@ -207,6 +207,14 @@ class DelayTrack:
         limit = s.max_drift_ppm * 1e-6
         self._fit = (t0, float(icpt), float(np.clip(slope, -limit, limit)))
 
+    def step(self, by: float) -> None:
+        """The whole path stepped by ``by`` seconds: every measurement moves with it, the drift kept."""
+        self._points = deque((t, d + by) for t, d in self._points)
+        self._outliers.clear()
+        if self._fit is not None:
+            t0, d0, slope = self._fit
+            self._fit = (t0, d0 + by, slope)
+
     def clear(self) -> None:
         self._points.clear()
         self._outliers.clear()
@@ -234,6 +242,8 @@ class FarEndReference:
         self.runs_broken = 0
         """How often the speaker's blocks broke off mid-stream (an underrun, most often: where a
         sound card's latency steps)."""
+        self.run_began: float | None = None
+        """The DAC time (monotonic) of the current run's first block, as stamped."""
 
     # ---- the speaker's side
 
@@ -256,6 +266,7 @@ class FarEndReference:
                 self._resampler = soxr.ResampleStream(rate, RATE, 1, dtype="float32") if rate != RATE else None
                 self._resampler_rate = rate
                 self._write_at = round((at - self._t0) * RATE)
+                self.run_began = at
             data = samples if self._resampler is None else np.asarray(self._resampler.resample_chunk(samples), np.float32)
             self._write(self._write_at, data)
             self._write_at += len(data)
@@ -382,6 +393,12 @@ class FarEndReference:
                 return None
         return delay
 
+    def step_to(self, delay: float, t: float) -> None:
+        """Quick checks agree the echo comes at ``delay`` at microphone time ``t``, a little off the
+        track: the track steps there, its drift kept."""
+        with self._lock:
+            self._track.step(delay - self._track.delay_at(t))
+
     def moved_to(self, points: list[tuple[float, float]]) -> None:
         """Quick checks agree the path has moved: the track starts again from their (time, delay)."""
         with self._lock:
@@ -408,3 +425,4 @@ class FarEndReference:
             self._write_at = 0
             self._track.clear()
             self.measurements = 0
+            self.run_began = None

@@ -3,11 +3,20 @@
 A PulseAudio server of the test's own (:mod:`bench.echo.room`): the speaker's null sink feeds the
 microphone's through loopbacks with latency and gain (a direct path and a reflection), and a person
 is a WAV played into the microphone's sink.  Nothing here is simulated but the room.
+
+speexdsp is measured twice: on an idle machine, and while another process keeps one core busy, as
+Whisper or the LLM do while hearth talks (on two cores, with other work besides, it measured
+18.4 dB once).  Each run prints the ERLE with what moved the echo path meanwhile: the speaker's
+underruns and the steps the quick checks followed.  To look for a regression under load, run it a
+few times (``-s`` shows the figures), also with more work beside it, for example
+``python -c "while True: pass" &`` once or twice more.
 """
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -26,7 +35,13 @@ MIN_ERLE_DB = {"apm": 10.0, "speex": 20.0}
 """Least attenuation asserted over the second half of 10 s of voice.  speexdsp measured 50.7 dB here
 once the microphone's and the speaker's time lines were their sample counts (4.8-12.7 dB before,
 when the capture stamps' ±22 ms jitter moved the reference); WebRTC's APM 17-29 dB.  speexdsp is
-hearth's canceller, so it must also be taken as working (``min_erle_db``, 20 dB)."""
+hearth's canceller, so it must also be taken as working (``min_erle_db``, 20 dB).
+
+speexdsp's figure here has two levels, whatever the load: 44-52 dB where its filter declares
+itself adapted within the reply (its residual-echo suppression then works), 25-27 dB where it does
+not (the linear filter alone).  Which one a run gets depends on the syllable the filter started
+on, which the load moves; the lower level is what the 20 dB must hold against.  What took runs
+under it was the echo path stepping by 0.7-2.4 ms under load (docs/echo-cancellation.md)."""
 
 
 @pytest.fixture
@@ -39,8 +54,23 @@ def kitchen_room():
         room.close()
 
 
-@pytest.mark.parametrize("kind", ["apm", "speex"])
-async def test_the_echo_of_hearths_voice_is_cancelled_on_the_real_path(kitchen_room: KitchenRoom, kind: str) -> None:
+@pytest.fixture
+def busy_core():
+    """Another process keeping one core busy while the test runs."""
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        yield
+    finally:
+        spinner.kill()
+        spinner.wait()
+
+
+@pytest.mark.parametrize("kind, load", [("apm", "idle"), ("speex", "idle"), ("speex", "one core busy")])
+async def test_the_echo_of_hearths_voice_is_cancelled_on_the_real_path(
+    kitchen_room: KitchenRoom, kind: str, load: str, request: pytest.FixtureRequest
+) -> None:
+    if load == "one core busy":
+        request.getfixturevalue("busy_core")
     echo = EchoFilter(make_canceller(kind), FarEndReference())
     speaker = SoundDeviceSpeaker(SpeakerSettings(sample_rate=22050), reference=echo.reference)
     mic = SoundDeviceMicrophone(MicrophoneSettings())
@@ -79,8 +109,9 @@ async def test_the_echo_of_hearths_voice_is_cancelled_on_the_real_path(kitchen_r
     rows = [(r, c) for at, r, c in energy if started + 5.0 <= at < ended]
     raw, cleaned = sum(r for r, _ in rows), sum(c for _, c in rows)
     erle = 10 * np.log10(raw / max(cleaned, 1e-12))
-    print(f"\n{kind}: delay {1000 * delay:.0f} ms, ERLE {erle:.1f} dB (running estimate {echo.erle_db} dB), "
-          f"capture-to-arrival {1000 * float(np.median(lags)):.0f} ms")
+    print(f"\n{kind}, {load}: delay {1000 * delay:.0f} ms, ERLE {erle:.1f} dB (running estimate {echo.erle_db} dB), "
+          f"capture-to-arrival {1000 * float(np.median(lags)):.0f} ms, speaker underruns {speaker.underflows}, "
+          f"echo path steps followed {echo.path_steps}, figures set aside {echo.path_suspicions} times")
     assert erle >= MIN_ERLE_DB[kind]
     if kind == "speex":
         assert echo.working()
