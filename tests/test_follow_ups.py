@@ -183,11 +183,12 @@ async def test_with_no_timer_running_the_question_goes_where_it_went(timers) -> 
 
 @pytest.mark.parametrize(("heard", "item", "asked", "answer", "added", "language"), [
     # The model wrote a food nobody said: it is asked for, never named.
-    ("We're running low on butter.", "milk", "What should I add to the shopping list?", "Butter.", "Butter", "en"),
+    # (Words the list's readers take a thing from are acted on as said: these name none.)
+    ("Oh no, we're all out.", "milk", "What should I add to the shopping list?", "Butter.", "Butter", "en"),
     # Part of it was said: only that part is named.
-    ("We need more of that cheese.", "cheddar cheese", "Add cheese to the shopping list?", "Yes.", "cheese", "en"),
-    ("버터가 다 떨어져 가.", "우유", "장보기 목록에 뭘 넣을까요?", "버터", "버터", "ko"),
-    ("버터가 다 떨어져 가.", "무염 버터", "장보기 목록에 버터 넣을까요?", "네", "버터", "ko"),
+    ("Could we get more of that cheese?", "cheddar cheese", "Add cheese to the shopping list?", "Yes.", "cheese", "en"),
+    ("그거 다 떨어져 가.", "우유", "장보기 목록에 뭘 넣을까요?", "버터", "버터", "ko"),
+    ("버터가 좀 부족한 것 같아.", "무염 버터", "장보기 목록에 버터 넣을까요?", "네", "버터", "ko"),
 ])
 async def test_an_item_asked_back_is_one_the_user_said(heard: str, item: str, asked: str, answer: str, added: str, language: str) -> None:
     from tests.test_turn_tools import Kitchen, TimedJson, decision, tool_deps

@@ -229,6 +229,9 @@ def _shopping(complete: bool) -> Callable[[dict[str, Any], str, Collection[str]]
 def _quantity_said(quantity: Any, text: str) -> bool:
     stated = [found.value for found in numbers(text)]
     amounts = [f.value for f in numbers(str(quantity))]
+    if amounts == [1.0] and (unit := str(quantity).split()[1:2]) and re.search(
+            rf"\b(?:a|an|one)\s+{re.escape(unit[0])}", text.casefold()):
+        return True  # "a bag of rice": one bag, said with its article
     return bool(amounts) and all(any(abs(a - s) < 1e-6 for s in stated) for a in amounts)
 
 

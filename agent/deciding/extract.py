@@ -189,8 +189,10 @@ _EN_ADD = (
     r"\bforget\s+to\s+(?:buy|get|pick up)\s+(?P<x>.+?)\s*[.!?]*$",
     r"\b(?:need\s+to|have\s+to|must)\s+(?:buy|get|pick up)\s+(?P<x>.+?)\s*[.!?]*$",
     # "We need eggs", "we're low on butter": what the household lacks, said as a statement.
-    r"^(?:(?:oh|ok|okay|hey|so|and|also)\s+)*we\s+(?:need|could use)\s+(?!to\b)(?:some\s+|more\s+)?(?P<x>.+?)\s*[.!?]*$",
+    r"^(?:(?:oh|ok|okay|hey|so|and|also)\s+)*we\s+(?:need|could use)\s+(?!to\b)(?:some\s+|more\s+)?(?:of\s+)?(?:that\s+|those\s+|the\s+)?(?P<x>.+?)\s*[.!?]*$",
     r"\b(?:we're|we are|i'm|i am)\s+(?:low|running low|running out|almost out|nearly out)\s+(?:on|of)\s+(?P<x>.+?)\s*(?:[,.!?]|$)",
+    # "Butter on the shopping list, please.", "Three onions on the list": the thing, then where it goes.
+    rf"^(?:(?:ok|okay|oh|and|also|hey|so)\s+)*(?P<x>[^,.!?]+?)\s+(?:on|onto)\s+{_LIST}",
 )
 _EN_COMPLETE = (
     rf"\b(?:tick|check|cross|strike|take|scratch|mark)\s+(?P<x>.+?)\s+off\s+(?:of\s+|from\s+)?{_LIST}",
@@ -198,6 +200,8 @@ _EN_COMPLETE = (
     r"\b(?:check|tick|cross|mark|strike)\s+off\s+(?P<x>.+?)\s*[.!?]*$",
     r"\bmark\s+(?P<x>.+?)\s+as\s+(?:bought|done|got|gotten)\b",
     r"\bi\s+(?:bought|got|picked up)\s+(?P<x>.+?)\s*(?:[,.!?]|$)",
+    # "Actually, take the paper towels off.": the list is the one thing taken off without a length.
+    r"\b(?:take|cross|tick|scratch|strike)\s+(?P<x>(?!(?:\S+\s+)?(?:minutes?|seconds?|hours?)\b).+?)\s+off\s*[.!?]*$",
 )
 _KO_LIST = r"(?:장바구니|쇼핑\s*리스트|장보기\s*목록|장보기\s*리스트|장보기|목록|리스트|장\s*볼\s*거)"
 _KO_ADD = (
@@ -273,13 +277,15 @@ def _clean_item(phrase: str, keep_a: bool = False) -> str:
 
 def item_phrase(text: str, complete: bool = False) -> str | None:
     """The words naming what to add to (or tick off) the shopping list, as said: "eggs, milk and
-    butter", "대파랑 양파랑 마늘"; None when no list request is read."""
+    butter", "대파랑 양파랑 마늘"; None when no list request is read. The first reading that names a
+    thing counts ("Butter on the shopping list, please": not "please")."""
     prepared = prepare(text)
     korean = bool(HANGUL.search(text))
     patterns = (_KO_COMPLETE if complete else _KO_ADD) if korean else (_EN_COMPLETE if complete else _EN_ADD)
     for pattern in patterns:
         match = re.search(pattern, prepared)
-        if match is not None and (phrase := original(text, prepared, match.start("x"), match.end("x"))):
+        if match is not None and (phrase := original(text, prepared, match.start("x"), match.end("x"))) \
+                and read_item(phrase, korean, complete) is not None:
             return phrase
     return None
 
@@ -293,7 +299,8 @@ def read_item(phrase: str, korean: bool, complete: bool = False) -> tuple[str, s
         item, quantity = _split_english_quantity(_clean_item(phrase.lower(), keep_a=True))
         item = _restore_case(item, phrase)
         item = _clean_item(item)
-    if not item or item.lower() in ("it", "them", "that", "this", "those", "these", "everything", "something"):
+    if not item or item.lower() in ("it", "them", "that", "this", "those", "these", "everything", "something",
+                                    "그거", "이거", "저거", "그것", "이것", "저것"):
         return None
     if not korean and item.lower().split()[0] in lexicon("en").phrases("not_an_item_start"):
         return None  # "what I have to pick up at the store": a place, not a thing

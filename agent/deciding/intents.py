@@ -130,7 +130,7 @@ def _rules(language: str) -> dict[str, re.Pattern[str]]:
         "command_open": re.compile(rf"^(?:{a('lead')}\s+)*{a('command_open')}\b"),
         "time_left": re.compile(
             rf"^(?:{a('lead')}\s+)*(?:"
-            r"how (?:long|much (?:longer|more time|time))(?: (?:until|till|til|before|is left|left|to go|more|now|is it|does (?:it|that|the \w+) have))?"
+            r"how (?:long|much (?:longer|more time|time))(?: (?:until|till|til|before|is left|left|to go|more|now|is it|does (?:it|that|the \w+) have|on|for) (?:the|my|that|it)\b(?: \w+)?| (?:until|till|til|before|is left|left|to go|more|now|is it|does (?:it|that|the \w+) have))?"
             rf"|(?:is|are) (?:it|that|they|the \w+)(?: \w+)? {a('ready_word')}(?: yet)?"
             rf"|when (?:will|does|is|do) (?:it|that|they|the \w+)(?: \w+)? (?:be )?(?:{a('ready_word')}|go(?:ing)? off|goes off|ring)"
             r")\b"
@@ -195,6 +195,8 @@ def asks_time_left(text: str, language: str) -> bool:
     if speaks_korean(words, language):
         return _rules("ko")["time_left"].search(words) is not None and is_question(text, language)
     rules = _rules("en")
+    if _EN_TIME_ON.match(words):
+        return True  # "How long on the spuds?": the time left on the thing cooking
     return (rules["time_left"].match(words) is not None and rules["time_left_word"].search(words) is not None
             and rules["know_how_phrase"].search(words) is None)
 
@@ -240,6 +242,9 @@ def tells_own_plan(text: str, language: str) -> bool:
 # A sentence that ends in the past tense (불었어, 넣어 놨어, 탔더라): a syllable of the past, then
 # the plain or polite ending, if any.
 _KO_PAST_END = re.compile(r"[았었였했놨샀썼됐났갔왔봤췄켰쳤졌렸웠셨탔불]\s*(?:어|다|네|더라|는데|지|음|어요|네요|더라고|어서)?\s*$")
+
+
+_EN_TIME_ON = re.compile(r"^(?:\w+ )?how (?:long|much longer|much more) (?:on|for) (?:the|my|our) \w+(?: \w+)?$")
 
 
 @found_once

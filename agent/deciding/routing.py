@@ -34,6 +34,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from agent.deciding.extract_lookup import place, when
+from agent.deciding.spoken_numbers import durations
 from agent.deciding.several import one_act_on_things
 from agent.deciding.intents import asks_for_act, asks_to_know, cued_tools, is_question, speaks_korean, tells_of_past, utterance_words
 from agent.deciding.lexicon import lexicon
@@ -94,11 +96,14 @@ def _rules(language: str) -> dict[str, re.Pattern[str]]:
     }
 
 
+_LOOK_UPS = ("weather", "air_quality")
 _ACT_TOOLS = ("timer_start", "timer_cancel", "timer_adjust", "shopping_add", "shopping_complete", "note_add")
 
 
 def knows_how(text: str, language: str) -> bool:
     """A question for know-how that no tool keeps the answer to (rule 1, ``knowledge``)."""
+    if cued_tools(text, language, _LOOK_UPS) and (place(text) is not None or when(text) is not None):
+        return False  # "How warm will it be in Lisbon on Saturday?": the forecast's, never a guess
     if asks_to_know(text, language):
         return True
     words = utterance_words(text)
@@ -120,6 +125,8 @@ def several_acts(text: str, language: str) -> bool:
     # The joiner must join: a follow-up's opening "and" ("and another one for the broccoli") joins
     # this request to the last, not two things in it.
     opened = words.split(" ", 1)[1] if " " in words else ""
+    for length in reversed(durations(opened)):
+        opened = opened[: length.start] + " " + opened[length.end :]  # "an hour and twenty minutes" is one length
     if not _rules("ko" if korean else "en")["joined"].search(opened):
         return False
     cued = cued_tools(text, language, _ACT_TOOLS)
