@@ -10,7 +10,7 @@ from agent.deciding.arguments import act_asked_for
 from agent.deciding.extract import shopping_item
 from agent.deciding.intents import tells_of_past
 from agent.deciding.routing import route_by_words
-from agent.deciding.several import each_thing, things_in
+from agent.deciding.several import each_thing, things_in, timers_in
 from agent.deciding.tool_calls import ToolPlan
 from agent.deciding.tool_examples import ExamplePicker, whole_call_in
 from tools.clock import clock_tools
@@ -126,3 +126,30 @@ def test_a_statement_that_holds_a_whole_addition_is_offered_the_addition(picker:
 def test_a_question_is_left_to_its_nearest_example(picker: ExamplePicker) -> None:
     tools, _ = picker.choices("Do we need anything else from the shop?", 1, 3)
     assert tools == ["shopping_list"]
+
+
+@pytest.mark.parametrize(("text", "timers"), [
+    ("Start a timer for twelve minutes for the potatoes and six for the peas.", None),
+    ("Set eight minutes for the pasta and twenty minutes for the sauce.",
+     [{"duration_s": 480, "label": "pasta"}, {"duration_s": 1200, "label": "sauce"}]),
+    ("Timer for the bread, forty minutes, and one for the soup, fifteen minutes.",
+     [{"duration_s": 2400, "label": "bread"}, {"duration_s": 900, "label": "soup"}]),
+    ("만두 타이머 팔 분이랑 국 타이머 십오 분 맞춰 줘", [{"duration_s": 480, "label": "만두"}, {"duration_s": 900, "label": "국"}]),
+    ("떡 삼 분, 어묵 오 분 타이머 맞춰 줘", [{"duration_s": 180}, {"duration_s": 300, "label": "어묵"}]),
+])
+def test_several_timers_each_with_its_length_are_one_start_each(text: str, timers: list | None) -> None:
+    found = timers_in(text)
+    if timers is None:  # "six for the peas": a length without its unit is not read as one
+        assert found == []
+    else:
+        assert found == timers
+        assert route_by_words(text, "ko" if "분" in text else "en") is None
+
+
+@pytest.mark.parametrize("text", [
+    "I need an hour and twenty minutes on a timer.",
+    "Set a timer for five minutes, no wait, ten minutes.",
+    "한 시간 삼십 분 타이머 맞춰 줘",
+])
+def test_one_length_in_parts_or_corrected_is_one_timer(text: str) -> None:
+    assert timers_in(text) == []

@@ -12,7 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from agent.deciding.extract import HANGUL, item_phrase, note_text, read_item, timer_durations
+from agent.deciding.corrections import corrected
+from agent.deciding.extract import (
+    HANGUL, could_be_label, item_phrase, note_text, read_item, strip_korean_particle, timer_durations, timer_label,
+)
+from agent.deciding.spoken_numbers import durations
 from agent.deciding.intents import is_question, speaks_korean, utterance_words
 from agent.deciding.lexicon import lexicon
 from agent.deciding.tool_calls import ToolPlan
@@ -72,9 +76,53 @@ def things_in(text: str, tool: str) -> list[tuple[str, str | None]]:
     return [thing for thing in things if thing is not None]
 
 
+# Where one timer's words end and the next one's begin: "… for the rice and four minutes for the
+# eggs", "찜닭 타이머 삼십오 분이랑 밥 타이머 이십 분".
+_EN_NEXT_TIMER = re.compile(r",?\s+(?:and|plus|then)\s+|,\s+")
+_KO_NEXT_TIMER = re.compile(r"(?<=[분초간])(?:이랑|랑|하고|과|와)?\s*,?\s+|(?<=[가-힣])(?:이랑|랑|하고)\s+|,\s*")
+
+
+def timers_in(text: str) -> list[dict[str, object]]:
+    """The timers one request starts, each with its length and, when said, its name: two or more
+    when the words give each its own length ("ten minutes for the rice and four for the eggs");
+    [] otherwise (one timer, or lengths that are one: "an hour and twenty minutes")."""
+    text = corrected(text)  # "five minutes, no wait, ten minutes" is one timer
+    if len(durations(text)) < 2:
+        return []
+    korean = bool(HANGUL.search(text))
+    clauses = [c for c in (_KO_NEXT_TIMER if korean else _EN_NEXT_TIMER).split(text) if c and c.strip()]
+    timers: list[dict[str, object]] = []
+    pending: list[str] = []
+    for clause in clauses:
+        pending.append(clause)
+        found = durations(" ".join(pending))
+        if len(found) == 1:
+            words = " ".join(pending)
+            timer: dict[str, object] = {"duration_s": int(round(found[0].value))}
+            if (label := timer_label(words) or (_korean_first_word(words) if korean else None)) is not None:
+                timer["label"] = label
+            timers.append(timer)
+            pending = []
+        elif len(found) > 1:
+            return []
+    if pending and timers and (label := timer_label(" ".join(pending))) is not None and "label" not in timers[-1]:
+        timers[-1]["label"] = label  # "Timers for eight minutes, the pasta": a name said after its length
+    return timers if len(timers) >= 2 else []
+
+
+def _korean_first_word(words: str) -> str | None:
+    """"국수 삼 분": a name said first, before its length, in a list of timers."""
+    first = strip_korean_particle(words.split()[0]) if words.split() else ""
+    if len(first) < 2 or not could_be_label(first) or durations(first):
+        return None
+    return first
+
+
 def each_thing(plan: ToolPlan, text: str) -> list[ToolPlan]:
-    """The decision made once per thing the words list ("eggs, milk and butter"); the decision
-    alone when they name one thing, or when it is not a list tool's."""
+    """The decision made once per thing the words list ("eggs, milk and butter", "ten minutes for
+    the rice and four for the eggs"); the decision alone when they name one thing."""
+    if plan.tool == "timer_start" and len(timers := timers_in(text)) >= 2:
+        return [replace(plan, args=dict(timer)) for timer in timers]
     if plan.tool not in LIST_TOOLS:
         return [plan]
     things = things_in(text, plan.tool)
@@ -92,6 +140,8 @@ def each_thing(plan: ToolPlan, text: str) -> list[ToolPlan]:
 def one_act_on_things(text: str, cued: set[str] | frozenset[str]) -> bool:
     """Whether the words ask for one list act on several things, and no other act: "add eggs
     and milk" cues adding time too ("add five minutes"), but holds no time, so it is one act."""
+    if set(cued) == {"timer_start"}:
+        return len(timers_in(text)) >= 2  # "ten minutes for the rice and four for the eggs"
     tools = [tool for tool in LIST_TOOLS if tool in cued]
     if len(tools) != 1 or len(things_in(text, tools[0])) < 2:
         return False

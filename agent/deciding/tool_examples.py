@@ -25,7 +25,7 @@ from typing import Any
 
 from agent.deciding.arguments import READ_ONLY, repair_arguments
 from agent.deciding.banks import NONE, Entry, example_bank
-from agent.deciding.intents import asks_to_know, cued_alone, is_question, offered, tells_of_past
+from agent.deciding.intents import asks_to_know, cued_alone, cued_tools, is_question, offered, tells_of_past
 from agent.model.llm import ChatMessage
 from agent.speaking.phrases import system_prompt
 from agent.deciding.tool_calls import Example, Examples, JsonChatModel, ToolCallPlanner
@@ -319,12 +319,20 @@ class NarrowedChat:
         self.n = n
         self.none_within = none_within
 
+    def _asks_to_read(self, tool: str, text: str) -> bool:
+        if tool not in READ_ONLY or needs_values(self.registry, tool):
+            return False
+        language = language_of(text, self.picker.language)
+        cued = cued_tools(text, language)
+        return tool in cued and cued_alone(text, language, cued) == {tool} and not tells_of_past(text, language)
+
     def schema_for(self, text: str) -> dict[str, Any]:
         names, allow_none = self.picker.choices(text, self.n, self.none_within)
         names = [name for name in names if name in self.registry]
-        if allow_none and names and whole_call_in(self.registry, names[0], text):
-            # The words ask for the tool and hold every value it needs ("we're out of eggs"): a
-            # no-tool example near them ("we're out of time") does not make them small talk.
+        if allow_none and names and (whole_call_in(self.registry, names[0], text) or self._asks_to_read(names[0], text)):
+            # The words ask for the tool and hold every value it needs ("we're out of eggs"), or
+            # ask in their own words for a look-up that needs none ("목록 좀 불러 줘"): a no-tool
+            # example near them ("we're out of time", "택시 불러 줘") does not make them small talk.
             allow_none = False
         return self.registry.tool_call_schema(names, allow_none=allow_none, max_chars=self.max_chars, tool_first=self.tool_first)
 
