@@ -58,6 +58,7 @@ def things_in(text: str, tool: str) -> list[tuple[str, str | None]]:
     """The things (and their quantities) one list request names, in the order said: one entry
     for one thing, none when the words name no thing for the list."""
     complete = tool == "shopping_complete"
+    text = corrected(text)  # "add butter, no, margarine": the margarine alone
     phrase = item_phrase(text, complete=complete)
     if phrase is None:
         return []
