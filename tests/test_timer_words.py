@@ -31,7 +31,8 @@ def test_a_timers_name_said_around_its_length(text: str, label: str) -> None:
     assert timer_label(text) == label
 
 
-@pytest.mark.parametrize("text", ["Add ten minutes to the timer.", "다시 돌려", "Set a timer for five minutes."])
+@pytest.mark.parametrize("text", ["Add ten minutes to the timer.", "다시 돌려", "Set a timer for five minutes.", "에어컨 꺼 줘",
+                                  "선풍기 멈춰"])
 def test_words_that_name_no_timer_give_no_name(text: str) -> None:
     assert timer_label(text) is None
 

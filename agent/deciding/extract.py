@@ -131,9 +131,9 @@ def timer_label(text: str) -> str | None:
 def _korean_label(text: str) -> str | None:
     prepared = prepare(text)
     # "라면 타이머", "찜닭에서 오 분 빼 줘", "두 시간 타이머 맞춰 줘, 갈비찜."
-    # "미역국 다시 돌려": a short command whose first word is the timer's.
+    # "미역국 다시 돌려": a timer started again, named first ("에어컨 꺼 줘" names no timer).
     for pattern in (r"([가-힣A-Za-z]+)\s*타이머", r"([가-힣]+)에서\s+\S+\s*(?:분|초|시간)", r",\s*([가-힣]+)\s*[.!?]*$",
-                    r"^([가-힣]+)\s+(?:\S+\s+)?(?:돌려|멈춰|세워|취소|재개|정지|꺼)"):
+                    r"^([가-힣]+)\s+다시\s+(?:돌려|시작|켜|재개)"):
         for match in re.finditer(pattern, prepared):
             word = strip_korean_particle(match.group(1))
             if word in _KO_NOT_LABELS or re.search(r"(?:분|초|시간)$", word) or korean_number(word) is not None:
