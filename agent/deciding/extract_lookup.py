@@ -23,7 +23,7 @@ _EN_RECIPE = (
     # What is at hand: "what can I make with chicken and rice", "dinner ideas with some leftover salmon",
     # "I've got zucchini and feta, what could I cook?"
     rf"\b(?:make|cook|bake|do|dinner|lunch|breakfast|ideas?|something)\s+(?:\w+\s+)?(?:with|using|from)\s+(?:some\s+|the\s+|my\s+|a\s+)?"
-    rf"(?P<x>[a-z][a-z' &]*?){_EN_DISH_END}",
+    rf"(?!instead\b)(?P<x>[a-z][a-z' &]*?){_EN_DISH_END}",
     r"^(?:\w+\s+)?(?:i've got|i have|we have|we've got|i got|there's|there is)\s+(?:some\s+)?(?P<x>[a-z][a-z' &]*?)\s*,?\s*"
     r"(?:what|any|so what)\b",
     # "search for a vegetarian chili", "look up a quick curry"

@@ -25,7 +25,7 @@ from typing import Any
 
 from agent.deciding.arguments import READ_ONLY, repair_arguments
 from agent.deciding.banks import NONE, Entry, example_bank
-from agent.deciding.intents import asks_to_know, cued_alone, cued_tools, is_question, offered, tells_of_past
+from agent.deciding.intents import asks_for_act, asks_to_know, cued_alone, cued_tools, is_question, offered, tells_of_past
 from agent.model.llm import ChatMessage
 from agent.speaking.phrases import system_prompt
 from agent.deciding.tool_calls import Example, Examples, JsonChatModel, ToolCallPlanner
@@ -324,7 +324,8 @@ class NarrowedChat:
             return False
         language = language_of(text, self.picker.language)
         cued = cued_tools(text, language)
-        return tool in cued and cued_alone(text, language, cued) == {tool} and not tells_of_past(text, language)
+        asks = is_question(text, language) or asks_for_act(text, language)  # "and then she said it was fine" tells
+        return asks and tool in cued and cued_alone(text, language, cued) == {tool} and not tells_of_past(text, language)
 
     def schema_for(self, text: str) -> dict[str, Any]:
         names, allow_none = self.picker.choices(text, self.n, self.none_within)
