@@ -256,10 +256,13 @@ class ExamplePicker:
         # ("Make a note that the good knife needs sharpening." is nearer "good evening" than any
         # note), and "none" beside it when a no-tool example is close.
         nearest_none = next((s.score for s in ranked if s.entry[2] == NONE), 0.0)
+        # Behind a nearer no-tool example only a tool the words ask for by name is kept: a follow-up
+        # is offered every tool, and "And then she said it was fine." asks for none of them.
+        asked = cued_tools(text, language_of(text, self.language)) if ranked and ranked[0].entry[2] == NONE else set()
         for scored in [s for s in ranked if s.entry[2] != NONE][: n or self.k]:
             tool = scored.entry[2]
-            if tool not in names and (ranked[0].entry[2] != NONE or nearest_none < NONE_FLOOR
-                                      or scored.score >= NONE_MARGIN * nearest_none):
+            if tool not in names and (ranked[0].entry[2] != NONE or (tool in asked and (
+                    nearest_none < NONE_FLOOR or scored.score >= NONE_MARGIN * nearest_none))):
                 names.append(tool)
         window = ranked if none_within is None else ranked[:none_within]
         allow_none = not names or any(scored.entry[2] == NONE for scored in window)
