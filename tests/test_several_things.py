@@ -107,14 +107,18 @@ def test_having_bought_something_still_ticks_it_off() -> None:
     assert act_asked_for("shopping_complete", "I bought the eggs this morning.")
 
 
+def kitchen_picker(folder: Path, language: str) -> ExamplePicker:
+    """The example picker over the kitchen's timers, list and clock, its stores in ``folder``."""
+    lists = ListStore(folder / "lists.db")
+    lists.open()
+    timers = TimerStore(folder / "timers.db")
+    timers.open()
+    return ExamplePicker(language, registry=ToolRegistry([*timer_tools(timers), *list_tools(lists), *clock_tools()]))
+
+
 @pytest.fixture
 def picker(tmp_path: Path) -> ExamplePicker:
-    lists = ListStore(tmp_path / "lists.db")
-    lists.open()
-    timers = TimerStore(tmp_path / "timers.db")
-    timers.open()
-    registry = ToolRegistry([*timer_tools(timers), *list_tools(lists), *clock_tools()])
-    return ExamplePicker("en", registry=registry)
+    return kitchen_picker(tmp_path, "en")
 
 
 @pytest.mark.parametrize("text", ["We need baking soda.", "We could use more napkins.", "We're nearly out of rice."])

@@ -10,10 +10,7 @@ import pytest
 from agent.deciding.extract import adjustment_sign, timer_label
 from agent.deciding.spoken_numbers import durations
 from agent.deciding.tool_examples import ExamplePicker
-from tools.clock import clock_tools
-from tools.lists import ListStore, list_tools
-from tools.registry import ToolRegistry
-from tools.timers import TimerStore, timer_tools
+from tests.test_several_things import kitchen_picker
 
 
 @pytest.mark.parametrize(("text", "label"), [
@@ -60,11 +57,7 @@ def test_shorter_takes_time_away_and_longer_adds_it(text: str, sign: int) -> Non
 
 @pytest.fixture
 def picker(tmp_path: Path) -> ExamplePicker:
-    lists = ListStore(tmp_path / "lists.db")
-    lists.open()
-    timers = TimerStore(tmp_path / "timers.db")
-    timers.open()
-    return ExamplePicker("ko", registry=ToolRegistry([*timer_tools(timers), *list_tools(lists), *clock_tools()]))
+    return kitchen_picker(tmp_path, "ko")
 
 
 @pytest.mark.parametrize("text", ["국수 타이머는 취소해.", "만두 타이머 그만 취소해 줘", "계란 타이머는 이제 취소"])

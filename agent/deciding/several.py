@@ -129,13 +129,12 @@ def each_thing(plan: ToolPlan, text: str) -> list[ToolPlan]:
     things = things_in(text, plan.tool)
     if len(things) < 2:
         return [plan]
-    plans = []
-    for item, quantity in things:
-        args = {"item": item}
-        if quantity is not None and plan.tool == "shopping_add":
-            args["quantity"] = quantity
-        plans.append(replace(plan, args=args))
-    return plans
+    return [replace(plan, args=_list_args(plan.tool, item, quantity)) for item, quantity in things]
+
+
+def _list_args(tool: str, item: str, quantity: str | None) -> dict[str, str]:
+    """A list call's arguments for one thing: its quantity goes with an addition only."""
+    return {"item": item, **({"quantity": quantity} if quantity is not None and tool == "shopping_add" else {})}
 
 
 def one_act_on_things(text: str, cued: set[str] | frozenset[str]) -> bool:
@@ -183,9 +182,5 @@ def continued(act: Act | None, text: str, language: str) -> ToolPlan | None:
                        or set(phrase.split()) & set(lexicon("en").phrases("not_a_thing"))):
         return None  # "and set a timer", "and what's on it?", "and we should go": no thing joined on
     parts = _parts(phrase, korean)
-    things = [read_item(part, korean, act.tool == "shopping_complete") for part in parts]
-    if not things or any(thing is None for thing in things):
-        return None
-    plans = [ToolPlan("", act.tool, {"item": item, **({"quantity": q} if q and act.tool == "shopping_add" else {})})
-             for item, q in (thing for thing in things if thing is not None)]
-    return plans[0] if len(plans) == 1 else None
+    thing = read_item(parts[0], korean, act.tool == "shopping_complete") if len(parts) == 1 else None
+    return None if thing is None else ToolPlan("", act.tool, _list_args(act.tool, *thing))
