@@ -127,6 +127,18 @@ def test_a_statement_that_holds_a_whole_addition_is_offered_the_addition(picker:
     assert picker.registry is not None and whole_call_in(picker.registry, "shopping_add", text)
 
 
+@pytest.mark.parametrize("text", ["And milk to the shopping list.", "Two lemons to the list, please.",
+                                  "Oh, olive oil onto the grocery list."])
+def test_a_thing_then_the_list_it_goes_to_is_an_addition_without_its_verb(picker: ExamplePicker, text: str) -> None:
+    # "Add" clipped by the press or heard as "And": the thing and where it goes still say it.
+    assert picker.choices(text, 1, 3)[0] == ["shopping_add"]
+
+
+@pytest.mark.parametrize("text", ["Go back to the list.", "Listen to the list.", "Oh, what is on the list?"])
+def test_words_before_the_list_that_name_no_thing_add_nothing(text: str) -> None:
+    assert shopping_item(text) is None
+
+
 def test_a_question_is_left_to_its_nearest_example(picker: ExamplePicker) -> None:
     tools, _ = picker.choices("Do we need anything else from the shop?", 1, 3)
     assert tools == ["shopping_list"]

@@ -189,10 +189,11 @@ _EN_ADD = (
     r"\bforget\s+to\s+(?:buy|get|pick up)\s+(?P<x>.+?)\s*[.!?]*$",
     r"\b(?:need\s+to|have\s+to|must)\s+(?:buy|get|pick up)\s+(?P<x>.+?)\s*[.!?]*$",
     # "We need eggs", "we're low on butter": what the household lacks, said as a statement.
-    r"^(?:(?:oh|ok|okay|hey|so|and|also)\s+)*we\s+(?:need|could use)\s+(?!to\b)(?:some\s+|more\s+)?(?:of\s+)?(?:that\s+|those\s+|the\s+)?(?P<x>[^,.!?]+?)\s*(?:[,.!?]|$)",
+    r"^(?:(?:oh|ok|okay|hey|so|and|also)\s*,?\s+)*we\s+(?:need|could use)\s+(?!to\b)(?:some\s+|more\s+)?(?:of\s+)?(?:that\s+|those\s+|the\s+)?(?P<x>[^,.!?]+?)\s*(?:[,.!?]|$)",
     r"\b(?:we're|we are|i'm|i am)\s+(?:low|running low|running out|almost out|nearly out)\s+(?:on|of)\s+(?P<x>.+?)\s*(?:[,.!?]|$)",
-    # "Butter on the shopping list, please.", "Three onions on the list": the thing, then where it goes.
-    rf"^(?:(?:ok|okay|oh|and|also|hey|so)\s+)*(?P<x>[^,.!?]+?)\s+(?:on|onto)\s+{_LIST}",
+    # "Butter on the shopping list, please.", "Three onions on the list", "Milk to the shopping list"
+    # (the verb clipped or misheard): the thing, then where it goes.
+    rf"^(?:(?:ok|okay|oh|and|also|hey|so)\s*,?\s+)*(?P<x>[^,.!?]+?)\s+(?:on|onto|to)\s+{_LIST}",
 )
 _EN_COMPLETE = (
     rf"\b(?:tick|check|cross|strike|take|scratch|mark)\s+(?P<x>.+?)\s+off\s+(?:of\s+|from\s+)?{_LIST}",
