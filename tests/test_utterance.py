@@ -82,3 +82,27 @@ async def test_one_reading_per_transcript_through_the_whole_answer(text, monkeyp
     # The rules asked many times over; the reading answered them.
     assert is_question(result.transcript, "en") in (True, False) and cued_tools(result.transcript, "en") is not None
     assert made[result.transcript] == 1
+
+
+def test_whether_the_words_hold_a_whole_call_is_read_once_per_tool(tmp_path, monkeypatch):
+    from agent.deciding import tool_examples
+    from tools.lists import ListStore, list_tools
+    from tools.registry import ToolRegistry
+
+    lists = ListStore(tmp_path / "lists.db")
+    lists.open()
+    registry = ToolRegistry(list_tools(lists))
+    repaired: Counter[tuple[str, str]] = Counter()
+    repair = tool_examples.repair_arguments
+
+    def counted(tool, args, text, **named):
+        repaired[(tool, text)] += 1
+        return repair(tool, args, text, **named)
+
+    monkeypatch.setattr(tool_examples, "repair_arguments", counted)
+    text = "We need a loaf of rye bread."
+    answers = [tool_examples.whole_call_in(registry, tool, text) for _ in range(3) for tool in ("shopping_add", "shopping_complete")]
+    assert answers == [True, False] * 3
+    assert repaired == {("shopping_add", text): 1, ("shopping_complete", text): 1}
+    other = ToolRegistry(list_tools(lists))  # another registry may hold other tools: read for it again
+    assert tool_examples.whole_call_in(other, "shopping_add", text) and repaired[("shopping_add", text)] == 2

@@ -29,6 +29,7 @@ from agent.deciding.intents import asks_for_act, asks_to_know, cued_alone, cued_
 from agent.model.llm import ChatMessage
 from agent.speaking.phrases import system_prompt
 from agent.deciding.tool_calls import Example, Examples, JsonChatModel, ToolCallPlanner
+from agent.deciding.utterance import found_once
 from tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -280,9 +281,11 @@ def needs_values(registry: ToolRegistry, tool: str) -> bool:
     return spec is not None and any(field.is_required() for field in spec.args.model_fields.values())
 
 
+@found_once(text_at=2)
 def whole_call_in(registry: ToolRegistry, tool: str, text: str) -> bool:
     """Whether ``text`` holds every value ``tool`` needs, read from the words alone (a tool that
-    needs no value never does: its words alone are no call)."""
+    needs no value never does: its words alone are no call). Read once per registry, tool and
+    reading: the ranking and the grammar's narrowing both ask."""
     spec = registry.get(tool)
     if spec is None:
         return False
