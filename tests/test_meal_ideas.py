@@ -165,3 +165,22 @@ async def test_an_idea_is_offered_from_the_book_and_the_reasoner_is_not_asked(te
     assert dish in sink.text() and "not sure" not in sink.text()  # the talker's own answer is not said
     assert reasoner.asked == []
     assert result.route is None and [c.name for c in result.tool_calls] == ["recipe_search"]
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("what should I cook", "en"), ("Any ideas for lunch?", "en"), ("뭐 해 먹지?", "ko"),
+])
+async def test_the_decision_bench_makes_an_idea_the_search_as_the_turn_does(text: str, language: str, book: RecipeBook, tmp_path: Path) -> None:
+    from bench.suites.tool_accuracy import run_suite
+
+    suite = tmp_path / "ideas.yaml"
+    suite.write_text(f"suite: ideas\nlanguage: {language}\ndescription: one idea\nscenarios:\n"
+                     f"  - id: idea\n    text: \"{text}\"\n    category: recipe\n"
+                     f"    expect: [{{tool: recipe_search, args: {{query: \"{text}\"}}}}]\n", encoding="utf-8")
+    talker = TimedJson(decision("I'm not sure.", "none"))
+    deps, _sink, executor = recipe_deps(talker, text, language, book)
+    assert asks_for_idea(text, language)
+    (row,) = await run_suite(deps.tools.planner, str(suite), reasoner=Reasoner(ReasonerChat(["Maybe a stir-fry."]), deps.tools.registry, language))
+    turn = await answer(deps, executor, text)
+    assert row["calls"] == [[c.name, c.args] for c in turn.tool_calls] == [["recipe_search", {"query": text}]]
+    assert row["right_tool"] and row["right_args"] and row["route"] is None

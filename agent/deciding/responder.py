@@ -37,9 +37,8 @@ from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repea
 from agent.deciding.intents import asks_for_act, asks_for_idea, asks_time_left, small_talk, speaks_korean
 from agent.deciding.origins import offered_act, unsupported_origin
 from agent.deciding.reasoner import cap_line, holding_line, short_answer
-from agent.deciding.extract_lookup import recipe_query
 from agent.deciding.several import continued, each_thing
-from agent.deciding.routing import Route, is_question, route_after_decision, route_by_words
+from agent.deciding.routing import Route, idea_search, is_question, route_after_decision, route_by_words
 from agent.deciding.speculation import SpeculativeCall, SpeculativeRecord, call_key
 from agent.deciding.thinker import example_key, words_of
 from agent.deciding.tool_calls import NO_TOOL, ToolChosen, ToolPlan
@@ -53,7 +52,6 @@ from agent.results import ToolCallRecord, TurnResult
 from agent.speaking.phrases import Phrase, phrase
 from agent.timeline import Timeline
 from tools.executor import MAY_ACT, Origin
-from tools.recipes import MAX_QUERY_CHARS
 
 log = logging.getLogger(__name__)
 
@@ -325,10 +323,9 @@ class Responder:
         line is kept when it chose the search, else the search's own line is said. It had chosen
         the search for "quick" and the book asked back which dish; or it had answered alone."""
         self.timeline.mark("idea", decided=plan.tool or NO_TOOL)
-        query = (recipe_query(text) or " ".join(text.split()))[:MAX_QUERY_CHARS]  # what is at hand, when said
         if plan.tool != "recipe_search":
             line = self._line("recipe_search")
-        return ToolPlan(plan.say if plan.tool == "recipe_search" else "", "recipe_search", {"query": query}, raw=plan.raw), line
+        return idea_search(plan, text), line
 
     def _heard_doubtfully(self, plan: ToolPlan) -> bool:
         """Whether the words an act stands on may have been misheard: the hearing was doubtful, a

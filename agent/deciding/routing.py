@@ -34,11 +34,13 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from agent.deciding.extract_lookup import place, when
+from agent.deciding.extract_lookup import place, recipe_query, when
 from agent.deciding.spoken_numbers import durations
 from agent.deciding.several import one_act_on_things
 from agent.deciding.intents import asks_for_act, asks_to_know, cued_tools, is_question, speaks_korean, tells_of_past, utterance_words
 from agent.deciding.lexicon import lexicon
+from agent.deciding.tool_calls import ToolPlan
+from tools.recipes import MAX_QUERY_CHARS
 
 Reason = Literal["knowledge", "several_acts", "talker_unsure"]
 
@@ -154,3 +156,12 @@ def route_after_decision(text: str, language: str, tool: str | None, supported: 
     if question and (not supported or (acts and not asks_for_act(text, language))):
         return Route("reasoner", "talker_unsure")
     return TALKER_TOOL
+
+
+def idea_search(plan: ToolPlan, text: str) -> ToolPlan:
+    """A request for an idea of what to cook (:func:`~agent.deciding.intents.asks_for_idea`) as
+    the recipe search, whatever the talker decided, with the user's own words as its query (what
+    is at hand, when said; the book offers its quickest recipes when they name no dish). The
+    talker's line is kept when it chose the search."""
+    query = (recipe_query(text) or " ".join(text.split()))[:MAX_QUERY_CHARS]
+    return ToolPlan(plan.say if plan.tool == "recipe_search" else "", "recipe_search", {"query": query}, raw=plan.raw)

@@ -41,7 +41,8 @@ from agent.deciding.reasoner import Reasoner, holding_line
 from agent.deciding.reference import KitchenReference
 from agent.deciding.several import continued, each_thing
 from agent.deciding.undo import Act
-from agent.deciding.routing import route_after_decision, route_by_words
+from agent.deciding.routing import idea_search, route_after_decision, route_by_words
+from agent.deciding.intents import asks_for_idea
 from agent.deciding.tool_calls import ToolCallPlanner
 from agent.deciding.tool_use import spoken_result
 from tools.executor import ToolExecutor
@@ -242,12 +243,16 @@ async def run_suite(
             started = time.perf_counter()
             # As in the turn: hearth's own commands (volume, recipe steps) first, then the model.
             command = continued(last_act, text, suite.language) or local_command(text, suite.language, COMMAND_TOOLS, reading=last_tool in READING_TOOLS)
-            route = route_by_words(text, suite.language) if reasoner is not None and command is None else None
+            # As in the Responder: a request for an idea of what to cook is the recipe search.
+            idea = command is None and asks_for_idea(text, suite.language)
+            route = route_by_words(text, suite.language) if reasoner is not None and command is None and not idea else None
             evaluated_before = getattr(planner.chat, "last_prompt", None)
             plan = command or (await planner.plan(text, history) if route is None else None)
             evaluated = getattr(planner.chat, "last_prompt", None)
             decoded = getattr(planner.chat, "last_decode", None) if plan is not None and command is None else None
-            if reasoner is not None and plan is not None and command is None:
+            if idea and plan is not None:
+                plan = idea_search(plan, text)
+            elif reasoner is not None and plan is not None and command is None:
                 supported = plan.tool is None or plan.tool in READ_ONLY or grounded(plan.tool, plan.args, text)
                 after = route_after_decision(text, suite.language, plan.tool, supported, plan.tool is not None and plan.tool not in READ_ONLY)
                 route = after if after.to == "reasoner" else None
