@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from agent.deciding.arguments import act_asked_for
-from agent.deciding.extract import shopping_item
+from agent.deciding.extract import shopping_item, timer_label
 from agent.deciding.intents import tells_of_past
 from agent.deciding.routing import route_by_words
-from agent.deciding.several import each_thing, things_in, timers_in
+from agent.deciding.several import continued, each_thing, things_in, timers_in
+from agent.deciding.undo import Act
 from agent.deciding.tool_calls import ToolPlan
 from agent.deciding.tool_examples import ExamplePicker, whole_call_in
 from tools.clock import clock_tools
@@ -145,7 +146,17 @@ def test_a_question_is_left_to_its_nearest_example(picker: ExamplePicker) -> Non
 
 
 @pytest.mark.parametrize(("text", "timers"), [
-    ("Start a timer for twelve minutes for the potatoes and six for the peas.", None),
+    # A length said without its unit takes the unit said before it.
+    ("Start a timer for twelve minutes for the potatoes and six for the peas.",
+     [{"duration_s": 720, "label": "potatoes"}, {"duration_s": 360, "label": "peas"}]),
+    ("Two timers: salmon fifteen minutes and broccoli four.",
+     [{"duration_s": 900, "label": "salmon"}, {"duration_s": 240, "label": "broccoli"}]),
+    ("One hour for the ham, then two for the turkey.",
+     [{"duration_s": 3600, "label": "ham"}, {"duration_s": 7200, "label": "turkey"}]),
+    ("Bagels, ten minutes, and another one for the muffins, twenty-five.",
+     [{"duration_s": 600, "label": "bagels"}, {"duration_s": 1500, "label": "muffins"}]),
+    ("An hour and a half for the brisket and ten minutes for the greens.",
+     [{"duration_s": 5400, "label": "brisket"}, {"duration_s": 600, "label": "greens"}]),
     ("Set eight minutes for the pasta and twenty minutes for the sauce.",
      [{"duration_s": 480, "label": "pasta"}, {"duration_s": 1200, "label": "sauce"}]),
     ("Timer for the bread, forty minutes, and one for the soup, fifteen minutes.",
@@ -153,13 +164,32 @@ def test_a_question_is_left_to_its_nearest_example(picker: ExamplePicker) -> Non
     ("만두 타이머 팔 분이랑 국 타이머 십오 분 맞춰 줘", [{"duration_s": 480, "label": "만두"}, {"duration_s": 900, "label": "국"}]),
     ("떡 삼 분, 어묵 오 분 타이머 맞춰 줘", [{"duration_s": 180}, {"duration_s": 300, "label": "어묵"}]),
 ])
-def test_several_timers_each_with_its_length_are_one_start_each(text: str, timers: list | None) -> None:
+def test_several_timers_each_with_its_length_are_one_start_each(text: str, timers: list) -> None:
     found = timers_in(text)
-    if timers is None:  # "six for the peas": a length without its unit is not read as one
-        assert found == []
-    else:
-        assert found == timers
-        assert route_by_words(text, "ko" if "분" in text else "en") is None
+    assert found == timers
+    assert route_by_words(text, "ko" if "분" in text else "en") is None
+
+
+@pytest.mark.parametrize("text", [
+    "Set eight minutes for the pasta and add two eggs to the list.",  # two acts: the reasoner's
+    "Ten minutes for the rice, and then one for the beans.",  # "one" is no length
+])
+def test_a_timer_joined_to_another_act_or_to_no_length_is_not_several_timers(text: str) -> None:
+    assert timers_in(text) == [] or route_by_words(text, "en") is not None
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("Pasta, nine minutes.", "pasta"), ("Start a timer, thirty-five minutes, chicken.", "chicken"),
+    ("Twelve minutes, garlic bread.", "garlic bread"), ("Cancel the potato one, they're done.", "potato"),
+    ("How long has the lamb got left?", "lamb"), ("How long have the potatoes got?", "potatoes"),
+])
+def test_a_timer_named_beside_its_length_or_as_the_one(text: str, label: str) -> None:
+    assert timer_label(text) == label
+
+
+@pytest.mark.parametrize("text", ["Okay, five minutes.", "Ten minutes, thanks.", "No, five minutes.", "Set a timer, ten minutes, please."])
+def test_a_word_of_no_name_beside_the_length_is_no_name(text: str) -> None:
+    assert timer_label(text) is None
 
 
 @pytest.mark.parametrize("text", [
@@ -169,3 +199,47 @@ def test_several_timers_each_with_its_length_are_one_start_each(text: str, timer
 ])
 def test_one_length_in_parts_or_corrected_is_one_timer(text: str) -> None:
     assert timers_in(text) == []
+
+
+@pytest.mark.parametrize(("text", "complete", "thing"), [
+    # "add" misheard as a word no thing begins with
+    ("At tomatoes to the list.", False, ("tomatoes", None)), ("Ad two onions to the shopping list.", False, ("onions", "2")),
+    # what to buy on the next trip
+    ("Pick up limes when you're out.", False, ("limes", None)), ("Get more foil from the shop.", False, ("foil", None)),
+    ("Grab a loaf of bread next time.", False, ("bread", "1 loaf")),
+    # written down
+    ("Put down two tins of tomatoes, please.", False, ("tomatoes", "2 tins")), ("Put down oat milk.", False, ("oat milk", None)),
+    ("Put down a bag of lentils.", False, ("lentils", "1 bag")),
+    # in packs
+    ("Add a 12-pack of eggs.", False, ("eggs", "12 pack")), ("Add a six pack of beer.", False, ("beer", "6 pack")),
+    ("A four-pack of yoghurt on the list.", False, ("yoghurt", "4 pack")),
+    # taken back off
+    ("Scrap the cream.", True, ("cream", None)), ("Actually, scratch the yoghurt.", True, ("yoghurt", None)),
+    ("Oh scratch the bacon, we have some.", True, ("bacon", None)),
+])
+def test_more_ways_of_putting_a_thing_on_the_list_or_off_it(text: str, complete: bool, thing: tuple) -> None:
+    assert shopping_item(text, complete=complete) == thing
+
+
+@pytest.mark.parametrize("text", ["Put down a note that the oven is broken.", "Oh, scratch that.", "I made it from scratch.",
+                                  "Get the kids from school."])
+def test_words_that_put_nothing_on_the_list(text: str) -> None:
+    assert shopping_item(text) is None and shopping_item(text, complete=True) is None
+
+
+@pytest.mark.parametrize(("text", "tool", "things"), [
+    ("Cross off eggs and flour, I got them today.", "shopping_complete", [("eggs", None), ("flour", None)]),
+    ("Take the milk off, we've still got two.", "shopping_complete", [("milk", None)]),
+    ("Add honey and jam, there's none left.", "shopping_add", [("honey", None), ("jam", None)]),
+])
+def test_a_remark_after_the_things_is_no_thing(text: str, tool: str, things: list) -> None:
+    assert things_in(text, tool) == things
+
+
+@pytest.mark.parametrize(("text", "items"), [
+    ("And olives and capers.", ["olives", "capers"]), ("Oh and crackers while you're at it.", ["crackers"]),
+    ("Also foil and cling film.", ["foil", "cling film"]),
+])
+def test_things_joined_on_after_an_addition_are_each_added(text: str, items: list[str]) -> None:
+    plan = continued(Act("shopping_add", {"item": "butter"}, {}), text, "en")
+    assert plan is not None and [p.args["item"] for p in each_thing(plan, text)] == items

@@ -41,6 +41,9 @@ _EN_NOT_LABELS = {
     "set", "start", "stop", "cancel", "pause", "resume", "continue", "unpause", "restart", "increase", "decrease",
     "reduce", "extend", "shorten", "remove", "take", "add", "check", "kill", "reset", "delete", "clear", "end", "create",
     "make", "give", "put", "knock", "freeze", "hold", "run", "running", "finish", "turn", "get", "do",
+    # what is asked of a named timer ("has the lamb got left", "is the rice doing")
+    "got", "has", "have", "had", "been", "doing", "going", "gone", "done", "ready", "still", "nearly", "almost",
+    "yet", "about", "finished",
     *EN_ONES, *EN_TENS, *EN_DURATION_UNITS, *EN_FRACTIONS, "hundred",
 }
 _KO_NOT_LABELS = {
@@ -120,11 +123,36 @@ def timer_label(text: str) -> str | None:
     for pattern in (r"\btimers?\s+for\s+(?:the\s+|my\s+)?", r"\b(?:another one|one)\s+for\s+(?:the\s+|my\s+)?",
                     r"\bfor\s+(?:the|my|our)\s+", r"\btime\s+(?:the|my|our)\s+",
                     r"\bremind\s+(?:me|us)\s+(?:in\s+(?:\S+\s+){1,3}?)?(?:to\s+(?:\w+\s+)?(?:on\s+|in\s+|out\s+)?|about\s+)(?:the\s+|my\s+|our\s+)?",
-                    r"\b(?:minutes?|seconds?|hours?)\s+(?:to|from|off|on)\s+(?:the|my|our)\s+"):
+                    r"\b(?:minutes?|seconds?|hours?)\s+(?:to|from|off|on)\s+(?:the|my|our)\s+",
+                    # "how long has the lamb got left", "is the rice done"
+                    r"\b(?:has|have|does|do|is|are)\s+(?:the|my|our)\s+"):
         for match in re.finditer(pattern, prepared):
             found = _words_until_stop(re.findall(r"[a-z']+|\S", prepared[match.end():]), limit=2)
             if found:
                 return " ".join(found)
+    # "cancel the potato one", "the banana bread one"
+    for match in re.finditer(r"\b(?:the|my|our)\s+((?:[a-z']+\s+){1,2}?)one\b", prepared):
+        named = match.group(1).split()
+        if named and _words_until_stop(named) == named:
+            return " ".join(named)
+    return _label_beside_length(prepared)
+
+
+def _label_beside_length(prepared: str) -> str | None:
+    """A name said as its own phrase beside the length: "Pasta, nine minutes.", "Start a timer,
+    thirty-five minutes, chicken." (a phrase of one or two words that are no command, and no
+    "okay", "thanks" or "no")."""
+    clauses = prepared.split(",")
+    for i, clause in enumerate(clauses):
+        if not durations(clause):
+            continue
+        for near in (i + 1, i - 1):
+            if 0 <= near < len(clauses):
+                phrase = clauses[near].strip(" .!?;:")
+                words = re.sub(r"^(?:the|my|our)\s+", "", phrase).split()
+                if 1 <= len(words) <= 2 and _words_until_stop(words) == words and not durations(phrase) \
+                        and not any(lexicon("en").has(kind, phrase) for kind in ("lead", "tail", "yes", "no", "backchannel")):
+                    return " ".join(words)
     return None
 
 
@@ -193,7 +221,13 @@ _EN_ADD = (
     r"\b(?:we're|we are|i'm|i am)\s+(?:low|running low|running out|almost out|nearly out)\s+(?:on|of)\s+(?P<x>.+?)\s*(?:[,.!?]|$)",
     # "Butter on the shopping list, please.", "Three onions on the list", "Milk to the shopping list"
     # (the verb clipped or misheard): the thing, then where it goes.
-    rf"^(?:(?:ok|okay|oh|and|also|hey|so)\s*,?\s+)*(?P<x>[^,.!?]+?)\s+(?:on|onto|to)\s+{_LIST}",
+    # ("At bananas to the list": "add" misheard as a word no thing begins with.)
+    rf"^(?:(?:ok|okay|oh|and|also|hey|so)\s*,?\s+)*(?:(?:at|ad|and)\s+)?(?P<x>[^,.!?]+?)\s+(?:on|onto|to)\s+{_LIST}",
+    # "Grab some coriander next time", "pick up limes when you're out": what to buy on the next trip.
+    r"\b(?:grab|pick up|get|buy)\s+(?P<x>[^,.!?]+?)\s+(?:next time|when you(?:'re| are) out|when you go|"
+    r"(?:at|from) the (?:shop|shops|store|supermarket))\b",
+    # "Put down a kilo of mince": written down, on the list.
+    r"\bput\s+down\s+(?P<x>[^,.!?]+?)\s*(?:[,.!?]|$)",
 )
 _EN_COMPLETE = (
     rf"\b(?:tick|check|cross|strike|take|scratch|mark)\s+(?P<x>.+?)\s+off\s+(?:of\s+|from\s+)?{_LIST}",
@@ -201,8 +235,10 @@ _EN_COMPLETE = (
     r"\b(?:check|tick|cross|mark|strike)\s+off\s+(?P<x>.+?)\s*[.!?]*$",
     r"\bmark\s+(?P<x>.+?)\s+as\s+(?:bought|done|got|gotten)\b",
     r"\bi\s+(?:bought|got|picked up)\s+(?P<x>.+?)\s*(?:[,.!?]|$)",
+    # "Actually scratch the butter, there's a block left", "scrap the cream": taken back off the list.
+    r"^(?:(?:actually|oh|no|wait|ok|okay|and)\s*,?\s+)*(?:scratch|scrap)\s+(?P<x>(?!that\b|it\b)[^,.!?]+?)\s*(?:[,.!?]|$)",
     # "Actually, take the paper towels off.": the list is the one thing taken off without a length.
-    r"\b(?:take|cross|tick|scratch|strike)\s+(?P<x>(?!(?:\S+\s+)?(?:minutes?|seconds?|hours?)\b).+?)\s+off\s*[.!?]*$",
+    r"\b(?:take|cross|tick|scratch|strike)\s+(?P<x>(?!(?:\S+\s+)?(?:minutes?|seconds?|hours?)\b).+?)\s+off\s*(?:[,.!?]|$)",
 )
 _KO_LIST = r"(?:장바구니|쇼핑\s*리스트|장보기\s*목록|장보기\s*리스트|장보기|목록|리스트|장\s*볼\s*거)"
 _KO_ADD = (
@@ -244,7 +280,9 @@ def _number_text(value: float) -> str:
 
 
 def _split_english_quantity(phrase: str) -> tuple[str, str | None]:
-    words = phrase.split()
+    words = re.sub(r"(\w)-(packs?)\b", r"\1 \2", phrase).split()
+    if len(words) > 2 and words[0] in ("a", "an") and words[2] in ("pack", "packs") and read_amount(words, 1):
+        words = words[1:]  # "a six-pack of sparkling water": six in a pack
     amount = read_amount(words, 0)
     if amount is None:
         return phrase, None

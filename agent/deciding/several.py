@@ -16,7 +16,7 @@ from agent.deciding.corrections import corrected
 from agent.deciding.extract import (
     HANGUL, could_be_label, item_phrase, note_text, read_item, strip_korean_particle, timer_durations, timer_label,
 )
-from agent.deciding.spoken_numbers import durations
+from agent.deciding.spoken_numbers import Found, durations, numbers, prepare
 from agent.deciding.intents import is_question, speaks_korean, utterance_words
 from agent.deciding.lexicon import lexicon
 from agent.deciding.tool_calls import ToolPlan
@@ -61,20 +61,36 @@ def things_in(text: str, tool: str) -> list[tuple[str, str | None]]:
     text = corrected(text)  # "add butter, no, margarine": the margarine alone
     phrase = item_phrase(text, complete=complete)
     if phrase is None:
-        return []
+        joined = _joined_on(text, "ko" if HANGUL.search(text) else "en")
+        return [] if joined is None else _read_all(_parts(joined[0], joined[1]), joined[1], complete)
     korean = bool(HANGUL.search(text))
     parts = _parts(phrase, korean)
     if not korean and (later := _EN_AFTER_LIST.search(text.casefold())) is not None:
         parts += _parts(later["x"], korean)
+    if not korean and len(parts) > 1 and (told := _told_why(parts)) < len(parts):
+        # "Tick off the rice, there's a bag in the cupboard": what follows says why, and is no thing
+        parts = parts[:told]
+        phrase = ", ".join(parts)
     whole = read_item(phrase, korean, complete)
     if len(parts) < 2 or len(parts) > MAX_THINGS:
         return [whole] if whole is not None else []
     if not korean and any(_opens_with_act(part) for part in parts[1:]):
         return [whole] if whole is not None else []  # "add milk and note that…": a second act, not a thing
-    things = [read_item(part, korean, complete) for part in parts]
-    if any(thing is None for thing in things):
+    things = _read_all(parts, korean, complete)
+    if not things:
         return [whole] if whole is not None else []  # "milk and it": not a list of things
-    return [thing for thing in things if thing is not None]
+    return things
+
+
+def _told_why(parts: list[str]) -> int:
+    """How many of ``parts`` name things before one that is a clause of its own ("there's a bag
+    in the cupboard", "we've run out", "because it's gone off")."""
+    openers = lexicon("en").phrases("clause_open")
+    for i, part in enumerate(parts):
+        words = part.casefold().split()
+        if i and any(" ".join(words[: len(o.split())]) == o for o in openers):
+            return i
+    return len(parts)
 
 
 # Where one timer's words end and the next one's begin: "… for the rice and four minutes for the
@@ -88,27 +104,86 @@ def timers_in(text: str) -> list[dict[str, object]]:
     when the words give each its own length ("ten minutes for the rice and four for the eggs");
     [] otherwise (one timer, or lengths that are one: "an hour and twenty minutes")."""
     text = corrected(text)  # "five minutes, no wait, ten minutes" is one timer
-    if len(durations(text)) < 2:
+    said = durations(text)
+    if not said:
         return []
     korean = bool(HANGUL.search(text))
-    clauses = [c for c in (_KO_NEXT_TIMER if korean else _EN_NEXT_TIMER).split(text) if c and c.strip()]
+    clauses = _clauses(text, said, _KO_NEXT_TIMER if korean else _EN_NEXT_TIMER)
     timers: list[dict[str, object]] = []
     pending: list[str] = []
+    unit: float | None = None
     for clause in clauses:
         pending.append(clause)
-        found = durations(" ".join(pending))
-        if len(found) == 1:
-            words = " ".join(pending)
-            timer: dict[str, object] = {"duration_s": int(round(found[0].value))}
-            if (label := timer_label(words) or (_korean_first_word(words) if korean else None)) is not None:
-                timer["label"] = label
-            timers.append(timer)
-            pending = []
-        elif len(found) > 1:
+        words = " ".join(pending)
+        found = durations(words)
+        if len(found) > 1:
             return []
+        if found:
+            seconds = found[0].value
+            unit = _unit_of(words[found[0].start:found[0].end], korean)
+        elif unit is not None and len(counts := _counts(words)) == 1 and _timer_name(words, korean) is not None:
+            seconds = counts[0].value * unit  # "rice eighteen minutes, fish twelve": the unit said once
+        else:
+            continue
+        timer: dict[str, object] = {"duration_s": int(round(seconds))}
+        if (label := _timer_name(words, korean)) is not None:
+            timer["label"] = label
+        timers.append(timer)
+        pending = []
     if pending and timers and (label := timer_label(" ".join(pending))) is not None and "label" not in timers[-1]:
         timers[-1]["label"] = label  # "Timers for eight minutes, the pasta": a name said after its length
     return timers if len(timers) >= 2 else []
+
+
+def _clauses(text: str, said: list[Found], joiner: re.Pattern[str]) -> list[str]:
+    """``text`` cut where one timer's words end, but never inside a length ("an hour and a half")."""
+    prepared = prepare(text)
+    source = text if len(text) == len(prepared) else prepared
+    cuts, at = [], 0
+    for join in joiner.finditer(prepared):
+        if any(length.start < join.end() and join.start() < length.end for length in said):
+            continue
+        cuts.append(source[at:join.start()])
+        at = join.end()
+    cuts.append(source[at:])
+    return [c for c in cuts if c.strip()]
+
+
+def _unit_of(length: str, korean: bool) -> float | None:
+    """Seconds in the last unit a length was said in ("eighteen minutes" → 60), for the lengths
+    after it said without one."""
+    units = re.findall(r"(시간|분|초)" if korean else r"\b(hour|minute|min|second|sec)s?\b", length)
+    return {"시간": 3600, "분": 60, "초": 1, "hour": 3600, "minute": 60, "min": 60, "second": 1, "sec": 1}[units[-1]] if units else None
+
+
+def _counts(words: str) -> list[Found]:
+    """The numbers said, but "one" ("another one for the carrots") and "a": they name no length."""
+    prepared = prepare(words)
+    return [n for n in numbers(words) if prepared[n.start:n.end].strip() not in ("one", "a", "an", "하나", "한")]
+
+
+def _timer_name(words: str, korean: bool) -> str | None:
+    if korean:
+        return timer_label(words) or _korean_first_word(words)
+    lengths = durations(words)
+    return timer_label(words) or _english_word_before(words, lengths[0].start if lengths else None)
+
+
+def _english_word_before(words: str, at: int | None) -> str | None:
+    """"rice eighteen minutes", "and the sauce five": a name said right before its length (at
+    ``at``, else its one count), in a list of timers (one or two words, no command)."""
+    if at is None:
+        counts = _counts(words)
+        if not counts:
+            return None
+        at = counts[0].start
+    before = re.findall(r"[a-z']+", prepare(words)[:at])
+    named: list[str] = []
+    for word in reversed(before[-2:]):
+        if not could_be_label(word) or word in ("please", "and", "then", "plus", "timers", "timer"):
+            break
+        named.insert(0, word)
+    return " ".join(named) or None
 
 
 def _korean_first_word(words: str) -> str | None:
@@ -140,8 +215,9 @@ def _list_args(tool: str, item: str, quantity: str | None) -> dict[str, str]:
 def one_act_on_things(text: str, cued: set[str] | frozenset[str]) -> bool:
     """Whether the words ask for one list act on several things, and no other act: "add eggs
     and milk" cues adding time too ("add five minutes"), but holds no time, so it is one act."""
-    if set(cued) == {"timer_start"}:
-        return len(timers_in(text)) >= 2  # "ten minutes for the rice and four for the eggs"
+    if len(timers_in(text)) >= 2:
+        # "ten minutes for the rice and four for the eggs" (a name may cue the list: "for the potatoes")
+        return "timer_start" in cued and item_phrase(text) is None and note_text(text) is None
     tools = [tool for tool in LIST_TOOLS if tool in cued]
     if len(tools) != 1 or len(things_in(text, tools[0])) < 2:
         return False
@@ -153,8 +229,9 @@ def one_act_on_things(text: str, cued: set[str] | frozenset[str]) -> bool:
 
 # "And parmesan.", "Oh, and a jar of pesto.", "Bread too.": a thing, joined on to the request before.
 _EN_MORE = re.compile(
-    r"^(?:(?:oh|ok|okay|um|uh|and|also|plus|then)\s+)*(?:and|also|plus)\s+(?P<x>.+?)(?:\s+(?:too|as well|also))?$"
-    r"|^(?:(?:oh|ok|okay|um|uh)\s+)*(?P<y>.+?)\s+(?:too|as well)$"
+    r"^(?:(?:oh|ok|okay|um|uh|and|also|plus|then)\s+)*(?:and|also|plus)\s+(?P<x>.+?)(?:\s+(?:too|as well|also))?"
+    r"(?:\s+(?:while you're at it|while you are at it|please))?$"
+    r"|^(?:(?:oh|ok|okay|um|uh)\s+)*(?P<y>.+?)\s+(?:too|as well)(?:\s+(?:while you're at it|please))?$"
 )
 # "아 그리고 식용유도.", "참기름도.", "식용유도 추가해 줘"
 _KO_MORE = re.compile(
@@ -162,7 +239,27 @@ _KO_MORE = re.compile(
     r"|^(?:(?:아|어|음)\s+)*그리고\s+(?P<y>[가-힣]+(?:\s+[가-힣]+)?)$"
 )
 MAX_MORE_WORDS = 7
-"""A thing joined on is a few words; a longer sentence is a request of its own."""
+"""A thing joined on is a few words; a longer sentence is a request of its own (a closing "while
+you're at it" or "please" is not counted)."""
+
+
+def _joined_on(text: str, language: str) -> tuple[str, bool] | None:
+    """(the words naming what is joined on, whether Korean) when the words only join a thing on
+    ("And parmesan.", "참기름도."), else None."""
+    words = utterance_words(text)
+    if not words:
+        return None
+    korean = speaks_korean(words, language)
+    match = (_KO_MORE if korean else _EN_MORE).match(words)
+    if match is None:
+        return None
+    phrase = match["x"] if match["x"] is not None else match["y"]
+    if len(words[: match.end("x" if match["x"] is not None else "y")].split()) > MAX_MORE_WORDS:
+        return None
+    if not korean and (_opens_with_act(phrase) or is_question(text, language)
+                       or set(phrase.split()) & set(lexicon("en").phrases("not_a_thing"))):
+        return None  # "and set a timer", "and what's on it?", "and we should go": no thing joined on
+    return phrase, korean
 
 
 def continued(act: Act | None, text: str, language: str) -> ToolPlan | None:
@@ -170,17 +267,18 @@ def continued(act: Act | None, text: str, language: str) -> ToolPlan | None:
     after adding pasta; "And the bread." after ticking the eggs off), or None."""
     if act is None or act.tool not in LIST_TOOLS:
         return None
-    words = utterance_words(text)
-    if not words or len(words.split()) > MAX_MORE_WORDS:
+    joined = _joined_on(text, language)
+    if joined is None:
         return None
-    korean = speaks_korean(words, language)
-    match = (_KO_MORE if korean else _EN_MORE).match(words)
-    if match is None:
-        return None
-    phrase = match["x"] if match["x"] is not None else match["y"]
-    if not korean and (_opens_with_act(phrase) or is_question(text, language)
-                       or set(phrase.split()) & set(lexicon("en").phrases("not_a_thing"))):
-        return None  # "and set a timer", "and what's on it?", "and we should go": no thing joined on
-    parts = _parts(phrase, korean)
-    thing = read_item(parts[0], korean, act.tool == "shopping_complete") if len(parts) == 1 else None
-    return None if thing is None else ToolPlan("", act.tool, _list_args(act.tool, *thing))
+    phrase, korean = joined
+    # "And soy sauce and sesame oil.": the first thing here, each of them when the plan is made per thing
+    things = _read_all(_parts(phrase, korean), korean, act.tool == "shopping_complete")
+    return None if not things else ToolPlan("", act.tool, _list_args(act.tool, *things[0]))
+
+
+def _read_all(parts: list[str], korean: bool, complete: bool) -> list[tuple[str, str | None]]:
+    """Each part read as a thing; none when any part names no thing, or there are too many."""
+    if len(parts) > MAX_THINGS:
+        return []
+    things = [read_item(part, korean, complete) for part in parts]
+    return [] if any(thing is None for thing in things) else [thing for thing in things if thing is not None]
