@@ -60,6 +60,10 @@ def test_moves_through_a_recipe(text: str, reading: bool, move: str | None) -> N
     ("Okay, I'm done, what now?", "next"), ("Right, carry on.", "next"), ("응 넘어가자", "next"),
     ("Remind me of the ingredients?", None), ("So what goes in it?", "ingredients"), ("재료가 뭐였지?", "ingredients"),
     ("Read the first step again.", "first"), ("Let's start over from the top.", "first"), ("처음부터 다시 읽어 줘", "first"),
+    ("Start at the top please.", "first"), ("Can you start from the beginning?", "first"),
+    # the ingredients asked for again are the ingredients, not the step just read
+    ("What were the ingredients again?", "ingredients"), ("Tell me the ingredients one more time.", "ingredients"),
+    ("What do I need again?", "ingredients"),
 ])
 def test_a_move_is_read_from_its_words_among_words_any_move_holds(text: str, move: str | None) -> None:
     assert recipe_move(text, "en", reading=True) == move

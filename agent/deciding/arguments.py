@@ -37,7 +37,9 @@ from agent.deciding.extract_lookup import could_be_place, place, recipe_query, w
 from agent.deciding.extract_units import conversion
 from agent.deciding.corrections import corrected
 from agent.deciding.lexicon import lexicon
-from agent.deciding.intents import OPPOSITE_ACTS, asks_for_act, cued_tools, is_follow_up, is_question, tells_of_past, tells_own_plan
+from agent.deciding.intents import (
+    OPPOSITE_ACTS, asks_for_act, cued_tools, is_follow_up, is_question, spoken_to_another, tells_of_past, tells_own_plan,
+)
 from agent.deciding.spoken_numbers import numbers, prepare
 from agent.deciding.utterance import found_once
 from tools.convert import ConversionError, normalize_unit
@@ -362,6 +364,8 @@ def act_asked_for(tool: str, user_text: str) -> bool:
     language = "ko" if HANGUL.search(user_text) else "en"
     if tells_own_plan(user_text, language):
         return False  # "I'll add the salt myself later": asked back, never done
+    if spoken_to_another(user_text, language):
+        return False  # "Kids, dinner in five minutes!": said to someone else in the room
     if tool != "shopping_complete" and tells_of_past(user_text, language):
         return False  # "Last time I set a timer for the roast it came out dry": a story
     if is_question(user_text, language) and not asks_for_act(user_text, language):

@@ -79,8 +79,8 @@ _KO_READ_WORDS = re.compile(r"레시피|만드는 ?법|만드는 ?방법|요리�
 _MOVE_CLASSES: tuple[tuple[str, str, str | None], ...] = (
     ("first", "move_first", None),
     ("back", "move_back", None),
+    ("ingredients", "move_ingredients", "move_ingredients_reading"),  # "what were the ingredients again?"
     ("repeat", "", "move_repeat_reading"),
-    ("ingredients", "move_ingredients", "move_ingredients_reading"),
     ("next", "move_next", "move_next_reading"),
 )
 MAX_MOVE_WORDS = 8

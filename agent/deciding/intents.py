@@ -97,6 +97,7 @@ def _rules(language: str) -> dict[str, re.Pattern[str]]:
             "time_left": re.compile(a("time_left")),
             "question_ending": re.compile(rf"{a('question_ending')}$"),
             "question_word": re.compile(rf"{a('question_word')}|까$"),
+            "to_another": re.compile(rf"^\s*{a('addressee')}\s*[,!]"),
         }
     meal, cook = a("meal"), a("cook_verb")
     return {
@@ -137,6 +138,14 @@ def _rules(language: str) -> dict[str, re.Pattern[str]]:
         ),
         "time_left_word": re.compile(rf"\b{a('time_left_word')}\b|^how much longer$"),
         "know_how_phrase": re.compile(rf"\b(?:{a('know_how_phrase')}|does \w+ take)\b"),
+        "to_another": re.compile(rf"^\s*(?:(?:hey|oi|okay|ok|right)\s+)?{a('addressee')}\s*[,!]"),
+        # "Is it six yet?", "Has it gone half past five already?": the time asked about a time of day
+        "clock_question": re.compile(
+            rf"^(?:{a('lead')}\s+)*(?:is it|has it gone|is it already|is it past)\s+(?:{a('clock_part')}\s+)?"
+            rf"{a('clock_hour')}(?:\s+(?:o'clock|thirty|fifteen|forty five|pm|am))?(?:\s+(?:yet|already))?$"
+        ),
+        # "the list of reasons she gave", "a list of guests": a list, but not of things to buy
+        "other_list": re.compile(rf"\blist\s+of\s+(?!{a('list_of_shopping')}\b)\w+"),
     }
 
 
@@ -262,6 +271,13 @@ def tells_of_past(text: str, language: str) -> bool:
     return rules["command_open"].search(words) is None
 
 
+@found_once
+def spoken_to_another(text: str, language: str) -> bool:
+    """Whether the words are said to someone else in the room, named first ("Kids, dinner in five
+    minutes!", "Honey, can you grab the salt?", "얘들아, 밥 먹어"): hearth is not asked anything."""
+    return _rule(text, language, "to_another").search(text.strip().lower()) is not None
+
+
 def speaks_korean(text: str, language: str) -> bool:
     """Whether ``text`` is to be read as Korean: the language says so, or it holds Hangul."""
     return language == "ko" or HANGUL.search(text) is not None
@@ -302,11 +318,15 @@ def cued_tools(text: str, language: str, tools: Iterable[str] | None = None) -> 
     table = cues("ko" if korean else "en")
     normalized = utterance_words(text, keep="-")
     undated = rules["day_named"].sub(" ", normalized)
+    if not korean:
+        undated = rules["other_list"].sub(" ", undated)
     names = table.keys() if tools is None else [t for t in tools if t in table]
     cued = {name for name in names if any(says(cue, undated, korean) for cue in table[name])}
     if not rules["reading"].search(text.strip().lower()):
         commands = command_cues("ko" if korean else "en")
         cued |= {name for name in names if any(says(cue, undated, korean) for cue in commands.get(name, ()))}
+    if not korean and "time_now" in names and rules["clock_question"].search(normalized):
+        cued.add("time_now")
     if not cued and "date_today" in names and any(says(cue, normalized, korean) for cue in table["date_today"]):
         cued.add("date_today")
     return cued

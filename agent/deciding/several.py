@@ -228,10 +228,11 @@ def one_act_on_things(text: str, cued: set[str] | frozenset[str]) -> bool:
 
 
 # "And parmesan.", "Oh, and a jar of pesto.", "Bread too.": a thing, joined on to the request before.
+_AT_IT = r"while\s+you(?:'re|\s+are)\s+at\s+it"
 _EN_MORE = re.compile(
     r"^(?:(?:oh|ok|okay|um|uh|and|also|plus|then)\s+)*(?:and|also|plus)\s+(?P<x>.+?)(?:\s+(?:too|as well|also))?"
-    r"(?:\s+(?:while you're at it|while you are at it|please))?$"
-    r"|^(?:(?:oh|ok|okay|um|uh)\s+)*(?P<y>.+?)\s+(?:too|as well)(?:\s+(?:while you're at it|please))?$"
+    rf"(?:\s+(?:{_AT_IT}|please))?$"
+    rf"|^(?:(?:oh|ok|okay|um|uh)\s+)*(?P<y>.+?)\s+(?:too|as well)(?:\s+(?:{_AT_IT}|please))?$"
 )
 # "아 그리고 식용유도.", "참기름도.", "식용유도 추가해 줘"
 _KO_MORE = re.compile(
@@ -239,8 +240,8 @@ _KO_MORE = re.compile(
     r"|^(?:(?:아|어|음)\s+)*그리고\s+(?P<y>[가-힣]+(?:\s+[가-힣]+)?)$"
 )
 MAX_MORE_WORDS = 7
-"""A thing joined on is a few words; a longer sentence is a request of its own (a closing "while
-you're at it" or "please" is not counted)."""
+"""A thing joined on is a few words; a longer sentence is a request of its own (a closing "please",
+or the same said at more length, is not counted)."""
 
 
 def _joined_on(text: str, language: str) -> tuple[str, bool] | None:

@@ -25,7 +25,9 @@ from typing import Any
 
 from agent.deciding.arguments import READ_ONLY, repair_arguments
 from agent.deciding.banks import NONE, Entry, example_bank
-from agent.deciding.intents import asks_for_act, asks_to_know, cued_alone, cued_tools, is_question, offered, tells_of_past
+from agent.deciding.intents import (
+    asks_for_act, asks_to_know, cued_alone, cued_tools, is_question, offered, spoken_to_another, tells_of_past,
+)
 from agent.model.llm import ChatMessage
 from agent.speaking.phrases import system_prompt
 from agent.deciding.tool_calls import Example, Examples, JsonChatModel, ToolCallPlanner
@@ -115,6 +117,11 @@ class ExampleIndex:
         return list(ranked)
 
 
+NEAR_TIE = 0.9
+"""A tool asked for alone by a word comes before a nearer tool that needs no values when its best
+example scores at least this share of the nearer one's."""
+
+
 def _first_among_tools(ranked: list[Scored], tool: str) -> list[Scored]:
     """``ranked`` with ``tool``'s examples before the other tools' (in their order otherwise); the
     no-tool examples keep their places, so one nearer than the tool still leaves "none" open."""
@@ -170,6 +177,8 @@ class ExamplePicker:
         allowed = set(offered(text, language, tools)) | {NONE}
         if asks_to_know(text, language):
             allowed &= READ_ONLY | {NONE}  # a "why" or "instead of" question never acts
+        elif spoken_to_another(text, language):
+            allowed = {NONE}  # "Kids, dinner in five minutes!": said to someone else
         elif tells_of_past(text, language):
             allowed &= READ_ONLY | {NONE, "shopping_complete"}  # a story acts on nothing; "I got the eggs" ticks them off
         kept = [s for s in ranked if s.entry[2] in allowed]
@@ -180,13 +189,20 @@ class ExamplePicker:
         nearest tool is asked for only by words others share: "국수 타이머는 취소해" is nearer
         "국수 타이머 4분" than any cancel, but only the cancel is asked for by 취소."""
         tools = list(dict.fromkeys(s.entry[2] for s in ranked if s.entry[2] != NONE))
-        if len(tools) < 2 or self.registry is None or not needs_values(self.registry, tools[0]) \
-                or whole_call_in(self.registry, tools[0], text):
-            return ranked  # the nearest tool is only passed over when it needs values the words lack
+        if len(tools) < 2 or self.registry is None or whole_call_in(self.registry, tools[0], text):
+            return ranked
         alone = cued_alone(text, language, tools)
         if tools[0] in alone or len(alone) != 1:
             return ranked
-        return _first_among_tools(ranked, next(iter(alone)))
+        tool = next(iter(alone))
+        if not needs_values(self.registry, tools[0]):
+            # A nearest tool that needs no values is passed over only for a near tie: "Will I need a
+            # jacket tonight?" is as near "what do I need to buy" as the umbrella, but only the
+            # jacket asks for one tool.
+            best = {t: max(s.score for s in ranked if s.entry[2] == t) for t in (tools[0], tool)}
+            if best[tool] < NEAR_TIE * best[tools[0]]:
+                return ranked
+        return _first_among_tools(ranked, tool)
 
     def _whole_first(self, ranked: list[Scored], text: str, language: str) -> list[Scored]:
         """``ranked`` with the examples of the tool whose whole call the words hold first, when the

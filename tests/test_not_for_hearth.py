@@ -1,0 +1,39 @@
+"""Words said near hearth but not to it: to someone else in the room, or about a list that is not
+the shopping list. Neither asks hearth for anything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.deciding.arguments import act_asked_for
+from agent.deciding.intents import cued_tools, spoken_to_another
+from test_several_things import kitchen_picker
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("Kids, dinner's in ten minutes!", "en"), ("Honey, can you add the salt to the pot?", "en"),
+    ("Guys, set the table please.", "en"), ("얘들아, 밥 오 분 뒤에 먹자", "ko"), ("여보, 타이머 좀 봐 줘", "ko"),
+])
+def test_words_said_to_someone_else_ask_hearth_nothing(text: str, language: str, tmp_path: Path) -> None:
+    assert spoken_to_another(text, language)
+    assert not any(act_asked_for(tool, text) for tool in ("timer_start", "shopping_add", "note_add"))
+    assert kitchen_picker(tmp_path, language).choices(text, 1, 3)[0] == []
+
+
+@pytest.mark.parametrize("text", ["Set a timer for the kids' pasta, ten minutes.", "Love this song, turn it up.",
+                                  "Mum's coming at six, add wine to the list.", "엄마가 오신대, 타이머 십 분"])
+def test_a_name_that_is_no_call_to_someone_leaves_the_request(text: str) -> None:
+    assert not spoken_to_another(text, "ko" if "타이머" in text else "en")
+
+
+@pytest.mark.parametrize("text", ["That's the list of reasons he gave me.", "She sent me a list of names for the party.",
+                                  "The list of winners was read out on the radio."])
+def test_a_list_of_other_things_is_not_the_shopping_list(text: str) -> None:
+    assert not cued_tools(text, "en") & {"shopping_list", "shopping_add"}
+
+
+@pytest.mark.parametrize("text", ["Read me the list of things to buy.", "Read out the list of groceries.", "Read the list."])
+def test_the_list_of_things_to_buy_is_still_the_list(text: str) -> None:
+    assert "shopping_list" in cued_tools(text, "en")
