@@ -137,6 +137,9 @@ def test_shopping_items(text: str, complete: bool, expected: tuple[str, str | No
         ("remember that Tom hates coriander", "Tom hates coriander"),
         ("메모 좀 해 줘. 토요일에 손님 와", "토요일에 손님 와"),
         ("가스비 내야 된다고 메모해 줘", "가스비 내야 된다"),
+        # the quoting ending after the note is not written down
+        ("메모해 줘, 오븐이 좀 세게 나온다고.", "오븐이 좀 세게 나온다"), ("메모 좀 해 줘, 택배는 금요일이라고", "택배는 금요일"),
+        ("메모해, 보일러 점검 다음 주라고", "보일러 점검 다음 주"),
         ("what's the weather", None),
     ],
 )

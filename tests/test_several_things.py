@@ -165,7 +165,8 @@ def test_a_question_is_left_to_its_nearest_example(picker: ExamplePicker) -> Non
     ("Timer for the bread, forty minutes, and one for the soup, fifteen minutes.",
      [{"duration_s": 2400, "label": "bread"}, {"duration_s": 900, "label": "soup"}]),
     ("만두 타이머 팔 분이랑 국 타이머 십오 분 맞춰 줘", [{"duration_s": 480, "label": "만두"}, {"duration_s": 900, "label": "국"}]),
-    ("떡 삼 분, 어묵 오 분 타이머 맞춰 줘", [{"duration_s": 180}, {"duration_s": 300, "label": "어묵"}]),
+    ("떡 삼 분, 어묵 오 분 타이머 맞춰 줘", [{"duration_s": 180, "label": "떡"}, {"duration_s": 300, "label": "어묵"}]),
+    ("자 타이머 두 개, 수육 사십 분이랑 국수 사 분", [{"duration_s": 2400, "label": "수육"}, {"duration_s": 240, "label": "국수"}]),
 ])
 def test_several_timers_each_with_its_length_are_one_start_each(text: str, timers: list) -> None:
     found = timers_in(text)
@@ -246,3 +247,45 @@ def test_a_remark_after_the_things_is_no_thing(text: str, tool: str, things: lis
 def test_things_joined_on_after_an_addition_are_each_added(text: str, items: list[str]) -> None:
     plan = continued(Act("shopping_add", {"item": "butter"}, {}), text, "en")
     assert plan is not None and [p.args["item"] for p in each_thing(plan, text)] == items
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    # the name said first, right before the length
+    ("만두 팔 분.", "만두"), ("국수, 사 분 맞춰 줘.", "국수"), ("그리고 수육 사십 분도.", "수육"), ("보리차 끓이는 거 십 분만.", "보리차"),
+    # how long the named one has
+    ("만두 얼마 남았어?", "만두"), ("수육은 몇 분 남았지?", "수육"), ("국수 언제 다 돼?", "국수"),
+    # the one of that name
+    ("만두 거 꺼 줘.", "만두"), ("수육 거에서 삼 분 빼 줘.", "수육"), ("국수 거는 멈춰 줘.", "국수"),
+    # what to be reminded of
+    ("이십 분 뒤에 빨래 꺼내라고 알려 줘.", "빨래"), ("십 분 있다가 불 줄이라고 말해 줘.", "불"),
+    ("삼십 분 후에 고기 뒤집으라고 알려 줘.", "고기"),
+])
+def test_a_korean_timer_named_as_people_say_it(text: str, label: str) -> None:
+    assert timer_label(text) == label
+
+
+@pytest.mark.parametrize("text", ["음 삼 분.", "타이머 삼 분 맞춰 줘.", "이 분 있다가 알려 줘.", "오 분 더 해 줘."])
+def test_a_korean_length_alone_names_no_timer(text: str) -> None:
+    assert timer_label(text) is None
+
+
+@pytest.mark.parametrize(("text", "complete", "thing"), [
+    # the trip said first
+    ("다음에 장 볼 때 두부 사 와.", False, ("두부", None)), ("마트 갈 때 깻잎 좀 사 와.", False, ("깻잎", None)),
+    ("장 보러 가면 식빵 사 오게 넣어 줘.", False, ("식빵", None)),
+    # the verb left off, or a counted thing written down
+    ("두부 한 모 장바구니에.", False, ("두부", "1모")), ("콩나물 두 봉지 목록에.", False, ("콩나물", "2봉지")),
+    ("소고기 반 근 적어 줘.", False, None), ("삼겹살 한 근 적어 줘.", False, ("삼겹살", "1근")),
+    ("맥주 여섯 캔 적어 둬.", False, ("맥주", "6캔")),
+    # nearly gone
+    ("간장 거의 없네.", False, ("간장", None)), ("식용유 떨어져 가.", False, ("식용유", None)), ("설탕 거의 다 썼어.", False, ("설탕", None)),
+    # bought, so off the list; a thing of one syllable loses its particle too
+    ("두부 사 왔어.", True, ("두부", None)), ("깻잎 샀으니까 지워.", True, ("깻잎", None)), ("무는 체크해 줘.", True, ("무", None)),
+])
+def test_korean_things_for_the_list_as_people_say_them(text: str, complete: bool, thing: tuple | None) -> None:
+    assert shopping_item(text, complete=complete) == thing
+
+
+@pytest.mark.parametrize("text", ["시간이 없네.", "회의 내용 적어 줘.", "돈이 거의 없네."])
+def test_korean_words_that_put_nothing_on_the_list(text: str) -> None:
+    assert shopping_item(text) is None

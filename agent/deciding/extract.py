@@ -22,6 +22,7 @@ from agent.deciding.spoken_numbers import (
     KO_NUMBER,
     durations,
     english_tokens,
+    korean_durations,
     korean_number,
     prepare,
     read_amount,
@@ -156,17 +157,46 @@ def _label_beside_length(prepared: str) -> str | None:
     return None
 
 
+_KO_LABEL_PATTERNS = (
+    # "라면 타이머", "찜닭에서 오 분 빼 줘", "두 시간 타이머 맞춰 줘, 갈비찜.", "…, 계란 삶는 거요."
+    r"([가-힣A-Za-z]+)\s*타이머", r"([가-힣]+)(?:\s+거)?에서\s+\S+\s*(?:분|초|시간)", r",\s*([가-힣]+)(?:\s+\S+\s+거요?)?\s*[.!?]*$",
+    # "미역국 다시 돌려": a timer started again, named first ("에어컨 꺼 줘" names no timer).
+    r"^([가-힣]+)\s+다시\s+(?:돌려|시작|켜|재개)",
+    # "라면 얼마 남았어?", "육수는 몇 분 남았지?": how long the named one has
+    r"^([가-힣]+)\s+(?:얼마|몇\s*분|언제)",
+    # "감자 거 꺼 줘", "된장국 거": the one of that name
+    r"(?:^|\s)([가-힣]*[^는은던\s])\s+거(?:는|를|도)?(?:\s|$)",
+    # "십오 분 뒤에 닭 뒤집으라고 알려 줘": what to be reminded of, by its first word
+    r"(?:뒤에|후에|있다가|이따가)\s+([가-힣]+)\s+[^,.!?]*?(?:라고|하라고)\s*(?:알려|말해)",
+)
+_KO_LABEL_LEAD = ("음", "아", "어", "저기", "그", "그리고", "자", "그럼", "좀", "이제")
+
+
 def _korean_label(text: str) -> str | None:
     prepared = prepare(text)
-    # "라면 타이머", "찜닭에서 오 분 빼 줘", "두 시간 타이머 맞춰 줘, 갈비찜."
-    # "미역국 다시 돌려": a timer started again, named first ("에어컨 꺼 줘" names no timer).
-    for pattern in (r"([가-힣A-Za-z]+)\s*타이머", r"([가-힣]+)에서\s+\S+\s*(?:분|초|시간)", r",\s*([가-힣]+)\s*[.!?]*$",
-                    r"^([가-힣]+)\s+다시\s+(?:돌려|시작|켜|재개)"):
+    for pattern in _KO_LABEL_PATTERNS:
         for match in re.finditer(pattern, prepared):
-            word = strip_korean_particle(match.group(1))
-            if word in _KO_NOT_LABELS or re.search(r"(?:분|초|시간)$", word) or korean_number(word) is not None:
-                continue
-            return word
+            if (word := _korean_name(match.group(1))) is not None:
+                return word
+    return _korean_name_before_length(prepared)
+
+
+def _korean_name(word: str) -> str | None:
+    word = strip_korean_particle(word)
+    if word in _KO_NOT_LABELS or word in _KO_LABEL_LEAD or re.search(r"(?:분|초|시간)$", word) or korean_number(word) is not None:
+        return None
+    return word
+
+
+def _korean_name_before_length(prepared: str) -> str | None:
+    """"라면 삼 분.", "밥, 이십 분 맞춰 줘.", "그리고 국 이십오 분도.", "차 우리는 거 삼 분만.": the
+    name said first, right before the length."""
+    lengths = korean_durations(prepared)
+    if not lengths:
+        return None
+    words = [w for w in prepared[: lengths[0].start].replace(",", " ").split() if w not in _KO_LABEL_LEAD]
+    if len(words) == 1 or (len(words) in (2, 3) and words[-1] == "거"):
+        return _korean_name(words[0])
     return None
 
 
@@ -241,8 +271,17 @@ _EN_COMPLETE = (
     r"\b(?:take|cross|tick|scratch|strike)\s+(?P<x>(?!(?:\S+\s+)?(?:minutes?|seconds?|hours?)\b).+?)\s+off\s*(?:[,.!?]|$)",
 )
 _KO_LIST = r"(?:장바구니|쇼핑\s*리스트|장보기\s*목록|장보기\s*리스트|장보기|목록|리스트|장\s*볼\s*거)"
+# "다음에 장 볼 때 대파 사 오게": the trip said before the thing to buy on it
+_KO_TRIP = r"(?:(?:다음에|나중에|이따)\s+)?(?:장\s*(?:볼|보러\s*갈)\s*때|마트\s*(?:갈\s*때|가면|갈)|장\s*보러\s*가면)\s+"
 _KO_ADD = (
     rf"{_KO_LIST}(?:에다가|에다|에)\s+(?P<x>.+?)\s*(?:추가|넣어|넣|담아|담|적어|올려)",
+    rf"^{_KO_TRIP}(?P<x>[^,.!?]+?)\s+(?:좀\s+)?(?:사\s*(?:와|오|다|야)|사\s*오게|넣어|추가|적어)",
+    # "우유 두 팩 장보기에.": the thing and where it goes, the verb left off
+    rf"^(?P<x>[^,.!?]+?)\s+{_KO_LIST}(?:에다가|에다|에)\s*[.!?]*$",
+    # "다진 돼지고기 한 근 적어 줘": a counted thing written down is a thing to buy
+    rf"^(?P<x>[^,.!?]+?\s*{KO_NUMBER}\s*(?:근|팩|봉지|개|병|통|캔|모|망|상자|묶음|단|판))\s+(?:좀\s+)?적어",
+    # "참기름 거의 없네": what is nearly gone
+    r"^(?P<x>[^,.!?]+?)\s+(?:거의\s+(?:없네|없어|다\s*썼)|떨어져\s*가)",
     # "두유 장보기 목록에 넣어 줘": the item before the list, the most usual order.
     rf"^(?P<x>[^,.!?]+?)\s+{_KO_LIST}(?:에다가|에다|에)\s*(?:추가|넣어|넣|담아|담|적어|올려)",
     r"^(?P<x>[^,.!?]+?)\s*(?:추가|넣어|담아)",
@@ -252,6 +291,8 @@ _KO_ADD = (
 )
 _KO_COMPLETE = (
     rf"{_KO_LIST}에서\s+(?P<x>.+?)\s*(?:빼|지워|지우|삭제|체크|없애)",
+    # "토마토 사 왔어, 목록에서 빼": bought, so off the list
+    r"^(?P<x>[^,.!?]+?)\s+(?:사\s*왔|사\s*놨|샀)",
     rf"^(?P<x>[^,.!?]+?)\s+{_KO_LIST}에서\s*(?:빼|지워|지우|삭제|체크|없애)",
     r"^(?P<x>[^,.!?]+?)\s+(?:샀어|샀다|샀음|샀으니)",
     r"^(?P<x>[^,.!?]+?)\s+(?:체크|지워|빼)",
@@ -259,7 +300,7 @@ _KO_COMPLETE = (
 # Counters only things bought take (두부 두 모, 양파 한 망); not among the numbers' counters, where
 # "모" would read "둘 모두" as a count.
 _KO_SHOPPING_COUNTERS = ("모", "망", "상자", "박스", "덩이", "꾸러미", "줌", "포대")
-_KO_FILLERS = ("좀", "한번", "그", "있잖아")
+_KO_FILLERS = ("좀", "한번", "그", "있잖아", "음", "아", "어", "저기", "그리고", "혹시")
 _KO_COUNT_ALONE = "하나|둘|셋|넷|다섯|여섯|일곱|여덟|아홉|열"
 _EN_ITEM_LEAD = re.compile(r"^(?:the|a|an|some|my|our|more|some more|any)\s+")
 _EN_ITEM_LEAD_KEEPING_A = re.compile(r"^(?:the|some|my|our|more|some more|any)\s+")
@@ -334,6 +375,10 @@ def read_item(phrase: str, korean: bool, complete: bool = False) -> tuple[str, s
     if korean:
         item, quantity = _split_korean_quantity(phrase)
         item = " ".join(strip_korean_particle(w) for w in item.split() if w not in _KO_FILLERS)
+        if len(item) == 2 and item[1] in "은는을를이가":
+            item = item[0]  # "쌀은 체크해 줘": a thing of one syllable keeps no particle either
+        if item in lexicon("ko").phrases("not_an_item"):
+            return None  # "돈이 거의 없네": short of money, not of a thing to buy
     else:
         item, quantity = _split_english_quantity(_clean_item(phrase.lower(), keep_a=True))
         item = _restore_case(item, phrase)
@@ -394,6 +439,9 @@ def note_text(text: str) -> str | None:
         match = re.search(pattern, prepared)
         if match:
             note = original(text, prepared, match.start("x"), match.end("x"))
+            if HANGUL.search(note):
+                # "…, 오븐이 세게 나온다고", "…, 점검은 토요일이라고": what is quoted, not the quoting
+                note = re.sub(r"(?<=다)고$", "", re.sub(r"(?<=[가-힣])(?:이)?라고$", "", note))
             if note:
                 return note
     return None

@@ -250,7 +250,7 @@ def tells_own_plan(text: str, language: str) -> bool:
 
 # A sentence that ends in the past tense (불었어, 넣어 놨어, 탔더라): a syllable of the past, then
 # the plain or polite ending, if any.
-_KO_PAST_END = re.compile(r"[았었였했놨샀썼됐났갔왔봤췄켰쳤졌렸웠셨탔불]\s*(?:어|다|네|더라|는데|지|음|어요|네요|더라고|어서)?\s*$")
+_KO_PAST_END = re.compile(r"[았었였했놨샀썼됐났갔왔봤췄켰쳤졌렸웠셨탔불]\s*(?:어|다|네|더라|는데|지|음|어요|네요|더라고|어서|잖아|잖아요|거든|거든요)?\s*$")
 
 
 _EN_TIME_ON = re.compile(r"^(?:\w+ )?how (?:long|much longer|much more) (?:on|for) (?:the|my|our) \w+(?: \w+)?$")

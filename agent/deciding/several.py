@@ -164,7 +164,7 @@ def _counts(words: str) -> list[Found]:
 
 def _timer_name(words: str, korean: bool) -> str | None:
     if korean:
-        return timer_label(words) or _korean_first_word(words)
+        return timer_label(words) or _korean_word_before(words)
     lengths = durations(words)
     return timer_label(words) or _english_word_before(words, lengths[0].start if lengths else None)
 
@@ -186,12 +186,14 @@ def _english_word_before(words: str, at: int | None) -> str | None:
     return " ".join(named) or None
 
 
-def _korean_first_word(words: str) -> str | None:
-    """"국수 삼 분": a name said first, before its length, in a list of timers."""
-    first = strip_korean_particle(words.split()[0]) if words.split() else ""
-    if len(first) < 2 or not could_be_label(first) or durations(first):
+def _korean_word_before(words: str) -> str | None:
+    """"국수 삼 분", "…맞춰 줘, 밥 십팔 분": a name said right before its length, in a list of timers."""
+    lengths = durations(words)
+    before = prepare(words)[: lengths[0].start].replace(",", " ").split() if lengths else words.split()[:1]
+    word = strip_korean_particle(before[-1]) if before else ""
+    if not word or not could_be_label(word) or durations(word):
         return None
-    return first
+    return word
 
 
 def each_thing(plan: ToolPlan, text: str) -> list[ToolPlan]:
