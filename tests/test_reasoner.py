@@ -12,7 +12,9 @@ import pytest
 
 from agent.assistant import Assistant
 from agent.deciding.arguments import grounded
-from agent.deciding.reasoner import Reasoner, ReasonerSettings, cap_line, holding_line, one_item_each, with_notes
+from agent.deciding.reasoner import (
+    Reasoner, ReasonerSettings, cap_line, copies_a_worked_answer, holding_line, one_item_each, with_notes,
+)
 from agent.deciding.tool_calls import ToolPlan
 from agent.deciding.reference import KitchenReference
 from agent.deciding.routing import is_question, knows_how, route_after_decision, route_by_words, several_acts
@@ -285,6 +287,44 @@ async def test_a_question_the_talker_has_no_tool_for_goes_to_the_reasoner_and_th
     assert result.route == "talker_unsure"
     assert "Thyme" not in sink.text()
     assert sink.text().endswith("Rosemary and garlic.")
+
+
+@pytest.mark.parametrize(("opening", "question", "language"), [
+    # the worked answers of the prompt's head, said to other questions
+    ("30분에서 40분쯤 찌면 돼요.", "냉동실에 뭐뭐 있더라?", "ko"),
+    ("고구마는 김이 오른 찜기에서 30분에서 40분쯤 쪄요.", "식기세척기 다 돌았어?", "ko"),
+    ("Moisture from the inside moves into the crust; a paper bag", "Is the dishwasher done?", "en"),
+    ("Maple syrup or golden syrup, in the same amount.", "Which pan is best for searing fish?", "en"),
+])
+def test_an_opening_copied_from_a_worked_answer_is_a_copy(opening: str, question: str, language: str) -> None:
+    assert copies_a_worked_answer(opening, question, language)
+
+
+@pytest.mark.parametrize(("opening", "question", "language"), [
+    ("감자는 김이 오른 찜기에서 20분쯤 찌면 돼요.", "감자 몇 분 쪄?", "ko"),  # the example's form, about what was asked
+    ("고구마는 김이 오른 찜기에서 30분에서 40분쯤 찌면 돼요.", "고구마 몇 분 쪄야 돼?", "ko"),  # the worked question itself
+    ("Boil the eggs for about nine minutes.", "How long do I boil eggs?", "en"),
+    ("Brown rice takes about 40 to 45 minutes at a gentle simmer.", "How long does brown rice need?", "en"),
+])
+def test_an_answer_of_its_own_is_no_copy(opening: str, question: str, language: str) -> None:
+    assert not copies_a_worked_answer(opening, question, language)
+
+
+async def test_a_copied_answer_is_held_back_and_the_user_asked_to_say_it_another_way():
+    talker = TimedJson(decision("Sure.", "none"))
+    reasoner = ReasonerChat(["Moisture from the inside ", "moves into the crust; ", "a paper bag keeps it crisp."])
+    deps, sink, executor, _ = with_reasoner(talker, reasoner, "Do capers belong in a lamb stew?")
+    (result,), _ = await run_text(deps, executor, "Do capers belong in a lamb stew?")
+    assert result.route == "talker_unsure"
+    assert "crust" not in sink.text() and sink.text().endswith("Could you say it another way?")
+
+
+async def test_an_answer_is_said_whole_once_its_opening_is_judged():
+    reasoner = Reasoner(ReasonerChat(["Capers ", "are ", "fine ", "in a lamb stew. ", "Add them late."]), registry(), "en")
+    assert [p async for p in reasoner.answer("Do capers belong in a lamb stew?")] == \
+        ["Capers ", "are ", "fine ", "in a lamb stew. ", "Add them late."]
+    short = Reasoner(ReasonerChat(["Yes."]), registry(), "en")
+    assert [p async for p in short.answer("Can I freeze pesto?")] == ["Yes."]
 
 
 @pytest.mark.parametrize(("said", "answer"), [

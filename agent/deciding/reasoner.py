@@ -85,6 +85,51 @@ the reference's notes are shown rather than only asked for. None is a question o
 
 _NOTES = {"en": "Kitchen notes: {facts}", "ko": "부엌 참고: {facts}"}
 
+JUDGED_CHARS = 16
+"""Letters of an answer's opening held before it is judged a copy of a worked answer or not."""
+COPIED = 0.7
+"""Share of an opening's letter triples found in a worked answer above which it is a copy of it."""
+ALIKE = 0.5
+"""A question is another than a worked one when at least this share of what names its subject is
+not in the worked question."""
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.casefold())
+
+
+def _triples(text: str) -> set[str]:
+    letters = _letters(text)
+    return {letters[i:i + 3] for i in range(len(letters) - 2)}
+
+
+def _marks(text: str, language: str) -> set[str]:
+    """What names a question's subject: its words of four letters or more, or in Korean each
+    word's syllable pairs (감자는 → 감자, 자는)."""
+    words = re.findall(r"\w+", text.casefold())
+    if language == "ko":
+        return {w[i:i + 2] for w in words for i in range(len(w) - 1)}
+    return {w for w in words if len(w) >= 4}
+
+
+def copies_a_worked_answer(opening: str, question: str, language: str) -> bool:
+    """Whether ``opening`` is mostly a worked answer's (or its note's) words and names nothing the
+    question asks about beyond the worked question: a small model copying its example instead of
+    answering ("감자 몇 분 쪄?" answered from the sweet potatoes' example, but about potatoes, is
+    an answer)."""
+    said = _triples(opening)
+    if len(said) < 4:
+        return False
+    language = "ko" if language == "ko" else "en"
+    for request, note, answer in _ANSWER_EXAMPLES[language]:
+        if len(said & _triples(f"{note} {answer}")) / len(said) < COPIED:
+            continue
+        asked = _marks(question, language)
+        own = asked - _marks(request, language)
+        if len(own) >= ALIKE * len(asked) and not _marks(opening, language) & own:
+            return True
+    return False
+
 
 def with_notes(text: str, facts: Sequence[str], language: str) -> str:
     """The question as the reasoner reads it: the facts the reference found for it first, so that a
@@ -255,11 +300,33 @@ class Reasoner:
 
     async def answer(self, text: str, history: Sequence[ChatMessage] = (), line: str = "", facts: Sequence[str] = ()) -> AsyncIterator[str]:
         """The spoken answer, piece by piece, continuing ``line`` (the holding line already said),
-        from ``facts`` (the reference's, see :meth:`facts_for`) where there are any."""
+        from ``facts`` (the reference's, see :meth:`facts_for`) where there are any.
+
+        Its opening is held until it can be judged (:data:`JUDGED_CHARS` letters, or a sentence's
+        end): an opening copied from a worked answer of the prompt's head, for a question that is not
+        that one, ends the answer unsaid ("장 볼 거 뭐 있더라?" was answered "30분에서 40분쯤 찌면
+        돼요", the steamed sweet potatoes' answer)."""
         messages = self.answer_messages(text, history, line, facts)
         kwargs: dict[str, Any] = {"reply_start": line + " "} if line and self.continues_reply else {}
+        held: list[str] = []
+        judged = False
         async for piece in self.chat.stream(messages, self.settings.max_tokens, **kwargs):
-            yield piece
+            if judged:
+                yield piece
+                continue
+            held.append(piece)
+            opening = "".join(held)
+            if len(_letters(opening)) < JUDGED_CHARS and not re.search(r"[.!?。]", opening):
+                continue
+            judged = True
+            if copies_a_worked_answer(opening, text, self.language):
+                log.info("the reasoner's answer to %r copies a worked answer: not said", text)
+                return
+            for kept in held:
+                yield kept
+        if not judged and held and not copies_a_worked_answer("".join(held), text, self.language):
+            for kept in held:
+                yield kept
 
     async def plan(self, text: str, history: Sequence[ChatMessage] = ()) -> list[ToolPlan]:
         """The calls ``text`` asks for, in order (at most ``max_calls``); [] when the reply is unusable."""

@@ -427,6 +427,11 @@ class Responder:
                         cut_short(reply)  # its last sentence was cut off: not said
                         if not answered():
                             self._short_answer(facts, reply, fallback=phrase(d.language, Phrase.NO_ANSWER))
+                    elif not said:
+                        # Nothing worth saying (an answer copied from its examples was held back)
+                        tl.mark("reasoner_said_nothing")
+                        unsure = route.reason == "talker_unsure"  # a request missed, more likely than a question
+                        self._short_answer(facts, reply, fallback=phrase(d.language, Phrase.SAY_ANOTHER_WAY if unsure else Phrase.NO_ANSWER))
         except TimeoutError:
             tl.mark("reasoner_capped", after_s=reasoner.settings.max_s, said=said)
             log.info("the reasoner ran past %.1f s on %r", reasoner.settings.max_s, text)
