@@ -289,3 +289,20 @@ def test_korean_things_for_the_list_as_people_say_them(text: str, complete: bool
 @pytest.mark.parametrize("text", ["시간이 없네.", "회의 내용 적어 줘.", "돈이 거의 없네."])
 def test_korean_words_that_put_nothing_on_the_list(text: str) -> None:
     assert shopping_item(text) is None
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("Right, carry on with it.", "en"), ("Okay, keep going.", "en"), ("Go on then, start it again.", "en"),
+    ("됐어, 계속해 줘.", "ko"), ("멈춘 거 이어서 다시 돌려 줘.", "ko"), ("응 다시 켜 줘", "ko"),
+])
+def test_right_after_a_pause_a_word_to_go_on_lets_that_timer_go_on(text: str, language: str) -> None:
+    plan = continued(Act("timer_pause", {"label": "rice"}, {}), text, language)
+    assert plan is not None and (plan.tool, plan.args) == ("timer_resume", {"label": "rice"})
+
+
+@pytest.mark.parametrize(("text", "language", "act"), [
+    ("Carry on with the recipe.", "en", "timer_pause"), ("계속 읽어 줘", "ko", "timer_pause"),
+    ("Okay, keep going.", "en", "timer_start"),  # nothing was paused
+])
+def test_a_word_to_go_on_with_something_else_or_after_no_pause_resumes_nothing(text: str, language: str, act: str) -> None:
+    assert continued(Act(act, {"label": "rice", "duration_s": 60}, {}), text, language) is None

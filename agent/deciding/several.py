@@ -267,7 +267,10 @@ def _joined_on(text: str, language: str) -> tuple[str, bool] | None:
 
 def continued(act: Act | None, text: str, language: str) -> ToolPlan | None:
     """The list act just made, made again on the thing these words join on ("And parmesan."
-    after adding pasta; "And the bread." after ticking the eggs off), or None."""
+    after adding pasta; "And the bread." after ticking the eggs off); the timer just paused let
+    go on ("Okay, carry on.", "됐어, 계속해 줘."); or None."""
+    if act is not None and act.tool == "timer_pause":
+        return _resumed(act, text, language)
     if act is None or act.tool not in LIST_TOOLS:
         return None
     joined = _joined_on(text, language)
@@ -285,3 +288,21 @@ def _read_all(parts: list[str], korean: bool, complete: bool) -> list[tuple[str,
         return []
     things = [read_item(part, korean, complete) for part in parts]
     return [] if any(thing is None for thing in things) else [thing for thing in things if thing is not None]
+
+
+def _resumed(paused: Act, text: str, language: str) -> ToolPlan | None:
+    """The paused timer let go on, when the words are only a word to go on ("carry on", "keep going",
+    "계속해"): right after a pause, what goes on is that timer."""
+    words = utterance_words(text)
+    korean = speaks_korean(words, language)
+    lex = lexicon("ko" if korean else "en")
+    rest = words
+    for phrase in lex.phrases("go_on_after_pause"):
+        rest = re.sub(rf"(?<![\w']){re.escape(phrase)}(?![\w'])", " ", rest) if not korean else rest.replace(phrase, " ")
+    if rest == words:
+        return None
+    fillers = set(lex.phrases("go_on_filler"))
+    if any(word not in fillers for word in rest.split()):
+        return None  # "carry on with the recipe": something else goes on
+    label = paused.args.get("label")
+    return ToolPlan("", "timer_resume", {"label": label} if label else {})
