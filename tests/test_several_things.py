@@ -306,3 +306,15 @@ def test_right_after_a_pause_a_word_to_go_on_lets_that_timer_go_on(text: str, la
 ])
 def test_a_word_to_go_on_with_something_else_or_after_no_pause_resumes_nothing(text: str, language: str, act: str) -> None:
     assert continued(Act(act, {"label": "rice", "duration_s": 60}, {}), text, language) is None
+
+
+@pytest.mark.parametrize("text", ["Actually, scratch the yoghurt, we have two.", "Oh scratch the bacon, we have some.",
+                                  "Actually, scrap the cream."])
+def test_a_tick_off_nearer_a_no_tool_example_is_still_offered_when_it_names_the_thing(picker: ExamplePicker, text: str) -> None:
+    assert picker.choices(text, 1, 3)[0] == ["shopping_complete"]
+
+
+@pytest.mark.parametrize("text", ["Last year the oven timer broke in the middle of the party.",
+                                  "Last Sunday I burnt the roast because the timer never rang."])
+def test_a_story_that_asks_nothing_is_offered_no_look_up(picker: ExamplePicker, text: str) -> None:
+    assert picker.choices(text, 1, 3)[0] == []

@@ -365,9 +365,21 @@ def item_phrase(text: str, complete: bool = False) -> str | None:
     for pattern in patterns:
         match = re.search(pattern, prepared)
         if match is not None and (phrase := original(text, prepared, match.start("x"), match.end("x"))) \
-                and read_item(phrase, korean, complete) is not None:
+                and read_item(phrase := phrase if korean else _before_a_remark(phrase), korean, complete) is not None:
             return phrase
     return None
+
+
+def _before_a_remark(phrase: str) -> str:
+    """The things, without a clause of its own said after them: "the rice, there's a bag in the
+    cupboard", "eggs and flour, I got them today"."""
+    openers = lexicon("en").phrases("clause_open")
+    parts = phrase.split(",")
+    for i, part in enumerate(parts[1:], start=1):
+        words = part.casefold().split()
+        if any(" ".join(words[: len(o.split())]) == o for o in openers):
+            return ",".join(parts[:i]).strip()
+    return phrase
 
 
 def read_item(phrase: str, korean: bool, complete: bool = False) -> tuple[str, str | None] | None:

@@ -67,10 +67,6 @@ def things_in(text: str, tool: str) -> list[tuple[str, str | None]]:
     parts = _parts(phrase, korean)
     if not korean and (later := _EN_AFTER_LIST.search(text.casefold())) is not None:
         parts += _parts(later["x"], korean)
-    if not korean and len(parts) > 1 and (told := _told_why(parts)) < len(parts):
-        # "Tick off the rice, there's a bag in the cupboard": what follows says why, and is no thing
-        parts = parts[:told]
-        phrase = ", ".join(parts)
     whole = read_item(phrase, korean, complete)
     if len(parts) < 2 or len(parts) > MAX_THINGS:
         return [whole] if whole is not None else []
@@ -80,17 +76,6 @@ def things_in(text: str, tool: str) -> list[tuple[str, str | None]]:
     if not things:
         return [whole] if whole is not None else []  # "milk and it": not a list of things
     return things
-
-
-def _told_why(parts: list[str]) -> int:
-    """How many of ``parts`` name things before one that is a clause of its own ("there's a bag
-    in the cupboard", "we've run out", "because it's gone off")."""
-    openers = lexicon("en").phrases("clause_open")
-    for i, part in enumerate(parts):
-        words = part.casefold().split()
-        if i and any(" ".join(words[: len(o.split())]) == o for o in openers):
-            return i
-    return len(parts)
 
 
 # Where one timer's words end and the next one's begin: "… for the rice and four minutes for the

@@ -180,7 +180,8 @@ class ExamplePicker:
         elif spoken_to_another(text, language):
             allowed = {NONE}  # "Kids, dinner in five minutes!": said to someone else
         elif tells_of_past(text, language):
-            allowed &= READ_ONLY | {NONE, "shopping_complete"}  # a story acts on nothing; "I got the eggs" ticks them off
+            # A story acts on nothing, and asks nothing unless it is a question; "I got the eggs" ticks them off
+            allowed &= (READ_ONLY if is_question(text, language) else set()) | {NONE, "shopping_complete"}
         kept = [s for s in ranked if s.entry[2] in allowed]
         return self._alone_first(self._whole_first(kept, text, language), text, language)
 
@@ -279,11 +280,17 @@ class ExamplePicker:
         for scored in [s for s in ranked if s.entry[2] != NONE][: n or self.k]:
             tool = scored.entry[2]
             if tool not in names and (ranked[0].entry[2] != NONE or (tool in asked and (
-                    nearest_none < NONE_FLOOR or scored.score >= NONE_MARGIN * nearest_none))):
+                    nearest_none < NONE_FLOOR or scored.score >= NONE_MARGIN * nearest_none or self._holds_whole(tool, text)))):
                 names.append(tool)
         window = ranked if none_within is None else ranked[:none_within]
         allow_none = not names or any(scored.entry[2] == NONE for scored in window)
         return names, allow_none
+
+    def _holds_whole(self, tool: str, text: str) -> bool:
+        """Whether the words, no question, hold the tool's whole call: "Actually scratch the butter,
+        there's a block left." is nearer "scratch that" than any tick-off, but names what comes off."""
+        return self.registry is not None and not is_question(text, language_of(text, self.language)) \
+            and whole_call_in(self.registry, tool, text)
 
     def __call__(self, text: str) -> Examples:
         ranked = self.ranked(text)  # ranked once for the head and the rest
