@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent.deciding.arguments import act_asked_for
-from agent.deciding.intents import cued_tools, spoken_to_another
+from agent.deciding.intents import cued_tools, makes_a_remark, spoken_to_another
 from test_several_things import kitchen_picker
 
 
@@ -37,3 +37,24 @@ def test_a_list_of_other_things_is_not_the_shopping_list(text: str) -> None:
 @pytest.mark.parametrize("text", ["Read me the list of things to buy.", "Read out the list of groceries.", "Read the list."])
 def test_the_list_of_things_to_buy_is_still_the_list(text: str) -> None:
     assert "shopping_list" in cued_tools(text, "en")
+
+
+@pytest.mark.parametrize("text", ["손님 목록이 꽤 길어.", "할 일 목록을 다 끝냈어.", "이름 목록은 내가 정리할게."])
+def test_a_korean_list_of_other_things_is_not_the_shopping_list(text: str) -> None:
+    assert not cued_tools(text, "ko") & {"shopping_list", "shopping_add"}
+
+
+@pytest.mark.parametrize("text", ["장보기 목록이 길어?", "두부 목록에 넣어 줘.", "목록 읽어 줘."])
+def test_the_korean_shopping_list_is_still_the_list(text: str) -> None:
+    assert cued_tools(text, "ko") & {"shopping_list", "shopping_add"}
+
+
+@pytest.mark.parametrize("text", ["시간 참 빨리 간다.", "밖에 비 온다.", "벌써 저녁이 됐구나."])
+def test_a_korean_remark_looks_nothing_up(text: str, tmp_path: Path) -> None:
+    assert makes_a_remark(text, "ko")
+    assert kitchen_picker(tmp_path, "ko").choices(text, 1, 3)[0] == []
+
+
+@pytest.mark.parametrize("text", ["지금 몇 시야?", "시간 좀 알려 줘.", "우유 다 떨어졌다."])
+def test_a_korean_question_request_or_act_is_no_remark(text: str) -> None:
+    assert not makes_a_remark(text, "ko")

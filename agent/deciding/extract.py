@@ -445,8 +445,11 @@ _KO_NOTE = (
 
 
 def note_text(text: str) -> str | None:
-    """What to write down: "make a note that X" → X, "X라고 메모해 줘" → X."""
+    """What to write down: "make a note that X" → X, "X라고 메모해 줘" → X; not a counted thing
+    alone ("삼겹살 한 근 적어 줘" is for the shopping list)."""
     prepared = prepare(text)
+    if HANGUL.search(text) and re.match(rf"^[^,.!?]+?\s*{KO_NUMBER}\s*(?:근|팩|봉지|개|병|통|캔|모|망|상자|묶음|단|판)\s+(?:좀\s+)?적어", prepared):
+        return None
     for pattern in _KO_NOTE if HANGUL.search(text) else _EN_NOTE:
         match = re.search(pattern, prepared)
         if match:

@@ -96,8 +96,13 @@ def _rules(language: str) -> dict[str, re.Pattern[str]]:
             "day_named": re.compile(a("day_named")),
             "time_left": re.compile(a("time_left")),
             "question_ending": re.compile(rf"{a('question_ending')}$"),
-            "question_word": re.compile(rf"{a('question_word')}|까$"),
+            "question_word": re.compile(rf"{a('question_word')}|(?:^|\s){a('question_word_alone')}(?:\s|$)|까$"),
             "to_another": re.compile(rf"^\s*{a('addressee')}\s*[,!]"),
+            # "이유 목록이 아주 길더라": a list of other things, the list said as a subject or object
+            # ("우유 목록에 넣어 줘" puts milk on the list)
+            "other_list": re.compile(rf"(?<![가-힣])(?!{a('list_of_shopping')})[가-힣]+\s*(?:목록|리스트)(?:이|가|은|는|을|를|도)(?:\s|$)"),
+            # "와, 시간 진짜 빨리 간다.": a remark in the plain present, which asks nothing
+            "remark": re.compile(r"(?:[는]다|[가-힣](?<=[간온난한된진]다)|구나|구먼)$"),
         }
     meal, cook = a("meal"), a("cook_verb")
     return {
@@ -278,6 +283,16 @@ def spoken_to_another(text: str, language: str) -> bool:
     return _rule(text, language, "to_another").search(text.strip().lower()) is not None
 
 
+@found_once
+def makes_a_remark(text: str, language: str) -> bool:
+    """Whether Korean words are a remark in the plain present ("시간 진짜 빨리 간다", "비 온다"):
+    no question and no request, nothing to look up."""
+    words = utterance_words(text)
+    if not speaks_korean(words, language) or is_question(text, language) or asks_for_act(text, language):
+        return False
+    return _rules("ko")["remark"].search(words) is not None
+
+
 def speaks_korean(text: str, language: str) -> bool:
     """Whether ``text`` is to be read as Korean: the language says so, or it holds Hangul."""
     return language == "ko" or HANGUL.search(text) is not None
@@ -293,6 +308,9 @@ def says(cue: str, text: str, korean: bool) -> bool:
     """Whether ``text`` (normalized) holds ``cue``: anywhere in Korean, at a word start in English,
     where a verb and its particle may also stand apart ("turn the pasta timer off" says "turn off")."""
     if korean:
+        if cue in lexicon("ko").phrases("word_start_cue"):
+            # "1분 더": 더 as its own word; in "있더라" it is an ending that tells what was seen
+            return re.search(rf"(?:^|\s){re.escape(cue)}(?!라|니|군)", text) is not None
         return cue in text
     if re.search(r"(?<![\w'])" + re.escape(cue), text) is not None:
         return True
@@ -317,9 +335,7 @@ def cued_tools(text: str, language: str, tools: Iterable[str] | None = None) -> 
     rules = _rules("ko" if korean else "en")
     table = cues("ko" if korean else "en")
     normalized = utterance_words(text, keep="-")
-    undated = rules["day_named"].sub(" ", normalized)
-    if not korean:
-        undated = rules["other_list"].sub(" ", undated)
+    undated = rules["other_list"].sub(" ", rules["day_named"].sub(" ", normalized))
     names = table.keys() if tools is None else [t for t in tools if t in table]
     cued = {name for name in names if any(says(cue, undated, korean) for cue in table[name])}
     if not rules["reading"].search(text.strip().lower()):

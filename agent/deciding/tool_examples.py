@@ -26,7 +26,8 @@ from typing import Any
 from agent.deciding.arguments import READ_ONLY, repair_arguments
 from agent.deciding.banks import NONE, Entry, example_bank
 from agent.deciding.intents import (
-    asks_for_act, asks_to_know, cued_alone, cued_tools, is_question, offered, spoken_to_another, tells_of_past,
+    asks_for_act, asks_to_know, cued_alone, cued_tools, is_question, makes_a_remark, offered, spoken_to_another,
+    tells_of_past,
 )
 from agent.model.llm import ChatMessage
 from agent.speaking.phrases import system_prompt
@@ -179,6 +180,9 @@ class ExamplePicker:
             allowed &= READ_ONLY | {NONE}  # a "why" or "instead of" question never acts
         elif spoken_to_another(text, language):
             allowed = {NONE}  # "Kids, dinner in five minutes!": said to someone else
+        elif makes_a_remark(text, language):
+            # "시간 진짜 빨리 간다": nothing to look up, and no act the words do not hold whole
+            allowed = {NONE} | {t for t in allowed - READ_ONLY if self.registry is not None and whole_call_in(self.registry, t, text)}
         elif tells_of_past(text, language):
             # A story acts on nothing, and asks nothing unless it is a question; "I got the eggs" ticks them off
             allowed &= (READ_ONLY if is_question(text, language) else set()) | {NONE, "shopping_complete"}
@@ -282,6 +286,10 @@ class ExamplePicker:
             if tool not in names and (ranked[0].entry[2] != NONE or (tool in asked and (
                     nearest_none < NONE_FLOOR or scored.score >= NONE_MARGIN * nearest_none or self._holds_whole(tool, text)))):
                 names.append(tool)
+        if not names and asked:
+            # "우유 두 팩 장보기에.": nearer "장보기에... 아니 됐어", but a whole addition, however far its examples
+            names = [tool for tool in dict.fromkeys(s.entry[2] for s in ranked if s.entry[2] in asked)
+                     if self._holds_whole(tool, text)][:1]
         window = ranked if none_within is None else ranked[:none_within]
         allow_none = not names or any(scored.entry[2] == NONE for scored in window)
         return names, allow_none
