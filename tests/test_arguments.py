@@ -103,6 +103,9 @@ def test_adjustment_sign(text: str, sign: int | None) -> None:
 def test_mentions_all() -> None:
     assert mentions_all("stop every timer") and mentions_all("타이머 모두 꺼") and mentions_all("타이머 다 꺼")
     assert not mentions_all("타이머 다시 켜") and not mentions_all("stop the timer")
+    # 다 before the act asks for every timer; elsewhere it says something is done
+    assert mentions_all("다 멈춰 줘") and mentions_all("타이머 다 취소해")
+    assert not mentions_all("감자 거 꺼 줘, 다 익었어") and not mentions_all("라면 거 꺼, 다 됐다") and not mentions_all("다 끓었으니 국 타이머 꺼")
 
 
 @pytest.mark.parametrize(

@@ -184,3 +184,8 @@ async def test_the_decision_bench_makes_an_idea_the_search_as_the_turn_does(text
     turn = await answer(deps, executor, text)
     assert row["calls"] == [[c.name, c.args] for c in turn.tool_calls] == [["recipe_search", {"query": text}]]
     assert row["right_tool"] and row["right_args"] and row["route"] is None
+
+
+@pytest.mark.parametrize("text", ["버섯으로 할 만한 요리 있어?", "두부로 만들 수 있는 반찬 있을까?", "감자로 해 먹을 만한 거 없나?"])
+def test_what_can_be_made_of_what_is_at_hand_is_an_idea_in_korean(text: str) -> None:
+    assert asks_for_idea(text, "ko")

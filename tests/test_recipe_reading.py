@@ -221,3 +221,19 @@ async def test_an_offer_not_taken_starts_nothing(tmp_path: Path) -> None:
     assert spoken[3].endswith("Shall I set a 4-minute timer?")
     assert timers.active() == []
     timers.close()
+
+
+@pytest.mark.parametrize(("text", "language", "dish"), [
+    ("Read out the lentil soup one.", "en", "lentil soup"), ("Read me the chicken one please.", "en", "chicken"),
+    ("Can you read the banana bread one", "en", "banana bread"),
+    ("된장국 거 읽어 줄래?", "ko", "된장국"), ("그럼 잡채 거 좀 읽어 줘", "ko", "잡채"), ("김치전 거 읽어 줘요", "ko", "김치전"),
+])
+def test_the_one_of_a_dish_among_those_found_is_read(text: str, language: str, dish: str) -> None:
+    assert recipe_to_read(text, language) == dish
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("Okay, read the first one.", "en"), ("Read the list one.", "en"), ("목록 거 읽어 줘", "ko"),
+])
+def test_the_one_that_names_no_dish_is_no_recipe_of_that_name(text: str, language: str) -> None:
+    assert recipe_to_read(text, language) in (None, "")

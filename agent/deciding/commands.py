@@ -63,6 +63,8 @@ _EN_READ = re.compile(
     r"|\brecipe\b.*\b(?:step by step|one step at a time)\b|\bstep by step\b|\bone step at a time\b"
     r"|\bread (?:me )?(?:the )?(?:recipe|instructions|method|steps)\b"
 )
+_EN_READ_ONE = re.compile(r"^(?:\w+\s+){0,3}?read\s+(?:out\s+|me\s+|us\s+)?(?:the\s+)?(?P<dish>(?!the\b|a\b|this\b|that\b|first\b|second\b|third\b|last\b|next\b|other\b)\w+(?:\s+\w+){0,2}?)\s+one(?:\s+please)?$")
+_KO_READ_ONE = re.compile(r"^(?:\S+\s+){0,2}?(?P<dish>[가-힣]{2,})\s+거\s*(?:좀\s*)?읽어")
 _EN_TOLD = re.compile(r"\b(?:i|we)(?: have| 've|'ve| just| already)? (?:read|went through|walked through)\b")
 """The user saying what they did ("I read the recipe already"), not asking."""
 _EN_READ_WORDS = re.compile(
@@ -175,7 +177,11 @@ def recipe_to_read(text: str, language: str) -> str | None:
     if not words or len(words.split()) > MAX_COMMAND_WORDS:
         return None
     if speaks_korean(words, language):
+        if (one := _KO_READ_ONE.search(words)) is not None and one["dish"] not in lexicon("ko").phrases("not_a_dish"):
+            return one["dish"]  # "된장국 거 읽어 줄래?": the one of that name, among those found
         return " ".join(_KO_READ_WORDS.sub(" ", words).split()) if _KO_READ.search(words) else None
+    if (one := _EN_READ_ONE.search(words)) is not None and one["dish"] not in lexicon("en").phrases("not_a_dish"):
+        return one["dish"]  # "read out the lentil soup one"
     if not _EN_READ.search(words) or _EN_TOLD.search(words):
         return None
     return " ".join(_EN_READ_WORDS.sub(" ", words).split())

@@ -203,7 +203,8 @@ def _korean_name_before_length(prepared: str) -> str | None:
 def mentions_all(text: str) -> bool:
     """Whether the request is about every timer ("all", "every", "전부", "모든", "다")."""
     prepared = prepare(text)
-    return bool(re.search(r"\b(?:all|every|each)\b|전부|모든|모두|(?:^|\s)다(?:\s|$)", prepared))
+    # 다 asks for every timer only before the act ("타이머 다 꺼"): "다 익었어" says the potatoes are done
+    return bool(re.search(r"\b(?:all|every|each)\b|전부|모든|모두|(?:^|\s)다\s+(?:꺼|끄|취소|멈춰|멈추|정지|지워|없애|삭제|중지|세워)", prepared))
 
 
 _EN_LESS = r"\b(?:remove|off|decrease|subtract|reduce|shorten|shorter|less|minus|cut|knock|lower|fewer|take away)\b|\btake\b.*\bfrom\b"

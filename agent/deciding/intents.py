@@ -87,7 +87,9 @@ def _rules(language: str) -> dict[str, re.Pattern[str]]:
             "idea": re.compile(
                 r"(?:뭐|뭘|무엇을?|무얼)\s*(?:해\s*먹|만들어\s*먹|먹|만들|요리)(?:지|을까|을래|을지|ㄹ까|까|래|할까|할지|하지|을\s*수|ㄹ\s*수)(?:\s|$|요)|"
                 rf"{a('meal_noun')}\s*(?:좀\s*)?{a('idea_word')}|"
-                r"(?:저녁|점심|아침)\s*메뉴\s*(?:뭐|뭘|정해|골라)"
+                r"(?:저녁|점심|아침)\s*메뉴\s*(?:뭐|뭘|정해|골라)|"
+                # "버섯으로 할 만한 요리 있어?": what can be made of what is at hand
+                r"[가-힣](?:으로|로)\s+(?:할|만들|해\s*먹을|먹을)\s*(?:만한|수\s*있는)\s*(?:요리|반찬|거|음식|메뉴|게)"
             ),
             "not_an_idea": re.compile(a("not_an_idea")),
             "backchannel": re.compile(rf"^(?:(?:응+|음+|네+|{a('backchannel')})\s*)+$"),
