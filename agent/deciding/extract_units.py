@@ -4,51 +4,66 @@
 The unit right after the amount (or the scale word right before it, as in "gas mark 4" and
 "화씨 350도") is the unit it is in; another unit named without an amount is the one wanted.
 Unit names come back in the vocabulary ``convert_units`` takes (g, kg, ml, l, cup, tbsp, tsp,
-oz, lb, fl_oz, C, F, K, gas_mark).
+oz, lb, fl_oz, C, F, K, gas_mark); the names said for each are the lexicons' ``unit_`` classes.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from dataclasses import dataclass
 
 from agent.deciding.extract import HANGUL, original, strip_korean_particle
+from agent.deciding.lexicon import lexicon
 from agent.deciding.spoken_numbers import KO_NUMBER, english_tokens, korean_number, prepare, read_amount
 from tools.convert import normalize_ingredient
 
 log = logging.getLogger(__name__)
 
-EN_UNITS: dict[tuple[str, ...], str] = {
-    **{tuple(k.split()): "F" for k in ("degrees fahrenheit", "degree fahrenheit", "fahrenheit", "degrees f", "deg f")},
-    **{tuple(k.split()): "C" for k in ("degrees celsius", "degree celsius", "celsius", "centigrade", "degrees c", "deg c",
-                                         "degrees centigrade")},
-    **{tuple(k.split()): "gas_mark" for k in ("gas mark", "gas marks", "gasmark")},
-    **{tuple(k.split()): "fl_oz" for k in ("fluid ounces", "fluid ounce", "fl oz")},
-    **{(k,): "tbsp" for k in ("tablespoons", "tablespoon", "tbsp", "tbsps", "tbs")},
-    **{(k,): "tsp" for k in ("teaspoons", "teaspoon", "tsp", "tsps")},
-    **{(k,): "cup" for k in ("cups", "cup")},
-    **{(k,): "g" for k in ("grams", "gram", "grammes", "gramme")},
-    **{(k,): "kg" for k in ("kilograms", "kilogram", "kilos", "kilo", "kg", "kgs")},
-    **{(k,): "oz" for k in ("ounces", "ounce", "oz")},
-    **{(k,): "lb" for k in ("pounds", "pound", "lbs", "lb")},
-    **{(k,): "ml" for k in ("milliliters", "milliliter", "millilitres", "millilitre", "ml")},
-    **{(k,): "l" for k in ("liters", "liter", "litres", "litre")},
-    **{(k,): "K" for k in ("kelvin", "kelvins")},
-}
+_EN_UNITS = {"unit_fahrenheit": "F", "unit_celsius": "C", "unit_kelvin": "K", "unit_gas_mark": "gas_mark", "unit_fl_oz": "fl_oz",
+             "unit_tbsp": "tbsp", "unit_tsp": "tsp", "unit_cup": "cup", "unit_g": "g", "unit_kg": "kg", "unit_oz": "oz",
+             "unit_lb": "lb", "unit_ml": "ml", "unit_l": "l"}
+"""Each lexicon class of unit names, and the unit it names."""
 # Single letters are units only right after a number ("200g", "2 l", "350 F").
 EN_UNIT_LETTERS = {"g": "g", "l": "l", "c": "C", "f": "F"}
-_EN_LONGEST = sorted(EN_UNITS, key=len, reverse=True)
+_KO_UNITS = {"unit_kg": "kg", "unit_g": "g", "unit_ml": "ml", "unit_l": "l", "unit_tbsp": "tbsp", "unit_tsp": "tsp",
+             "unit_cup": "cup", "unit_oz": "oz", "unit_lb": "lb", "unit_gas_mark": "gas_mark", "unit_degree": "C"}
+_KO_SCALES = {"unit_scale_fahrenheit": "F", "unit_scale_celsius": "C"}
+"""The scale said before the amount or alone (화씨 350도, 섭씨로), which makes 도 its degree."""
 
-KO_UNITS = {
-    "킬로그램": "kg", "킬로": "kg", "그램": "g", "그람": "g", "밀리리터": "ml", "미리리터": "ml", "밀리": "ml", "리터": "l",
-    "큰술": "tbsp", "큰스푼": "tbsp", "테이블스푼": "tbsp", "밥숟가락": "tbsp", "작은술": "tsp", "작은스푼": "tsp",
-    "티스푼": "tsp", "찻숟가락": "tsp", "컵": "cup", "온스": "oz", "파운드": "lb", "가스 마크": "gas_mark", "가스마크": "gas_mark",
-    "도": "C",
-}
-KO_SCALES = {"화씨": "F", "섭씨": "C"}
-_KO_UNIT_RE = "|".join(sorted((re.escape(u) for u in KO_UNITS), key=len, reverse=True))
-_KO_STOP_INGREDIENT = {"오븐", "물이", "온도", "화씨", "섭씨"}
+
+def _named(language: str, classes: dict[str, str]) -> dict[str, str]:
+    """Each unit name of ``classes`` in the language's lexicon, and the unit it names."""
+    lex = lexicon(language)
+    return {phrase: unit for name, unit in classes.items() for phrase in lex.phrases(name)}
+
+
+@functools.cache
+def _en_units() -> tuple[dict[tuple[str, ...], str], list[tuple[str, ...]]]:
+    """The English unit names as words, and the names longest (in words) first."""
+    units = {tuple(phrase.split()): unit for phrase, unit in _named("en", _EN_UNITS).items()}
+    return units, sorted(units, key=len, reverse=True)
+
+
+@functools.cache
+def _fraction_link() -> frozenset[str]:
+    """Words passed over between a fraction and its unit ("half a cup", "a quarter of a cup")."""
+    return frozenset(lexicon("en").phrases("unit_fraction_link"))
+
+
+@functools.cache
+def _ingredient_end() -> frozenset[str]:
+    """Words that end the ingredient named after "of" ("two cups of flour in grams")."""
+    return frozenset(lexicon("en").phrases("unit_ingredient_end"))
+
+
+@functools.cache
+def _ko_units() -> tuple[dict[str, str], str, dict[str, str], str]:
+    """The Korean unit names and an alternation of them (longest first), and the same of the scales."""
+    units, scales = _named("ko", _KO_UNITS), _named("ko", _KO_SCALES)
+    return (units, "|".join(sorted((re.escape(u) for u in units), key=len, reverse=True)),
+            scales, "|".join(sorted((re.escape(s) for s in scales), key=len, reverse=True)))
 
 
 @dataclass(frozen=True)
@@ -62,9 +77,10 @@ class Conversion:
 
 
 def _unit_at(words: list[str], i: int) -> tuple[str, int] | None:
-    for key in _EN_LONGEST:
+    units, longest = _en_units()
+    for key in longest:
         if tuple(words[i : i + len(key)]) == key:
-            return EN_UNITS[key], i + len(key)
+            return units[key], i + len(key)
     return None
 
 
@@ -89,7 +105,7 @@ def _english(text: str) -> Conversion:
         amount = read_amount(words, i)
         if amount is not None:
             value, j, _ = amount
-            while j < len(words) and words[j] in ("of", "a", "an") and value < 1:  # "half a cup", "a quarter of a cup"
+            while j < len(words) and words[j] in _fraction_link() and value < 1:  # "half a cup", "a quarter of a cup"
                 j += 1
             unit = _unit_at(words, j)
             if unit is None and j < len(words) and words[j] in EN_UNIT_LETTERS and re.fullmatch(r"[\d.,]+", words[j - 1]):
@@ -112,10 +128,6 @@ def _english(text: str) -> Conversion:
     return Conversion(result.value, result.from_unit, result.to_unit, ingredient)
 
 
-_EN_INGREDIENT_STOP = {"in", "to", "into", "weigh", "weighs", "is", "are", "equal", "equals", "make", "makes", "for", "as",
-                       "be", "would", "will", "does", "do", "if", "how", "and", "please", "?", ",", ".", "!"}
-
-
 def _english_ingredient(text: str, tokens: list, after: int) -> str | None:
     words = [t.text for t in tokens]
     j = after
@@ -124,7 +136,7 @@ def _english_ingredient(text: str, tokens: list, after: int) -> str | None:
         while j < len(words) and words[j] in ("the", "some"):
             j += 1
         end = j
-        while end < len(words) and words[end] not in _EN_INGREDIENT_STOP and re.fullmatch(r"[a-z'-]+", words[end]):
+        while end < len(words) and words[end] not in _ingredient_end() and re.fullmatch(r"[a-z'-]+", words[end]):
             end += 1
         if end > j:
             return original(text, prepare(text), tokens[j].start, tokens[end - 1].end)
@@ -145,27 +157,30 @@ def _decide(pairs: list[tuple[float, str]], bare: list[str]) -> Conversion:
 
 def _korean(text: str) -> Conversion:
     prepared = prepare(text)
+    units, unit_re, scales, scale_re = _ko_units()
+    degrees = lexicon("ko").phrases("unit_degree")
     pairs: list[tuple[float, str, int, int]] = []
     # The recognizer puts commas where the speaker took a breath: "화씨, 350도".
-    amount_unit = re.compile(rf"(?:(?P<scale>화씨|섭씨)[\s,]*)?(?P<num>{KO_NUMBER})\s*(?P<unit>{_KO_UNIT_RE})")
+    amount_unit = re.compile(rf"(?:(?P<scale>{scale_re})[\s,]*)?(?P<num>{KO_NUMBER})\s*(?P<unit>{unit_re})")
     for match in amount_unit.finditer(prepared):
         value = korean_number(match["num"])
         if value is None:
             continue
-        unit = KO_SCALES[match["scale"]] if match["scale"] and match["unit"] == "도" else KO_UNITS[match["unit"]]
+        # 도: a degree of the scale said before it, else Celsius
+        unit = scales[match["scale"]] if match["scale"] and match["unit"] in degrees else units[match["unit"]]
         pairs.append((value, unit, match.start(), match.end()))
-    for match in re.finditer(rf"(?P<unit>{_KO_UNIT_RE})\s*(?P<num>{KO_NUMBER})\s*(?:개|번)?", prepared):
+    for match in re.finditer(rf"(?P<unit>{unit_re})\s*(?P<num>{KO_NUMBER})\s*(?:개|번)?", prepared):
         # "가스 마크 5", "작은술 여섯 개": the unit named before the amount
         value = korean_number(match["num"])
         covered = any(start <= match.start() < end for *_, start, end in pairs)
-        if value is not None and not covered and match["unit"] != "도":
-            pairs.append((value, KO_UNITS[match["unit"]], match.start(), match.end()))
+        if value is not None and not covered and match["unit"] not in degrees:
+            pairs.append((value, units[match["unit"]], match.start(), match.end()))
     wanted: list[str] = []
-    for match in re.finditer(rf"몇\s*(?P<unit>{_KO_UNIT_RE})|(?P<unit2>{_KO_UNIT_RE})(?:으로|로)", prepared):
+    for match in re.finditer(rf"몇\s*(?P<unit>{unit_re})|(?P<unit2>{unit_re})(?:으로|로)", prepared):
         unit = match["unit"] or match["unit2"]
         if not any(start <= match.start() < end for *_, start, end in pairs):
-            wanted.append(KO_UNITS[unit])
-    named = [KO_SCALES[m["scale"]] for m in re.finditer(r"(?P<scale>화씨|섭씨)", prepared)
+            wanted.append(units[unit])
+    named = [scales[m["scale"]] for m in re.finditer(rf"(?P<scale>{scale_re})", prepared)
              if not any(start <= m.start() < end for *_, start, end in pairs)]
     if named:
         # A named scale ("화씨로") says more than the bare "몇 도", which is Celsius only by default.
@@ -180,6 +195,6 @@ def _korean_ingredient(prepared: str, text: str, amount_start: int) -> str | Non
     if not before:
         return None
     word = strip_korean_particle(before[-1])
-    if word in _KO_STOP_INGREDIENT or normalize_ingredient(word) is None:
+    if word in lexicon("ko").phrases("unit_not_ingredient") or normalize_ingredient(word) is None:
         return None
     return word

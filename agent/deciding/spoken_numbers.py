@@ -8,10 +8,12 @@ reads the words; nothing guesses a value that is not spelled out.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from dataclasses import dataclass
 
+from agent.deciding.lexicon import lexicon
 from agent.deciding.utterance import read
 
 log = logging.getLogger(__name__)
@@ -23,6 +25,8 @@ EN_ONES = {
 }
 EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 EN_FRACTIONS = {"half": 0.5, "halves": 0.5, "quarter": 0.25, "quarters": 0.25, "third": 1 / 3, "thirds": 1 / 3}
+_EN_PARTS = {word: part for word, part in EN_FRACTIONS.items() if word.endswith("s")}
+"""The fractions a number before them multiplies ("three quarters")."""
 EN_DURATION_UNITS = {
     **dict.fromkeys(("hour", "hours", "hr", "hrs"), 3600),
     **dict.fromkeys(("minute", "minutes", "min", "mins"), 60),
@@ -147,11 +151,16 @@ def read_amount(words: list[str], i: int) -> tuple[float, int, bool] | None:
     tail = words[j : j + 3]
     if len(tail) == 3 and tail[0] == "and" and tail[1] in ("a", "an") and tail[2] in EN_FRACTIONS:
         value, j = value + EN_FRACTIONS[tail[2]], j + 3
-    elif j < len(words) and words[j] in ("quarters", "thirds", "halves"):
+    elif j < len(words) and words[j] in _EN_PARTS:
         value, j = value * EN_FRACTIONS[words[j]], j + 1
     elif j < len(words) and words[j] == "dozen":
         value, j = value * 12, j + 1
     return value, j, article_only
+
+
+@functools.cache
+def _en_more() -> frozenset[str]:
+    return frozenset(lexicon("en").phrases("number_more"))
 
 
 def _english_duration_part(words: list[str], i: int) -> tuple[float, int, int] | None:
@@ -160,7 +169,7 @@ def _english_duration_part(words: list[str], i: int) -> tuple[float, int, int] |
     if amount is None:
         return None
     value, j, _ = amount
-    if j < len(words) and words[j] in ("more", "extra", "additional", "further"):  # "five more minutes"
+    if j < len(words) and words[j] in _en_more():  # "five more minutes"
         j += 1
     if j < len(words) and words[j] == "of":  # "a quarter of an hour"
         j += 1
@@ -189,7 +198,7 @@ def english_durations(text: str) -> list[Found]:
     while i < len(words):
         part = _english_duration_part(words, i)
         if part is None and (i == 0 or read_amount(words, i - 1) is None) and words[i] in ("hour", "minute") \
-                and words[i + 1 : i + 4] in (["and", "a", "half"], ["and", "an", "half"]):
+                and " ".join(words[i + 1 : i + 4]) in lexicon("en").phrases("number_and_a_half"):
             part = ((1 + EN_FRACTIONS["half"]) * EN_DURATION_UNITS[words[i]], i + 4, EN_DURATION_UNITS[words[i]])  # "Hour and a half timer."
         if part is None:
             i += 1
