@@ -367,3 +367,39 @@ def test_an_item_that_only_starts_like_a_lost_count_is_an_item(said: str, item: 
     from agent.deciding.arguments import content_in
 
     assert content_in("shopping_add", {"item": item}, said)
+
+
+@pytest.mark.parametrize(("text", "value", "unit"), [
+    ("What's three fifty Fahrenheit in Celsius?", 350, "F"), ("Four twenty five degrees Fahrenheit in Celsius.", 425, "F"),
+    ("Is two twenty degrees Celsius hot enough?", 220, "C"),
+])
+def test_an_oven_temperature_said_in_two_parts_is_hundreds(text: str, value: int, unit: str) -> None:
+    found = conversion(text)
+    assert (found.value, found.from_unit) == (value, unit)
+
+
+def test_two_numbers_before_a_temperature_are_not_joined_when_the_first_is_its_own() -> None:
+    assert conversion("Three hundred fifty Fahrenheit in Celsius").value == 350
+    assert conversion("Two cups of flour in grams").value == 2
+
+
+@pytest.mark.parametrize(("text", "wanted"), [("큰술 두 개면 몇 미리야?", "ml"), ("우유 한 컵은 몇 미리야?", "ml"), ("이 컵으로 몇 미리지?", "ml")])
+def test_the_millilitre_as_said_in_korean_kitchens(text: str, wanted: str) -> None:
+    assert conversion(text).to_unit == wanted
+
+
+@pytest.mark.parametrize(("text", "where"), [("저기, 대구 공기 어때요?", "대구"), ("혹시 부산 날씨 어때?", "부산"), ("음 광주 미세먼지 어때", "광주")])
+def test_a_korean_place_after_a_filler(text: str, where: str) -> None:
+    assert place(text) == where
+
+
+@pytest.mark.parametrize(("text", "dish"), [("바나나 빵 레시피 찾아 줘.", "바나나 빵"), ("닭 볶음탕 레시피 알려 줘", "닭 볶음탕"),
+                                            ("엄마가 해준 갈비찜 만드는 법", "갈비찜"), ("맛있는 김치찌개 레시피", "김치찌개")])
+def test_a_korean_dish_of_two_words(text: str, dish: str) -> None:
+    assert recipe_query(text) == dish
+
+
+@pytest.mark.parametrize(("text", "said"), [("What's the weather doing in Busan this weekend?", "this weekend"),
+                                            ("Will it rain at the weekend?", "at the weekend"), ("이번 주말 부산 날씨는요?", "이번 주말")])
+def test_the_weekend_is_when_asked_about(text: str, said: str) -> None:
+    assert when(text) == said

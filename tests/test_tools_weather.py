@@ -92,6 +92,9 @@ def fresh(tmp_path: Path) -> Path:
     ("tonight", "tonight"), ("오늘 밤", "tonight"), ("오늘밤", "tonight"), ("저녁에", "tonight"),
     ("tomorrow", "tomorrow"), ("내일", "tomorrow"), ("내일 아침", "tomorrow"), ("모레", "+2"), ("day after tomorrow", "+2"),
     ("Friday", "friday"), ("on fri", "friday"), ("금요일", "friday"), ("이번 주 토요일에", "saturday"), ("next monday", "next monday"),
+    # the weekend is asked about by its Saturday
+    ("this weekend", "saturday"), ("over the weekend", "saturday"), ("이번 주말", "saturday"), ("주말에", "saturday"),
+    ("next weekend", "next saturday"),
 ])
 def test_when_words(said: str | None, canonical: str) -> None:
     when = parse_when(said)

@@ -254,10 +254,12 @@ def parse_when(text: str | None) -> When | None:
         return _EN_WORDS[raw]
     words = raw.split()
     after_today = False
-    while words and words[0] in ("on", "this", "coming", "next", "this coming", "이번", "이번주", "다음", "다음주", "주", "오는"):
+    while words and words[0] in ("on", "this", "coming", "next", "this coming", "over", "at", "the", "이번", "이번주", "다음", "다음주", "주", "오는"):
         after_today = after_today or words[0] in ("next", "다음", "다음주")
         words = words[1:]
     english = " ".join(words)
+    if english in ("weekend", "weekend's") or "".join(words) in ("주말", "주말에", "주말에는", "주말은"):
+        return When("day", weekday=5, after_today=after_today)  # "this weekend": its Saturday
     for i, name in enumerate(WEEKDAYS_EN):
         if english in (name.lower(), name[:3].lower(), name.lower() + "s"):
             return When("day", weekday=i, after_today=after_today)

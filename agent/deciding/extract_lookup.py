@@ -53,7 +53,16 @@ def recipe_query(text: str) -> str | None:
                 if kept:
                     return " ".join(kept)
         match = re.search(_KO_RECIPE, prepared)
-        return strip_korean_particle(match["x"].strip(",.!?")) if match else None
+        if match is None:
+            return None
+        dish = strip_korean_particle(match["x"].strip(",.!?"))
+        before = prepared[: match.start("x")].split()
+        # "바나나 빵 레시피": a dish of two words, the first a bare noun (no particle, no filler)
+        if before and re.fullmatch(r"[가-힣]+", before[-1]) and strip_korean_particle(before[-1]) == before[-1] \
+                and before[-1] not in lexicon("ko").phrases("lookup_filler") and before[-1] not in lexicon("ko").phrases("lookup_not_dish") \
+                and not re.search(r"[은는을를이가도에요고서준던한운된인온간있]$", before[-1]):  # no particle, no modifier
+            return f"{before[-1]} {dish}"
+        return dish
     for pattern in _EN_RECIPE:
         match = re.search(pattern, prepared)
         if match:
@@ -147,7 +156,9 @@ def _is_time_word(word: str) -> bool:
 
 def _korean_place(prepared: str) -> str | None:
     not_places, weather = lexicon("ko").phrases("lookup_not_place"), lexicon("ko").phrases("lookup_weather_word")
+    skipped = lexicon("ko").phrases("lookup_filler")
     words = [w.strip(",.!?") for w in prepared.split()]
+    words = [w for w in words if w not in skipped]  # "저기, 대구 공기 어때요?"
     for i, word in enumerate(words):
         if not word or _is_time_word(word):
             continue
@@ -169,7 +180,7 @@ def when(text: str) -> str | None:
     prepared = prepare(text)
     if HANGUL.search(text):
         for pattern in (r"(?:오늘|내일)\s*(?:밤|저녁|아침|오전|오후)", r"내일\s*모레|내일모레|모레|글피",
-                        r"(?:이번\s*주?|다음\s*주?)?\s*[월화수목금토일]요일", r"오늘|내일|낼"):
+                        r"(?:이번\s*주?|다음\s*주?)?\s*[월화수목금토일]요일", r"(?:이번|다음)\s*주말|주말", r"오늘|내일|낼"):
             match = re.search(pattern, prepared)
             if match:
                 return match.group().strip()

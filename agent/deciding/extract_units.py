@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from agent.deciding.extract import HANGUL, original, strip_korean_particle
 from agent.deciding.lexicon import lexicon
-from agent.deciding.spoken_numbers import KO_NUMBER, english_tokens, korean_number, prepare, read_amount
+from agent.deciding.spoken_numbers import EN_ONES, KO_NUMBER, english_tokens, korean_number, prepare, read_amount
 from tools.convert import normalize_ingredient
 
 log = logging.getLogger(__name__)
@@ -111,7 +111,11 @@ def _english(text: str) -> Conversion:
             if unit is None and j < len(words) and words[j] in EN_UNIT_LETTERS and re.fullmatch(r"[\d.,]+", words[j - 1]):
                 unit = (EN_UNIT_LETTERS[words[j]], j + 1)
             if unit is not None:
-                pairs.append((value, unit[0], i, unit[1]))
+                start = i
+                if unit[0] in ("F", "C") and value < 100 and i > 0 and EN_ONES.get(words[i - 1], 0) in range(1, 10) \
+                        and (i < 2 or read_amount(words, i - 2) is None):
+                    start, value = i - 1, EN_ONES[words[i - 1]] * 100 + value  # "three fifty Fahrenheit" is 350
+                pairs.append((value, unit[0], start, unit[1]))
                 i = unit[1]
                 continue
         if scale is not None:
