@@ -189,3 +189,9 @@ async def test_the_decision_bench_makes_an_idea_the_search_as_the_turn_does(text
 @pytest.mark.parametrize("text", ["버섯으로 할 만한 요리 있어?", "두부로 만들 수 있는 반찬 있을까?", "감자로 해 먹을 만한 거 없나?"])
 def test_what_can_be_made_of_what_is_at_hand_is_an_idea_in_korean(text: str) -> None:
     assert asks_for_idea(text, "ko")
+
+
+@pytest.mark.parametrize("text", ["Anything I can make with these tomatoes?", "Is there something we could cook with the mince?",
+                                  "Got anything I can do with leftover rice?"])
+def test_what_can_be_made_of_what_is_at_hand_is_an_idea(text: str) -> None:
+    assert asks_for_idea(text, "en")
