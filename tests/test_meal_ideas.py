@@ -192,6 +192,6 @@ def test_what_can_be_made_of_what_is_at_hand_is_an_idea_in_korean(text: str) -> 
 
 
 @pytest.mark.parametrize("text", ["Anything I can make with these tomatoes?", "Is there something we could cook with the mince?",
-                                  "Got anything I can do with leftover rice?"])
+                                  "Is there anything we can do with the leftover rice?"])
 def test_what_can_be_made_of_what_is_at_hand_is_an_idea(text: str) -> None:
     assert asks_for_idea(text, "en")

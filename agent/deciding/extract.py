@@ -282,7 +282,7 @@ _KO_ADD = (
     # "다진 돼지고기 한 근 적어 줘": a counted thing written down is a thing to buy
     rf"^(?P<x>[^,.!?]+?\s*{KO_NUMBER}\s*(?:근|팩|봉지|개|병|통|캔|모|망|상자|묶음|단|판))\s+(?:좀\s+)?적어",
     # "참기름 거의 없네": what is nearly gone
-    r"^(?P<x>[^,.!?]+?)\s+(?:거의\s+(?:없네|없어|다\s*썼)|떨어져\s*가)",
+    r"^(?P<x>[^,.!?]+?)\s+거의\s+(?:없네|없어|다\s*썼)",
     # "두유 장보기 목록에 넣어 줘": the item before the list, the most usual order.
     rf"^(?P<x>[^,.!?]+?)\s+{_KO_LIST}(?:에다가|에다|에)\s*(?:추가|넣어|넣|담아|담|적어|올려)",
     r"^(?P<x>[^,.!?]+?)\s*(?:추가|넣어|담아)",

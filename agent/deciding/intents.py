@@ -129,7 +129,7 @@ def _rules(language: str) -> dict[str, re.Pattern[str]]:
             rf"\bwhat(?:'s|\s+is)\s+for\s+{meal}\b|"
             rf"\b{a('suggest')}\b.*\b(?:{meal}|{a('meal_noun')}|something\s+(?:{a('quick_kind')}|to\s+{cook}))\b|"
             rf"\b(?:don't|do\s+not|dont)\s+know\s+what\s+to\s+{cook}\b|\bwhat\s+to\s+{cook}\s+(?:for|tonight|today)\b|"
-            # "anything I can do with leftover chicken?": what can be made of what is at hand
+            # "anything we could make with the mince?": what can be made of what is at hand
             r"\b(?:anything|something|what)\s+(?:i|we)\s+(?:can|could)\s+(?:do|make|cook)\s+with\s+\w"
         ),
         "not_an_idea": re.compile(rf"\b{a('not_an_idea')}\b"),

@@ -87,13 +87,8 @@ _NOTES = {"en": "Kitchen notes: {facts}", "ko": "부엌 참고: {facts}"}
 
 JUDGED_CHARS = 16
 """Letters of an answer's opening held before it is judged a copy of a worked answer or not."""
-COPIED = 0.7
+COPIED = 0.9
 """Share of an opening's letter triples found in a worked answer above which it is a copy of it."""
-ALIKE = 0.5
-"""A question is another than a worked one when at least this share of what names its subject is
-not in the worked question."""
-
-
 def _letters(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.casefold())
 
@@ -114,9 +109,8 @@ def _marks(text: str, language: str) -> set[str]:
 
 def copies_a_worked_answer(opening: str, question: str, language: str) -> bool:
     """Whether ``opening`` is mostly a worked answer's (or its note's) words and names nothing the
-    question asks about beyond the worked question: a small model copying its example instead of
-    answering ("감자 몇 분 쪄?" answered from the sweet potatoes' example, but about potatoes, is
-    an answer)."""
+    question names: a small model copying its example instead of answering ("감자 몇 분 쪄?"
+    answered in the sweet potatoes' form, but about potatoes, is an answer)."""
     said = _triples(opening)
     if len(said) < 4:
         return False
@@ -124,9 +118,7 @@ def copies_a_worked_answer(opening: str, question: str, language: str) -> bool:
     for request, note, answer in _ANSWER_EXAMPLES[language]:
         if len(said & _triples(f"{note} {answer}")) / len(said) < COPIED:
             continue
-        asked = _marks(question, language)
-        own = asked - _marks(request, language)
-        if len(own) >= ALIKE * len(asked) and not _marks(opening, language) & own:
+        if not _marks(opening, language) & _marks(question, language):
             return True
     return False
 
