@@ -212,7 +212,7 @@ def test_one_length_in_parts_or_corrected_is_one_timer(text: str) -> None:
     ("Pick up limes when you're out.", False, ("limes", None)), ("Get more foil from the shop.", False, ("foil", None)),
     ("Grab a loaf of bread next time.", False, ("bread", "1 loaf")),
     # written down
-    ("Put down two tins of tomatoes, please.", False, ("tomatoes", "2 tins")), ("Put down oat milk.", False, ("oat milk", None)),
+    ("Put down two tins of tomatoes, please.", False, ("tomatoes", "2 tins")), ("Put down a litre of oat milk.", False, ("oat milk", "1 l")),
     ("Put down a bag of lentils.", False, ("lentils", "1 bag")),
     # in packs
     ("Add a 12-pack of eggs.", False, ("eggs", "12 pack")), ("Add a six pack of beer.", False, ("beer", "6 pack")),
@@ -226,7 +226,7 @@ def test_more_ways_of_putting_a_thing_on_the_list_or_off_it(text: str, complete:
 
 
 @pytest.mark.parametrize("text", ["Put down a note that the oven is broken.", "Oh, scratch that.", "I made it from scratch.",
-                                  "Get the kids from school."])
+                                  "Get the kids from school.", "Put down the knife.", "Put down your phone and eat."])
 def test_words_that_put_nothing_on_the_list(text: str) -> None:
     assert shopping_item(text) is None and shopping_item(text, complete=True) is None
 

@@ -257,8 +257,9 @@ _EN_ADD = (
     # "Grab some coriander next time", "pick up limes when you're out": what to buy on the next trip.
     r"\b(?:grab|pick up|get|buy)\s+(?P<x>[^,.!?]+?)\s+(?:next time|when you(?:'re| are) out|when you go|"
     r"(?:at|from) the (?:shop|shops|store|supermarket))\b",
-    # "Put down a kilo of mince": written down, on the list.
-    r"\bput\s+down\s+(?P<x>[^,.!?]+?)\s*(?:[,.!?]|$)",
+    # "Put down a kilo of mince": written down, on the list; only a counted thing ("put down the
+    # knife" is no shopping)
+    r"\bput\s+down\s+(?P<x>(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of|\d+)\s+[^,.!?]+?)\s*(?:[,.!?]|$)",
 )
 _EN_COMPLETE = (
     rf"\b(?:tick|check|cross|strike|take|scratch|mark)\s+(?P<x>.+?)\s+off\s+(?:of\s+|from\s+)?{_LIST}",
