@@ -318,3 +318,23 @@ def test_a_tick_off_nearer_a_no_tool_example_is_still_offered_when_it_names_the_
                                   "Last Sunday I burnt the roast because the timer never rang."])
 def test_a_story_that_asks_nothing_is_offered_no_look_up(picker: ExamplePicker, text: str) -> None:
     assert picker.choices(text, 1, 3)[0] == []
+
+
+@pytest.mark.parametrize(("text", "tool"), [
+    # a pause after the verb, written as a comma
+    ("Add, sour cream to my shopping list.", "shopping_add"), ("Put, uh, couscous on the shopping list.", "shopping_add"),
+    ("Remove, um, the eggs from the list.", "shopping_complete"),
+    # a whole act beside a look-up named by a noun
+    ("Take milk off my shopping list.", "shopping_complete"), ("Cross the butter off my shopping list.", "shopping_complete"),
+    ("Tick lemons off the grocery list.", "shopping_complete"),
+])
+def test_a_whole_list_act_said_with_a_pause_or_beside_the_list_s_name(picker: ExamplePicker, text: str, tool: str) -> None:
+    assert picker.choices(text, 1, 3)[0] == [tool]
+
+
+@pytest.mark.parametrize(("text", "complete", "thing"), [
+    ("Remove, um, the eggs from the list.", True, ("eggs", None)), ("Put, uh, couscous on the shopping list.", False, ("couscous", None)),
+    ("Add, um, two bags of flour to the list.", False, ("flour", "2 bags")),
+])
+def test_a_pause_s_filler_is_no_part_of_the_thing(text: str, complete: bool, thing: tuple) -> None:
+    assert shopping_item(text, complete=complete) == thing

@@ -241,7 +241,7 @@ def timer_durations(text: str, naming: bool) -> list[int]:
 
 _LIST = r"(?:the\s+|my\s+|our\s+)?(?:shopping\s+|grocery\s+|groceries\s+)?list\b"
 _EN_ADD = (
-    rf"\b(?:add|put|stick|throw|include|write)\s+(?P<x>.+?)\s+(?:to|on|onto|in|into)\s+{_LIST}",
+    rf"\b(?:add|put|stick|throw|include|write)\s*,?\s+(?P<x>.+?)\s+(?:to|on|onto|in|into)\s+{_LIST}",
     r"\b(?:shopping|grocery)\s+list\s*[:,]\s*(?P<x>.+?)\s*[.!?]*$",
     r"\b(?:add|put)\s+(?P<x>.+?)(?:\s+(?:too|as well|also|please))?\s*[.!?]*$",
     r"\b(?:i'm|i am|we're|we are)\s+out\s+of\s+(?P<x>.+?)\s*(?:[,.!?]|$)",
@@ -262,8 +262,8 @@ _EN_ADD = (
     r"\bput\s+down\s+(?P<x>(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of|\d+)\s+[^,.!?]+?)\s*(?:[,.!?]|$)",
 )
 _EN_COMPLETE = (
-    rf"\b(?:tick|check|cross|strike|take|scratch|mark)\s+(?P<x>.+?)\s+off\s+(?:of\s+|from\s+)?{_LIST}",
-    rf"\b(?:remove|delete|complete|strike|cross off|check off|tick off|mark off|take off)\s+(?P<x>.+?)\s+(?:from|on|in|off|of)\s+{_LIST}",
+    rf"\b(?:tick|check|cross|strike|take|scratch|mark)\s*,?\s+(?P<x>.+?)\s+off\s+(?:of\s+|from\s+)?{_LIST}",
+    rf"\b(?:remove|delete|complete|strike|cross off|check off|tick off|mark off|take off)\s*,?\s+(?P<x>.+?)\s+(?:from|on|in|off|of)\s+{_LIST}",
     r"\b(?:check|tick|cross|mark|strike)\s+off\s+(?P<x>.+?)\s*[.!?]*$",
     r"\bmark\s+(?P<x>.+?)\s+as\s+(?:bought|done|got|gotten)\b",
     r"\bi\s+(?:bought|got|picked up)\s+(?P<x>.+?)\s*(?:[,.!?]|$)",
@@ -304,8 +304,9 @@ _KO_COMPLETE = (
 _KO_SHOPPING_COUNTERS = ("모", "망", "상자", "박스", "덩이", "꾸러미", "줌", "포대")
 _KO_FILLERS = ("좀", "한번", "그", "있잖아", "음", "아", "어", "저기", "그리고", "혹시")
 _KO_COUNT_ALONE = "하나|둘|셋|넷|다섯|여섯|일곱|여덟|아홉|열"
-_EN_ITEM_LEAD = re.compile(r"^(?:the|a|an|some|my|our|more|some more|any)\s+")
-_EN_ITEM_LEAD_KEEPING_A = re.compile(r"^(?:the|some|my|our|more|some more|any)\s+")
+# "um, the eggs": a pause's filler goes as an article does
+_EN_ITEM_LEAD = re.compile(r"^(?:the|a|an|some|my|our|more|some more|any|um|uh|er|erm)\s*,?\s+")
+_EN_ITEM_LEAD_KEEPING_A = re.compile(r"^(?:the|some|my|our|more|some more|any|um|uh|er|erm)\s*,?\s+")
 _SHOPPING_UNITS = {
     **dict.fromkeys(("l", "liter", "liters", "litre", "litres"), "l"),
     **dict.fromkeys(("ml", "milliliter", "milliliters", "millilitre", "millilitres"), "ml"),

@@ -216,8 +216,12 @@ class ExamplePicker:
         if self.registry is None or is_question(text, language):
             return ranked
         tools = list(dict.fromkeys(s.entry[2] for s in ranked if s.entry[2] != NONE))
-        if not tools or whole_call_in(self.registry, tools[0], text) or tools[0] in cued_alone(text, language, tools):
-            return ranked  # "Stop talking for a second": the stop is asked for alone, the "second" is no timer
+        if not tools or whole_call_in(self.registry, tools[0], text):
+            return ranked
+        if tools[0] in cued_alone(text, language, tools) and (tools[0] not in READ_ONLY or needs_values(self.registry, tools[0])):
+            # "Stop talking for a second": the stop is asked for alone, the "second" is no timer; a
+            # look-up named by a noun ("Take milk off my shopping list") is no act asked for alone
+            return ranked
         whole = next((tool for tool in tools[1:] if whole_call_in(self.registry, tool, text)), None)
         if whole is None:
             return ranked
