@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.deciding.intents import cued_tools
+from agent.deciding.intents import asks_time_left, cued_tools
 from test_several_things import kitchen_picker
 from agent.deciding.tool_examples import ExamplePicker
 from bench.suites.tool_accuracy import build_registry
@@ -37,3 +37,13 @@ def test_whether_it_is_an_hour_yet_asks_the_time(text: str, tmp_path: Path) -> N
 @pytest.mark.parametrize("text", ["Is it five minutes yet?", "Is it one of those days?", "Is it six eggs or seven?"])
 def test_other_questions_with_a_number_ask_no_time(text: str) -> None:
     assert "time_now" not in cued_tools(text, "en")
+
+
+@pytest.mark.parametrize("text", ["How's the pasta getting on for time?", "How are the potatoes doing?", "How's the rice coming along?"])
+def test_how_the_thing_cooking_is_doing_asks_its_time_left(text: str) -> None:
+    assert asks_time_left(text, "en")  # answered by a running timer's status, else as before
+
+
+@pytest.mark.parametrize("text", ["How's the weather doing?", "How are you doing?", "How's the air doing today?"])
+def test_how_anything_else_is_doing_asks_no_time_left(text: str) -> None:
+    assert not asks_time_left(text, "en")

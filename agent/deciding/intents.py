@@ -215,6 +215,8 @@ def asks_time_left(text: str, language: str) -> bool:
     rules = _rules("en")
     if _EN_TIME_ON.match(words):
         return True  # "How long on the spuds?": the time left on the thing cooking
+    if _EN_HOW_IS_IT_DOING.match(words) and not cued_tools(text, language, _OTHER_LOOK_UPS):
+        return True  # "How's the pasta doing for time?"; "How's the weather doing?" asks the weather
     return (rules["time_left"].match(words) is not None and rules["time_left_word"].search(words) is not None
             and rules["know_how_phrase"].search(words) is None)
 
@@ -262,6 +264,11 @@ def tells_own_plan(text: str, language: str) -> bool:
 _KO_PAST_END = re.compile(r"[았었였했놨샀썼됐났갔왔봤췄켰쳤졌렸웠셨탔불]\s*(?:어|다|네|더라|는데|지|음|어요|네요|더라고|어서|잖아|잖아요|거든|거든요)?\s*$")
 
 
+_EN_HOW_IS_IT_DOING = re.compile(
+    r"^(?:\w+ )?how(?:'s| is| are|'re) (?:it|that|they|the \w+(?: \w+)?|my \w+|our \w+) (?:doing|getting on|coming along)(?: for time)?$"
+)
+_OTHER_LOOK_UPS = ("weather", "air_quality", "recipe_search", "convert_units")
+"""Look-ups a "how is the … doing" may ask instead of a timer's time left ("How's the weather doing?")."""
 _EN_TIME_ON = re.compile(r"^(?:\w+ )?how (?:long|much longer|much more) (?:on|for) (?:the|my|our) \w+(?: \w+)?$")
 
 
