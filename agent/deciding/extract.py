@@ -273,6 +273,8 @@ _EN_COMPLETE = (
     r"\b(?:take|cross|tick|scratch|strike)\s+(?P<x>(?!(?:\S+\s+)?(?:minutes?|seconds?|hours?)\b).+?)\s+off\s*(?:[,.!?]|$)",
 )
 _KO_LIST = r"(?:장바구니|쇼핑\s*리스트|장보기\s*목록|장보기\s*리스트|장보기|목록|리스트|장\s*볼\s*거)"
+# "다진 돼지고기 한 근 적어 줘": a counted thing written down is a thing to buy, not a note
+_KO_COUNTED_WRITTEN = rf"^(?P<x>[^,.!?]+?\s*{KO_NUMBER}\s*(?:근|팩|봉지|개|병|통|캔|모|망|상자|묶음|단|판))\s+(?:좀\s+)?적어"
 # "다음에 장 볼 때 대파 사 오게": the trip said before the thing to buy on it
 _KO_TRIP = r"(?:(?:다음에|나중에|이따)\s+)?(?:장\s*(?:볼|보러\s*갈)\s*때|마트\s*(?:갈\s*때|가면|갈)|장\s*보러\s*가면)\s+"
 _KO_ADD = (
@@ -280,8 +282,7 @@ _KO_ADD = (
     rf"^{_KO_TRIP}(?P<x>[^,.!?]+?)\s+(?:좀\s+)?(?:사\s*(?:와|오|다|야)|사\s*오게|넣어|추가|적어)",
     # "우유 두 팩 장보기에.": the thing and where it goes, the verb left off
     rf"^(?P<x>[^,.!?]+?)\s+{_KO_LIST}(?:에다가|에다|에)\s*[.!?]*$",
-    # "다진 돼지고기 한 근 적어 줘": a counted thing written down is a thing to buy
-    rf"^(?P<x>[^,.!?]+?\s*{KO_NUMBER}\s*(?:근|팩|봉지|개|병|통|캔|모|망|상자|묶음|단|판))\s+(?:좀\s+)?적어",
+    _KO_COUNTED_WRITTEN,
     # "참기름 거의 없네": what is nearly gone
     r"^(?P<x>[^,.!?]+?)\s+거의\s+(?:없네|없어|다\s*썼)",
     # "두유 장보기 목록에 넣어 줘": the item before the list, the most usual order.
@@ -451,7 +452,7 @@ def note_text(text: str) -> str | None:
     """What to write down: "make a note that X" → X, "X라고 메모해 줘" → X; not a counted thing
     alone ("삼겹살 한 근 적어 줘" is for the shopping list)."""
     prepared = prepare(text)
-    if HANGUL.search(text) and re.match(rf"^[^,.!?]+?\s*{KO_NUMBER}\s*(?:근|팩|봉지|개|병|통|캔|모|망|상자|묶음|단|판)\s+(?:좀\s+)?적어", prepared):
+    if HANGUL.search(text) and re.match(_KO_COUNTED_WRITTEN, prepared):
         return None
     for pattern in _KO_NOTE if HANGUL.search(text) else _EN_NOTE:
         match = re.search(pattern, prepared)

@@ -291,7 +291,7 @@ def tells_of_past(text: str, language: str) -> bool:
 def spoken_to_another(text: str, language: str) -> bool:
     """Whether the words are said to someone else in the room, named first ("Kids, dinner in five
     minutes!", "Honey, can you grab the salt?", "얘들아, 밥 먹어"): hearth is not asked anything."""
-    return _rule(text, language, "to_another").search(text.strip().lower()) is not None
+    return _rule(text, language, "to_another").search(read(text).lowered.strip()) is not None  # the comma kept
 
 
 @found_once

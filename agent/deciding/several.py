@@ -106,12 +106,13 @@ def timers_in(text: str) -> list[dict[str, object]]:
         if found:
             seconds = found[0].value
             unit = _unit_of(words[found[0].start:found[0].end], korean)
-        elif unit is not None and len(counts := _counts(words)) == 1 and _timer_name(words, korean) is not None:
+            label = _timer_name(words, korean)
+        elif unit is not None and len(counts := _counts(words)) == 1 and (label := _timer_name(words, korean)) is not None:
             seconds = counts[0].value * unit  # "rice eighteen minutes, fish twelve": the unit said once
         else:
             continue
         timer: dict[str, object] = {"duration_s": int(round(seconds))}
-        if (label := _timer_name(words, korean)) is not None:
+        if label is not None:
             timer["label"] = label
         timers.append(timer)
         pending = []
@@ -134,11 +135,14 @@ def _clauses(text: str, said: list[Found], joiner: re.Pattern[str]) -> list[str]
     return [c for c in cuts if c.strip()]
 
 
+_UNIT_SECONDS = {"시간": 3600, "분": 60, "초": 1, "hour": 3600, "minute": 60, "min": 60, "second": 1, "sec": 1}
+
+
 def _unit_of(length: str, korean: bool) -> float | None:
     """Seconds in the last unit a length was said in ("eighteen minutes" → 60), for the lengths
     after it said without one."""
     units = re.findall(r"(시간|분|초)" if korean else r"\b(hour|minute|min|second|sec)s?\b", length)
-    return {"시간": 3600, "분": 60, "초": 1, "hour": 3600, "minute": 60, "min": 60, "second": 1, "sec": 1}[units[-1]] if units else None
+    return _UNIT_SECONDS[units[-1]] if units else None
 
 
 def _counts(words: str) -> list[Found]:

@@ -182,7 +182,7 @@ class ExamplePicker:
             allowed = {NONE}  # "Kids, dinner in five minutes!": said to someone else
         elif makes_a_remark(text, language):
             # "시간 진짜 빨리 간다": nothing to look up, and no act the words do not hold whole
-            allowed = {NONE} | {t for t in allowed - READ_ONLY if self.registry is not None and whole_call_in(self.registry, t, text)}
+            allowed = {NONE} | {t for t in allowed - READ_ONLY if self._holds_whole(t, text)}
         elif tells_of_past(text, language):
             # A story acts on nothing, and asks nothing unless it is a question; "I got the eggs" ticks them off
             allowed &= (READ_ONLY if is_question(text, language) else set()) | {NONE, "shopping_complete"}
