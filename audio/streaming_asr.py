@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from audio.protocols import AudioChunk, Transcript
-from audio.whisper_asr import StablePrefix
+from audio.utterance import StablePrefix
 
 logger = logging.getLogger(__name__)
 

@@ -29,6 +29,7 @@ from typing import Any, Literal
 import numpy as np
 
 from audio.protocols import AudioChunk, Transcript
+from audio.utterance import SAMPLE_RATE, StablePrefix, UtteranceAudio, is_silence, read_utterance
 from audio.whisper_decode import (
     FULL_WINDOW_S,
     Checks,
@@ -40,14 +41,12 @@ from audio.whisper_decode import (
     collapse_repetition,
     distrust,
     load_whisper,
-    normalize,
     speech_text,
 )
 from audio.whisper_rescore import Lexicon, RescoreWeights, choose, context_lexicon
 
 logger = logging.getLogger(__name__)
 
-SAMPLE_RATE = 16000
 
 Window = Literal["fit", "full"]
 
@@ -125,76 +124,6 @@ class Hypothesis:
     word_probs: WordProbabilities = ()
     """A final's words with how sure the decoder is of each (empty for a partial, or a decoder
     that cannot say)."""
-
-
-def is_silence(samples: np.ndarray, threshold_rms: float) -> bool:
-    """True when no 30 ms frame of ``samples`` is louder than ``threshold_rms``."""
-    frame = SAMPLE_RATE * 30 // 1000
-    n = len(samples) - len(samples) % frame
-    if n == 0:
-        return float(np.sqrt(np.mean(np.square(samples)))) <= threshold_rms if len(samples) else True
-    frames = samples[:n].reshape(-1, frame).astype(np.float64)
-    return float(np.sqrt(np.mean(np.square(frames), axis=1)).max()) <= threshold_rms
-
-
-def _word_key(word: str) -> str:
-    return normalize(word) or word
-
-
-class StablePrefix:
-    """LocalAgreement-2 over whole-utterance partial hypotheses, for showing them.
-
-    Each hypothesis is split into words.  The words two consecutive hypotheses
-    agree on (case and punctuation aside) are committed, except the newest
-    hypothesis' last word, which may be a word cut in half.  Committed words
-    are kept in every later partial, followed by the newest hypothesis' words
-    after that position.  The final transcript is not built from them: it is
-    the final decode's own hypothesis, which hears all the audio and may
-    revise what the partials showed.
-    """
-
-    def __init__(self) -> None:
-        self._committed: list[str] = []
-        self._previous: list[str] | None = None
-
-    @property
-    def committed(self) -> str:
-        return " ".join(self._committed)
-
-    def update(self, hypothesis: str) -> tuple[str, int]:
-        """Take a partial hypothesis; return the text to show and how many leading chars are stable."""
-        words = hypothesis.split()
-        if self._previous is not None:
-            agreed = 0
-            for a, b in zip(self._previous, words, strict=False):
-                if _word_key(a) != _word_key(b):
-                    break
-                agreed += 1
-            agreed = min(agreed, len(words) - 1)
-            if agreed > len(self._committed):
-                # The newer spelling wins ("timer." becomes "timer," mid-sentence).
-                self._committed = self._committed + words[len(self._committed) : agreed]
-        self._previous = words
-        stable = " ".join(self._committed)
-        return " ".join(self._committed + words[len(self._committed) :]), len(stable)
-
-
-class _Utterance:
-    """The audio of one utterance so far."""
-
-    def __init__(self) -> None:
-        self._parts: list[np.ndarray] = []
-        self.length = 0
-
-    def append(self, samples: np.ndarray) -> None:
-        self._parts.append(samples)
-        self.length += len(samples)
-
-    def snapshot(self) -> np.ndarray:
-        if len(self._parts) != 1:
-            whole = np.concatenate(self._parts) if self._parts else np.zeros(0, dtype=np.float32)
-            self._parts = [whole]
-        return self._parts[0]
 
 
 class WhisperRecognizer:
@@ -368,9 +297,9 @@ class WhisperRecognizer:
         s = self.settings
         loop = asyncio.get_running_loop()
         cancel = threading.Event()
-        utterance = _Utterance()
+        utterance = UtteranceAudio()
         policy = StablePrefix()
-        reader = asyncio.ensure_future(_read(audio, utterance))
+        reader = asyncio.ensure_future(read_utterance(audio, utterance, "Whisper"))
         job: asyncio.Future[Hypothesis | None] | None = None
         job_len = 0
         decoded_len = 0  # samples the newest finished partial decode covered
@@ -463,12 +392,3 @@ def _final_transcript(hypothesis: Hypothesis, samples: int) -> Transcript:
         avg_logprob=hypothesis.avg_logprob if text else None, no_speech_prob=hypothesis.no_speech_prob,
         word_probs=hypothesis.word_probs,
     )
-
-
-async def _read(audio: AsyncIterator[AudioChunk], utterance: _Utterance) -> None:
-    async for chunk in audio:
-        if chunk.sample_rate != SAMPLE_RATE:
-            raise ValueError(f"Whisper needs {SAMPLE_RATE} Hz audio, got a {chunk.sample_rate} Hz chunk")
-        samples = np.asarray(chunk.samples, dtype=np.float32).reshape(-1)
-        if len(samples):
-            utterance.append(samples)

@@ -84,13 +84,17 @@ class LlmConfig(Section):
 
 class AsrConfig(Section):
     model_en: str = "whisper-tiny-en"
-    """Recognizer model for English."""
+    """Recognizer model for English: "whisper-tiny-en" (takes the household's words as a prompt,
+    n best) or "moonshine-base-en" (fewer words wrong in a kitchen, no prompt; see docs/hearing.md)."""
     model_ko: str = "whisper-base"
     """Recognizer model for Korean (multilingual Whisper)."""
     n_threads: int | None = Field(None, ge=1, le=64)
     """CPU threads for decoding; unset: the platform profile's."""
     partial_interval_s: float = Field(0.5, ge=0.1, le=5.0)
     """How often the growing utterance is re-decoded for partial transcripts."""
+    moonshine_partial_interval_s: float = Field(0.25, ge=0.1, le=5.0)
+    """The same for Moonshine, whose partials are cheap: each encodes only the audio there is and
+    checks the partial before it in one decoder pass, and the final checks the last one."""
     partial_window_en: Literal["fit", "full"] = "fit"
     """Whisper's encoder window for English partial transcripts: "fit" (the utterance plus 2 s, at
     least 8 s; several times cheaper) or "full" (always 30 s, as Whisper was trained)."""

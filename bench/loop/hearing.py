@@ -2,8 +2,8 @@
 
 For every turn's recording the bench computes, offline and before any timing starts:
 
-* a **reference transcript**: the same recognizer model decoding the whole recording once in
-  Whisper's full 30 s window, with no prompt, the way it was trained.  A word of it missing
+* a **reference transcript**: the same recognizer model decoding the whole recording once, with
+  no prompt (Whisper in its full 30 s window, the way it was trained; Moonshine as it is).  A word of it missing
   from the loop's final transcript is a *dropped word*; one missing at the end is the worst
   kind, since the end of a request is where its argument is ("… for pancakes");
 * the **end of the speech** in the recording, as the voice detector sees it run over the whole
@@ -52,6 +52,17 @@ def speech_end_s(samples: np.ndarray, vad_model: Path, rate: int = 16000) -> flo
     return ends[-1] / rate if ends else 0.0
 
 
+def _reference_recognizer(model_dir: Path, language: str) -> Any:
+    """The ear's own whole-recording decode: Whisper's in the full window, or Moonshine's."""
+    if (model_dir / "decoder.onnx").is_file() and (model_dir / "tokenizer.bin").is_file():
+        from audio.moonshine_asr import MoonshineRecognizer, MoonshineSettings
+
+        return MoonshineRecognizer(MoonshineSettings(model_dir=model_dir))
+    from audio.whisper_asr import WhisperRecognizer, WhisperSettings
+
+    return WhisperRecognizer(WhisperSettings(model_dir=model_dir, language=language, final_window="full"))
+
+
 class ReferenceDecoder:
     """Decodes recordings in the full window with ``model`` (loaded on first need) and caches the results."""
 
@@ -73,11 +84,7 @@ class ReferenceDecoder:
             return HeardReference(**json.loads(cached.read_text(encoding="utf-8")))
         samples = read_wav(raw, 16000).samples
         if self._recognizer is None:
-            from audio.whisper_asr import WhisperRecognizer, WhisperSettings
-
-            self._recognizer = WhisperRecognizer(
-                WhisperSettings(model_dir=self.model_dir, language=self.language, final_window="full")
-            )
+            self._recognizer = _reference_recognizer(self.model_dir, self.language)
             self._recognizer.load()
         found = HeardReference(self._recognizer.decode(samples), round(speech_end_s(samples, self.vad_model), 3))
         self.cache_dir.mkdir(parents=True, exist_ok=True)

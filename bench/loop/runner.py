@@ -327,8 +327,8 @@ class SuiteRun:
 
         store = model_store(config)
         model_dir, vad_model = store.path(asr_model(config)), store.path("silero-vad") / "silero_vad.onnx"
-        if not (model_dir / "model.bin").is_file() or not vad_model.is_file():
-            log.warning("no Whisper model at %s or no voice detector: dropped words and cut-offs are not scored", model_dir)
+        if not ((model_dir / "model.bin").is_file() or (model_dir / "decoder.onnx").is_file()) or not vad_model.is_file():
+            log.warning("no recognizer model at %s or no voice detector: dropped words and cut-offs are not scored", model_dir)
             return {}
         decoder = ReferenceDecoder(model_dir, config.language, default_cache_dir(), vad_model)
         try:

@@ -1,0 +1,267 @@
+"""Speech recognition with Moonshine base (English), with partials that make the final cheap.
+
+Every partial decodes the whole utterance so far, as Whisper's do, but Moonshine's encoder
+costs what the audio is long, and each decode checks the previous partial's tokens in one
+decoder pass (:func:`audio.moonshine_model.greedy`).  At the end of the utterance the final is
+the same greedy decode of all the audio, its draft the last partial: when the user's last
+words were already in it, the final costs one encoder run and one decoder pass.
+
+Moonshine takes no prompt, so the household's words do not bias what it hears; the final
+says how sure it is of each word (``Transcript.word_probs``) and of the whole
+(``avg_logprob``), as Whisper's does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import threading
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from audio.moonshine_model import Decoded, MoonshineFiles, MoonshineModel
+from audio.protocols import AudioChunk, Transcript
+from audio.utterance import SAMPLE_RATE, StablePrefix, UtteranceAudio, is_silence, read_utterance
+from audio.whisper_decode import collapse_repetition, group_words
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class MoonshineSettings:
+    """How :class:`MoonshineRecognizer` loads and runs Moonshine."""
+
+    model_dir: Path
+    """The converted model: encoder.onnx, decoder.onnx, tokenizer.bin (``hearth models install moonshine-base-en``)."""
+    cpu_threads: int = 2
+    """Threads for one decode."""
+    pack_weights: bool = False
+    """Let onnxruntime keep packed copies of the weights: a decoder step about an eighth faster
+    on x86, for about 165 MB more memory."""
+    partial_interval_s: float = 0.25
+    """Cadence of partial decodes; a tick that finds a decode still running is skipped."""
+    min_partial_audio_s: float = 0.3
+    """No partial decode before this much utterance audio has arrived."""
+    min_audio_s: float = 0.25
+    """Shorter audio is padded with silence to this length (the encoder needs a few frames)."""
+    silence_rms: float = 0.001
+    """If no 30 ms frame is louder than this RMS (-60 dBFS), the audio is silence and is not decoded."""
+    max_tokens_per_s: float = 10.0
+    """Cap on tokens per second of audio (plus ``token_slack``), so a repetition loop ends early;
+    English speech runs at about 3-5 of Moonshine's tokens a second."""
+    token_slack: int = 8
+    """Tokens allowed beyond the per-second cap."""
+
+
+@dataclass(frozen=True)
+class MoonshineHypothesis:
+    """A decode of the utterance so far, with its text."""
+
+    text: str
+    decoded: Decoded
+    samples: int
+    """Utterance samples it covers."""
+    note: str = ""
+
+    @property
+    def avg_logprob(self) -> float | None:
+        scores = self.decoded.logprobs
+        return sum(scores) / len(scores) if scores else None
+
+
+class MoonshineRecognizer:
+    """Moonshine behind the :class:`~audio.protocols.Recognizer` protocol.
+
+    Call :meth:`load` (blocking, about a second) and :meth:`warm` once at start-up, from a
+    thread.  ``model`` replaces the onnxruntime model with anything of its shape (tests)."""
+
+    sample_rate: int = SAMPLE_RATE
+    language: str = "en"
+
+    def __init__(self, settings: MoonshineSettings, model: Any = None) -> None:
+        self.settings = settings
+        self._model: Any = model
+        self._injected = model is not None
+        # One decode at a time per model, also across utterances: a cancelled
+        # utterance's decode may still be running when the next one starts.
+        self._lock = threading.Lock()
+        self.last_decode_s: float | None = None
+        """Wall time of the latest final decode (0 when a partial already covered all the audio)."""
+        self.last_final: MoonshineHypothesis | None = None
+        """The latest final, with how much of its draft it accepted."""
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None and (self._injected or self._model.loaded)
+
+    def load(self) -> None:
+        """Load the model (blocking); safe to call more than once."""
+        with self._lock:
+            if self._model is None:
+                s = self.settings
+                model = MoonshineModel(MoonshineFiles.in_dir(s.model_dir), s.cpu_threads, s.pack_weights)
+                model.load()
+                self._model = model
+
+    def warm(self) -> None:
+        """Decode a second of quiet noise, so that no real decode is the first (blocking)."""
+        if self._injected:
+            return
+        self.load()
+        noise = np.random.default_rng(0).normal(0.0, 0.01, SAMPLE_RATE).astype(np.float32)
+        with self._lock:
+            self._model.transcribe(noise, 4)
+
+    def decode(self, samples: np.ndarray, context: str = "") -> str:
+        """Blocking final decode of one utterance (16 kHz float32) to text."""
+        return self.final(samples, context).text
+
+    def final(self, samples: np.ndarray, context: str = "") -> Transcript:
+        """Blocking final decode of one utterance (16 kHz float32), with its scores."""
+        hypothesis = self._hypothesis(np.asarray(samples, dtype=np.float32), (), None)
+        if hypothesis is None:
+            return Transcript("", True, audio_s=len(samples) / SAMPLE_RATE)
+        return self._final_transcript(hypothesis)
+
+    def _max_tokens(self, samples: int) -> int:
+        s = self.settings
+        return int(math.ceil(samples / SAMPLE_RATE * s.max_tokens_per_s)) + s.token_slack
+
+    def _hypothesis(self, samples: np.ndarray, draft: tuple[int, ...], cancel: threading.Event | None) -> MoonshineHypothesis | None:
+        """Decode ``samples`` checking ``draft`` (blocking); None if cancelled before the model was ours."""
+        s = self.settings
+        if cancel is not None and cancel.is_set():
+            return None
+        if is_silence(samples, s.silence_rms):
+            return MoonshineHypothesis("", Decoded((), (), True), len(samples), "silence")
+        if self._model is None:
+            logger.warning("Moonshine model used before load(); loading now")
+            self.load()
+        audio = samples
+        shortest = int(s.min_audio_s * SAMPLE_RATE)
+        if len(audio) < shortest:
+            audio = np.concatenate([audio, np.zeros(shortest - len(audio), dtype=np.float32)])
+        with self._lock:
+            if cancel is not None and cancel.is_set():
+                return None
+            decoded = self._model.transcribe(audio, self._max_tokens(len(audio)), draft, cancel)
+        text = self._model.tokenizer.decode(decoded.tokens)
+        note = ""
+        if not decoded.ended and text:
+            repaired = collapse_repetition(text)
+            note = f"no end of text: {text!r} kept as {repaired!r}"
+            text = repaired
+        return MoonshineHypothesis(text, decoded, len(samples), note)
+
+    def _word_probs(self, hypothesis: MoonshineHypothesis) -> tuple[tuple[str, float], ...]:
+        decoded = hypothesis.decoded
+        if not decoded.tokens or hypothesis.note:
+            return ()
+        tokenizer = self._model.tokenizer
+        pieces = [tokenizer.piece(t) for t in decoded.tokens]
+        words = group_words(pieces, [math.exp(p) for p in decoded.logprobs])
+        return tuple(("".join(pieces[i] for i in span).strip(), p) for span, p in words)
+
+    def _final_transcript(self, hypothesis: MoonshineHypothesis) -> Transcript:
+        text = hypothesis.text
+        return Transcript(
+            text, True, len(text), hypothesis.samples / SAMPLE_RATE, text,
+            avg_logprob=hypothesis.avg_logprob if text else None, word_probs=self._word_probs(hypothesis),
+        )
+
+    async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "", *, hypotheses: int = 1) -> AsyncIterator[Transcript]:
+        """Consume one utterance; yield partials while it grows and exactly one final at its end.
+
+        ``context`` is ignored (Moonshine takes no prompt), and so is ``hypotheses``: the final
+        is a greedy decode and has no alternatives.
+        """
+        s = self.settings
+        loop = asyncio.get_running_loop()
+        cancel = threading.Event()
+        utterance = UtteranceAudio()
+        policy = StablePrefix()
+        reader = asyncio.ensure_future(read_utterance(audio, utterance, "Moonshine"))
+        job: asyncio.Future[MoonshineHypothesis | None] | None = None
+        newest: MoonshineHypothesis | None = None
+        next_tick = loop.time() + s.partial_interval_s
+        min_partial = int(s.min_partial_audio_s * SAMPLE_RATE)
+
+        def partial(hypothesis: MoonshineHypothesis | None) -> Transcript | None:
+            nonlocal newest
+            if hypothesis is None:
+                return None
+            newest = hypothesis
+            shown, stable = policy.update(hypothesis.text)
+            # A greedy decode of the same audio is what the final would be, so every partial can stand in for it.
+            return Transcript(
+                shown, False, stable, hypothesis.samples / SAMPLE_RATE, hypothesis.text,
+                avg_logprob=hypothesis.avg_logprob,
+            )
+
+        def draft() -> tuple[int, ...]:
+            return newest.decoded.tokens if newest is not None else ()
+
+        try:
+            while not reader.done():
+                waiting: set[asyncio.Future[Any]] = {reader}
+                timeout: float | None = None
+                if job is not None:
+                    waiting.add(job)
+                else:
+                    timeout = max(0.0, next_tick - loop.time())
+                await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+                now = loop.time()
+                if job is not None and job.done():
+                    shown = partial(job.result())
+                    job = None
+                    if shown is not None:
+                        yield shown
+                    while next_tick <= now:
+                        next_tick += s.partial_interval_s
+                    continue
+                if reader.done():
+                    break
+                if job is None and now >= next_tick:
+                    while next_tick <= now:
+                        next_tick += s.partial_interval_s
+                    covered = newest.samples if newest is not None else 0
+                    if utterance.length >= min_partial and utterance.length != covered:
+                        job = asyncio.ensure_future(asyncio.to_thread(self._hypothesis, utterance.snapshot(), draft(), cancel))
+            reader.result()  # the audio source's error, if any, is the caller's
+
+            total = utterance.length
+            if job is not None:
+                shown = partial(await job)
+                job = None
+                if shown is not None:
+                    yield shown
+            if total == 0:
+                yield Transcript("", True, hypothesis="")
+                return
+            if newest is not None and newest.samples == total:
+                logger.debug("final reuses the last partial decode")
+                self.last_decode_s = 0.0
+                hypothesis: MoonshineHypothesis | None = newest
+            else:
+                hypothesis = await asyncio.to_thread(self._hypothesis, utterance.snapshot(), draft(), cancel)
+                self.last_decode_s = hypothesis.decoded.seconds if hypothesis is not None else None
+            self.last_final = hypothesis
+            if hypothesis is None:
+                yield Transcript("", True, audio_s=total / SAMPLE_RATE, hypothesis="")
+            else:
+                if hypothesis.note:
+                    logger.info("final decode: %s", hypothesis.note)
+                yield self._final_transcript(hypothesis)
+        finally:
+            cancel.set()
+            if reader.done() and not reader.cancelled():
+                reader.exception()  # retrieved, so asyncio does not log it a second time
+            reader.cancel()
+            if job is not None:
+                # The thread cannot be stopped; its result is dropped.
+                job.cancel()
