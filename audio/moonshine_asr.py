@@ -6,9 +6,11 @@ decoder pass (:func:`audio.moonshine_model.greedy`).  At the end of the utteranc
 the same greedy decode of all the audio, its draft the last partial: when the user's last
 words were already in it, the final costs one encoder run and one decoder pass.
 
-Moonshine takes no prompt, so the household's words do not bias what it hears; the final
-says how sure it is of each word (``Transcript.word_probs``) and of the whole
-(``avg_logprob``), as Whisper's does.
+Moonshine takes no prompt.  The household's words are heard the other way Whisper's are: a
+final with a context may be a beam search whose best hypotheses are weighed by the kitchen's
+words (:mod:`audio.whisper_rescore`), and those hypotheses are the final's ``alternatives``, so
+an act must be borne out by each rival hearing.  The final says how sure it is of each word
+(``Transcript.word_probs``) and of the whole (``avg_logprob``), as Whisper's does.
 """
 
 from __future__ import annotations
@@ -17,17 +19,19 @@ import asyncio
 import logging
 import math
 import threading
+import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from audio.moonshine_model import Decoded, MoonshineFiles, MoonshineModel
+from audio.moonshine_model import Decoded, Hypothesis, MoonshineFiles, MoonshineModel
 from audio.protocols import AudioChunk, Transcript
 from audio.utterance import SAMPLE_RATE, StablePrefix, UtteranceAudio, is_silence, read_utterance
 from audio.whisper_decode import collapse_repetition, group_words
+from audio.whisper_rescore import Lexicon, RescoreWeights, choose, context_lexicon
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +60,12 @@ class MoonshineSettings:
     English speech runs at about 3-5 of Moonshine's tokens a second."""
     token_slack: int = 8
     """Tokens allowed beyond the per-second cap."""
+    hypotheses: int = 1
+    """How many hypotheses a final with a context keeps (a beam search this wide); above 1 the one
+    that best fits the kitchen's words is heard, and the others are its rivals.  1 is the greedy
+    decode that checks the last partial, the cheapest final."""
+    rescore: RescoreWeights = field(default_factory=RescoreWeights)
+    """How much the kitchen's words count when choosing among the hypotheses."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +77,8 @@ class MoonshineHypothesis:
     samples: int
     """Utterance samples it covers."""
     note: str = ""
+    alternatives: tuple[tuple[str, float], ...] = ()
+    """A beam search's hypotheses (text, mean token log-probability), the decoder's best first."""
 
     @property
     def avg_logprob(self) -> float | None:
@@ -83,8 +95,10 @@ class MoonshineRecognizer:
     sample_rate: int = SAMPLE_RATE
     language: str = "en"
 
-    def __init__(self, settings: MoonshineSettings, model: Any = None) -> None:
+    def __init__(self, settings: MoonshineSettings, model: Any = None, lexicon: Lexicon = Lexicon()) -> None:
         self.settings = settings
+        self.lexicon = lexicon
+        """The kitchen's own text the hypotheses are weighed by; each utterance's context adds the household's names."""
         self._model: Any = model
         self._injected = model is not None
         # One decode at a time per model, also across utterances: a cancelled
@@ -123,7 +137,7 @@ class MoonshineRecognizer:
 
     def final(self, samples: np.ndarray, context: str = "") -> Transcript:
         """Blocking final decode of one utterance (16 kHz float32), with its scores."""
-        hypothesis = self._hypothesis(np.asarray(samples, dtype=np.float32), (), None)
+        hypothesis = self._hypothesis(np.asarray(samples, dtype=np.float32), (), None, self._width(context, 1))
         if hypothesis is None:
             return Transcript("", True, audio_s=len(samples) / SAMPLE_RATE)
         return self._final_transcript(hypothesis)
@@ -132,8 +146,16 @@ class MoonshineRecognizer:
         s = self.settings
         return int(math.ceil(samples / SAMPLE_RATE * s.max_tokens_per_s)) + s.token_slack
 
-    def _hypothesis(self, samples: np.ndarray, draft: tuple[int, ...], cancel: threading.Event | None) -> MoonshineHypothesis | None:
-        """Decode ``samples`` checking ``draft`` (blocking); None if cancelled before the model was ours."""
+    def _width(self, context: str, wanted: int) -> int:
+        """How many hypotheses a final keeps: only one with the household's words is worth a beam search,
+        unless its caller wants the n best."""
+        return max(self.settings.hypotheses if context.strip() else 1, wanted)
+
+    def _hypothesis(
+        self, samples: np.ndarray, draft: tuple[int, ...], cancel: threading.Event | None, width: int = 1, context: str = "",
+    ) -> MoonshineHypothesis | None:
+        """Decode ``samples`` checking ``draft``, or by a beam search ``width`` wide (blocking); None if
+        cancelled before the model was ours."""
         s = self.settings
         if cancel is not None and cancel.is_set():
             return None
@@ -149,6 +171,8 @@ class MoonshineRecognizer:
         with self._lock:
             if cancel is not None and cancel.is_set():
                 return None
+            if width > 1:
+                return self._chosen(audio, len(samples), width, context, cancel)
             decoded = self._model.transcribe(audio, self._max_tokens(len(audio)), draft, cancel)
         text = self._model.tokenizer.decode(decoded.tokens)
         note = ""
@@ -158,9 +182,31 @@ class MoonshineRecognizer:
             text = repaired
         return MoonshineHypothesis(text, decoded, len(samples), note)
 
+    def _chosen(self, audio: np.ndarray, samples: int, width: int, context: str, cancel: threading.Event | None) -> MoonshineHypothesis:
+        """The beam search's hypothesis that best fits the kitchen's words, the others its alternatives
+        (called holding the lock)."""
+        started = time.perf_counter()
+        found: list[Hypothesis] = self._model.hypotheses(audio, self._max_tokens(len(audio)), width, cancel)
+        seconds = time.perf_counter() - started
+        tokenizer = self._model.tokenizer
+        heard = [(h, tokenizer.decode(h.tokens)) for h in found if h.ended]
+        heard = [(h, text) for h, text in heard if text]
+        if not heard:
+            best = found[0] if found else Hypothesis((), (), True)
+            text = tokenizer.decode(best.tokens)
+            repaired = collapse_repetition(text) if text else text
+            note = f"no hypothesis ended: {text!r} kept as {repaired!r}" if text else ""
+            return MoonshineHypothesis(repaired, Decoded(best.tokens, best.logprobs, best.ended, 0, 0, seconds), samples, note)
+        alternatives = tuple((text, round(h.score, 4)) for h, text in heard)
+        index = choose(list(alternatives), self.lexicon | context_lexicon(context), self.settings.rescore) if len(heard) > 1 else 0
+        chosen, text = heard[index]
+        note = f"the kitchen's words chose {text!r} over {heard[0][1]!r}" if index else ""
+        decoded = Decoded(chosen.tokens, chosen.logprobs[: len(chosen.tokens)], True, 0, 0, seconds)
+        return MoonshineHypothesis(text, decoded, samples, note, alternatives)
+
     def _word_probs(self, hypothesis: MoonshineHypothesis) -> tuple[tuple[str, float], ...]:
         decoded = hypothesis.decoded
-        if not decoded.tokens or hypothesis.note:
+        if not decoded.tokens or not decoded.ended:
             return ()
         tokenizer = self._model.tokenizer
         pieces = [tokenizer.piece(t) for t in decoded.tokens]
@@ -170,15 +216,16 @@ class MoonshineRecognizer:
     def _final_transcript(self, hypothesis: MoonshineHypothesis) -> Transcript:
         text = hypothesis.text
         return Transcript(
-            text, True, len(text), hypothesis.samples / SAMPLE_RATE, text,
+            text, True, len(text), hypothesis.samples / SAMPLE_RATE, text, hypothesis.alternatives,
             avg_logprob=hypothesis.avg_logprob if text else None, word_probs=self._word_probs(hypothesis),
         )
 
     async def transcribe(self, audio: AsyncIterator[AudioChunk], context: str = "", *, hypotheses: int = 1) -> AsyncIterator[Transcript]:
         """Consume one utterance; yield partials while it grows and exactly one final at its end.
 
-        ``context`` is ignored (Moonshine takes no prompt), and so is ``hypotheses``: the final
-        is a greedy decode and has no alternatives.
+        ``context`` is the household's words (see :class:`~audio.protocols.Recognizer`): with
+        ``hypotheses`` in the settings above 1 it makes the final a beam search weighed by them.
+        ``hypotheses`` above 1 asks for the final's n best at least that many.
         """
         s = self.settings
         loop = asyncio.get_running_loop()
@@ -243,12 +290,13 @@ class MoonshineRecognizer:
             if total == 0:
                 yield Transcript("", True, hypothesis="")
                 return
-            if newest is not None and newest.samples == total:
+            width = self._width(context, hypotheses)
+            if newest is not None and newest.samples == total and width <= 1:
                 logger.debug("final reuses the last partial decode")
                 self.last_decode_s = 0.0
                 hypothesis: MoonshineHypothesis | None = newest
             else:
-                hypothesis = await asyncio.to_thread(self._hypothesis, utterance.snapshot(), draft(), cancel)
+                hypothesis = await asyncio.to_thread(self._hypothesis, utterance.snapshot(), draft(), cancel, width, context)
                 self.last_decode_s = hypothesis.decoded.seconds if hypothesis is not None else None
             self.last_final = hypothesis
             if hypothesis is None:

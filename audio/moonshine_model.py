@@ -148,6 +148,63 @@ def greedy(
 
 
 @dataclass(frozen=True)
+class Hypothesis:
+    """One of a beam search's hypotheses."""
+
+    tokens: tuple[int, ...]
+    logprobs: tuple[float, ...]
+    """Each token's log-probability (the end-of-text's not among them)."""
+    ended: bool
+
+    @property
+    def score(self) -> float:
+        """The mean token log-probability, end of text included: how the hypotheses are ranked."""
+        return sum(self.logprobs) / max(1, len(self.logprobs))
+
+
+def beam_search(step: DecoderStep, hidden: np.ndarray, max_tokens: int, width: int, cancel: threading.Event | None = None) -> list[Hypothesis]:
+    """The ``width`` best hypotheses of ``hidden`` by beam search, best first (one batched decoder
+    call a token).  A hypothesis still open at the length cap is kept as not ended."""
+    logits, cache = step(np.array([[BOS]], dtype=np.int64), hidden, None)
+    beams: list[tuple[list[int], list[float]]] = [([], [])]
+    finished: list[Hypothesis] = []
+    while True:
+        rows = _log_softmax(logits[:, -1])
+        candidates: list[tuple[float, int, int, float]] = []
+        for index, (_, logprobs) in enumerate(beams):
+            total = sum(logprobs)
+            for token in np.argsort(rows[index])[::-1][: width + 1]:
+                score = float(rows[index, token])
+                candidates.append((total + score, index, int(token), score))
+        candidates.sort(key=lambda c: c[0], reverse=True)
+        kept: list[tuple[int, int, float]] = []
+        for rank, (_, index, token, score) in enumerate(candidates):
+            tokens, logprobs = beams[index]
+            if token == EOS:
+                # An end only among the step's ``width`` best: a poor one would crowd out good hypotheses still open.
+                if rank < width:
+                    finished.append(Hypothesis(tuple(tokens), (*logprobs, score), True))
+            else:
+                kept.append((index, token, score))
+            if len(kept) >= width:
+                break
+        at_cap = bool(kept) and len(beams[kept[0][0]][0]) + 1 >= max_tokens
+        if len(finished) >= width or not kept or (cancel is not None and cancel.is_set()):
+            break
+        beams = [(beams[i][0] + [t], beams[i][1] + [score]) for i, t, score in kept]
+        if at_cap:
+            finished += [Hypothesis(tuple(tokens), tuple(logprobs), False) for tokens, logprobs in beams]
+            break
+        order = np.array([i for i, _, _ in kept])
+        cache = {name: value[order] for name, value in cache.items()}
+        logits, cache = step(
+            np.array([[t] for _, t, _ in kept], dtype=np.int64), np.repeat(hidden[:1], len(kept), axis=0), cache,
+        )
+    finished.sort(key=lambda h: (h.ended, h.score), reverse=True)
+    return finished[:width]
+
+
+@dataclass(frozen=True)
 class MoonshineFiles:
     """Where a converted Moonshine model's files are."""
 
@@ -218,7 +275,7 @@ class MoonshineModel:
         assert self._decoder is not None, "load() first"
         feed: dict[str, np.ndarray] = {"input_ids": tokens, "encoder_hidden_states": hidden}
         if cache is None:
-            empty = np.zeros((1, self._heads, 0, self._head_dim), dtype=np.float32)
+            empty = np.zeros((tokens.shape[0], self._heads, 0, self._head_dim), dtype=np.float32)
             feed.update({name: empty for name in self._past})
             feed["use_cache_branch"] = np.array([False])
         else:
@@ -233,6 +290,10 @@ class MoonshineModel:
             else:
                 updated[name] = results[self._present[name]]
         return results["logits"], updated
+
+    def hypotheses(self, samples: np.ndarray, max_tokens: int, width: int, cancel: threading.Event | None = None) -> list[Hypothesis]:
+        """Encode ``samples`` and return the ``width`` best hypotheses (blocking)."""
+        return beam_search(self.step, self.encode(samples), max_tokens, width, cancel)
 
     def transcribe(self, samples: np.ndarray, max_tokens: int, draft: Sequence[int] = (), cancel: threading.Event | None = None) -> Decoded:
         """Encode and decode ``samples`` (blocking), checking ``draft`` first."""

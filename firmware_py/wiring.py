@@ -189,9 +189,13 @@ def make_recognizer(config: HearthConfig, store: ModelStore, profile: PlatformPr
             raise StartupError(f"asr: {name!r} hears English only; asr.model_ko names the Korean recognizer")
         from audio.moonshine_asr import MoonshineRecognizer, MoonshineSettings
 
-        return MoonshineRecognizer(MoonshineSettings(
-            model_dir=store.path(name), cpu_threads=threads, partial_interval_s=config.asr.moonshine_partial_interval_s,
-        ))
+        return MoonshineRecognizer(
+            MoonshineSettings(
+                model_dir=store.path(name), cpu_threads=threads, partial_interval_s=config.asr.moonshine_partial_interval_s,
+                hypotheses=config.asr.hypotheses_en if config.asr.bias else 1,
+            ),
+            lexicon=kitchen_lexicon("en"),
+        )
     from audio.whisper_asr import WhisperRecognizer, WhisperSettings
 
     korean = config.language == "ko"
