@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from audio.moonshine_asr import MoonshineRecognizer, MoonshineSettings
-from audio.moonshine_model import BOS, EOS, Decoded, MoonshineFiles, MoonshineTokenizer, TokenizerError, greedy
+from audio.moonshine_model import BOS, EOS, Decoded, Hypothesis, MoonshineFiles, MoonshineTokenizer, TokenizerError, beam_search, greedy
 from audio.protocols import AudioChunk, Recognizer
+from audio.whisper_rescore import Lexicon
 
 VOCAB = 16
 PIECES = [b"<unk>", b"<s>", b"</s>", "\u2581set".encode(), "\u2581a".encode(), "\u2581tim".encode(), b"er", "\u2581for".encode(),
@@ -180,7 +181,7 @@ def test_silence_is_heard_as_nothing_without_a_decode() -> None:
 
 def test_a_decode_that_never_ends_is_cut_back_to_its_words() -> None:
     model = ScriptedModel([8, 9] * 100)
-    recognizer = MoonshineRecognizer(MoonshineSettings(Path("unused"), max_tokens_per_s=1, token_slack=2), model=model)
+    recognizer = MoonshineRecognizer(MoonshineSettings(Path("unused"), max_tokens_per_s=1, token_slack=1, tail_silence_s=0.3), model=model)
     final = recognizer.final(np.random.default_rng(2).normal(0, 0.1, 16000 * 10).astype(np.float32))
     assert final.text == "ten minutes" and final.word_probs == ()
     assert recognizer.last_final is None  # a blocking final is not a stream's
@@ -220,3 +221,77 @@ def test_the_configuration_names_moonshine_as_the_english_ear(tmp_path: Path) ->
     korean = parse_config({"language": "ko", "asr": {"model_ko": "moonshine-base-en"}})
     with pytest.raises(StartupError, match="English only"):
         make_recognizer(korean, store)
+
+
+class Forked:
+    """A batched decoder whose best path is ``likely`` but that also gives ``other`` a fair chance at
+    ``at`` (a word heard two ways); each row of a batch follows its own history."""
+
+    def __init__(self, likely: Sequence[int], other: int, at: int) -> None:
+        self.likely, self.other, self.at = list(likely), other, at
+        self.batches: list[int] = []
+
+    def _row(self, history: list[int]) -> np.ndarray:
+        row = np.full(VOCAB, -9.0, np.float32)
+        position = len(history) - 1
+        said = history[1:]
+        on_path = said == self.likely[:position] or said == [*self.likely[: self.at], self.other, *self.likely[self.at + 1 : position]]
+        if not on_path or position >= len(self.likely):
+            row[EOS] = 5.0
+        elif position == self.at:
+            row[self.likely[position]], row[self.other] = 3.0, 2.5
+        else:
+            row[self.likely[position]] = 5.0
+        return row
+
+    def __call__(self, tokens: np.ndarray, hidden: np.ndarray, cache: dict[str, np.ndarray] | None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        self.batches.append(tokens.shape[0])
+        assert hidden.shape[0] in (1, tokens.shape[0])
+        before = np.zeros((tokens.shape[0], 0), np.int64) if cache is None else cache["past_key_values.0.decoder.key"][:, 0, :, 0].astype(np.int64)
+        history = np.concatenate([before, tokens], axis=1)
+        logits = np.stack([[self._row(list(h))] for h in history])
+        return logits, {"past_key_values.0.decoder.key": history[:, None, :, None].astype(np.float32),
+                        "past_key_values.0.encoder.key": np.zeros((tokens.shape[0], 1, 3, 1), np.float32)}
+
+
+def test_a_beam_search_finds_the_word_heard_two_ways() -> None:
+    step = Forked([3, 4, 5, 6], other=11, at=2)
+    found = beam_search(step, HIDDEN, 20, width=3)
+    assert [h.tokens for h in found[:2]] == [(3, 4, 5, 6), (3, 4, 11, 6)]
+    assert all(h.ended for h in found) and found[0].score >= found[1].score
+    assert max(step.batches) <= 3 and step.batches[0] == 1
+
+
+def test_a_beam_that_reaches_the_cap_is_kept_as_not_ended() -> None:
+    found = beam_search(Forked([3] * 50, other=11, at=1), HIDDEN, 5, width=2)
+    assert found and not found[0].ended and len(found[0].tokens) == 5
+
+
+class BeamModel(ScriptedModel):
+    """The scripted model with a beam search: "ten minutes" or "tim minutes" (a word heard two ways)."""
+
+    def hypotheses(self, samples: np.ndarray, max_tokens: int, width: int, cancel: threading.Event | None = None) -> list[Hypothesis]:
+        self.drafts.append(("beam", width))
+        return [
+            Hypothesis((3, 4, 5, 9), (-0.1, -0.1, -0.5, -0.1, -0.1), True),  # "set a tim minutes"
+            Hypothesis((3, 4, 8, 9), (-0.1, -0.1, -0.7, -0.1, -0.1), True),  # "set a ten minutes"
+        ]
+
+
+def test_a_final_with_the_households_words_is_chosen_among_the_beams() -> None:
+    model = BeamModel([3, 4, 8, 9])
+    recognizer = MoonshineRecognizer(
+        MoonshineSettings(Path("unused"), partial_interval_s=0.05, hypotheses=2), model=model, lexicon=Lexicon.of(["set a ten minutes"]),
+    )
+
+    async def run(context: str) -> list:
+        return [t async for t in recognizer.transcribe(_speech(2.0), context)]
+
+    final = asyncio.run(run("ten minutes"))[-1]
+    assert final.text == "set a ten minutes" and ("beam", 2) in model.drafts
+    assert [text for text, _ in final.alternatives] == ["set a tim minutes", "set a ten minutes"]
+    assert final.avg_logprob == pytest.approx(-0.25)  # its own tokens, the end of text aside
+    # Without the household's words the final is the greedy decode that checks the last partial.
+    model.drafts.clear()
+    plain = asyncio.run(run(""))[-1]
+    assert plain.alternatives == () and all(d[:1] != ("beam",) for d in model.drafts)
