@@ -21,6 +21,7 @@ import math
 import threading
 import time
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ import numpy as np
 
 from audio.moonshine_model import Decoded, Hypothesis, MoonshineFiles, MoonshineModel
 from audio.protocols import AudioChunk, Transcript
-from audio.utterance import SAMPLE_RATE, StablePrefix, UtteranceAudio, is_silence, read_utterance
+from audio.utterance import SAMPLE_RATE, StablePrefix, UtteranceAudio, is_silence, partial_decodes
 from audio.whisper_decode import collapse_repetition, group_words
 from audio.whisper_rescore import Lexicon, RescoreWeights, choose, context_lexicon
 
@@ -233,65 +234,31 @@ class MoonshineRecognizer:
         ``hypotheses`` above 1 asks for the final's n best at least that many.
         """
         s = self.settings
-        loop = asyncio.get_running_loop()
         cancel = threading.Event()
         utterance = UtteranceAudio()
         policy = StablePrefix()
-        reader = asyncio.ensure_future(read_utterance(audio, utterance, "Moonshine"))
-        job: asyncio.Future[MoonshineHypothesis | None] | None = None
         newest: MoonshineHypothesis | None = None
-        next_tick = loop.time() + s.partial_interval_s
-        min_partial = int(s.min_partial_audio_s * SAMPLE_RATE)
-
-        def partial(hypothesis: MoonshineHypothesis | None) -> Transcript | None:
-            nonlocal newest
-            if hypothesis is None:
-                return None
-            newest = hypothesis
-            shown, stable = policy.update(hypothesis.text)
-            # A greedy decode of the same audio is what the final would be, so every partial can stand in for it.
-            return Transcript(
-                shown, False, stable, hypothesis.samples / SAMPLE_RATE, hypothesis.text,
-                avg_logprob=hypothesis.avg_logprob,
-            )
 
         def draft() -> tuple[int, ...]:
             return newest.decoded.tokens if newest is not None else ()
 
+        def decode(samples: np.ndarray) -> MoonshineHypothesis | None:
+            # No decode runs while ``newest`` changes: the next one starts only after this one's result is taken.
+            return self._hypothesis(samples, draft(), cancel)
+
         try:
-            while not reader.done():
-                waiting: set[asyncio.Future[Any]] = {reader}
-                timeout: float | None = None
-                if job is not None:
-                    waiting.add(job)
-                else:
-                    timeout = max(0.0, next_tick - loop.time())
-                await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-                now = loop.time()
-                if job is not None and job.done():
-                    shown = partial(job.result())
-                    job = None
-                    if shown is not None:
-                        yield shown
-                    while next_tick <= now:
-                        next_tick += s.partial_interval_s
-                    continue
-                if reader.done():
-                    break
-                if job is None and now >= next_tick:
-                    while next_tick <= now:
-                        next_tick += s.partial_interval_s
-                    covered = newest.samples if newest is not None else 0
-                    if utterance.length >= min_partial and utterance.length != covered:
-                        job = asyncio.ensure_future(asyncio.to_thread(self._hypothesis, utterance.snapshot(), draft(), cancel))
-            reader.result()  # the audio source's error, if any, is the caller's
+            decodes = partial_decodes(audio, utterance, "Moonshine", s.partial_interval_s, int(s.min_partial_audio_s * SAMPLE_RATE), decode)
+            async with aclosing(decodes):
+                async for _, hypothesis in decodes:
+                    newest = hypothesis
+                    shown, stable = policy.update(hypothesis.text)
+                    # A greedy decode of the same audio is what the final would be, so every partial can stand in for it.
+                    yield Transcript(
+                        shown, False, stable, hypothesis.samples / SAMPLE_RATE, hypothesis.text,
+                        avg_logprob=hypothesis.avg_logprob,
+                    )
 
             total = utterance.length
-            if job is not None:
-                shown = partial(await job)
-                job = None
-                if shown is not None:
-                    yield shown
             if total == 0:
                 yield Transcript("", True, hypothesis="")
                 return
@@ -312,9 +279,3 @@ class MoonshineRecognizer:
                 yield self._final_transcript(hypothesis)
         finally:
             cancel.set()
-            if reader.done() and not reader.cancelled():
-                reader.exception()  # retrieved, so asyncio does not log it a second time
-            reader.cancel()
-            if job is not None:
-                # The thread cannot be stopped; its result is dropped.
-                job.cancel()

@@ -1,9 +1,11 @@
 """What every recognizer that re-decodes a growing utterance shares: its audio, the silence
-check, and the stable prefix of its partials."""
+check, the cadence of its partial decodes, and the stable prefix of its partials."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -11,6 +13,8 @@ from audio.protocols import AudioChunk
 from audio.whisper_decode import normalize
 
 SAMPLE_RATE = 16000
+
+R = TypeVar("R")
 
 
 def is_silence(samples: np.ndarray, threshold_rms: float) -> bool:
@@ -91,3 +95,64 @@ async def read_utterance(audio: AsyncIterator[AudioChunk], utterance: UtteranceA
         samples = np.asarray(chunk.samples, dtype=np.float32).reshape(-1)
         if len(samples):
             utterance.append(samples)
+
+
+async def partial_decodes(
+    audio: AsyncIterator[AudioChunk], utterance: UtteranceAudio, who: str, interval_s: float, min_samples: int,
+    decode: Callable[[np.ndarray], R | None],
+) -> AsyncIterator[tuple[int, R]]:
+    """Read ``audio`` into ``utterance`` and decode the utterance so far as it grows.
+
+    Every ``interval_s`` (counted from the first request, not the first chunk) ``decode`` runs
+    in a thread on a snapshot, one decode at a time, once the utterance holds ``min_samples``
+    and more than the last decode that gave a result covered; a tick that finds a decode still
+    running is skipped, not made up.  Yields (samples covered, result) for each decode that
+    gave a result (None is no result), the one in flight when the audio ends included.  The
+    audio source's error is raised here; closing this generator stops reading and drops the
+    decode in flight (its thread cannot be stopped).
+    """
+    loop = asyncio.get_running_loop()
+    reader = asyncio.ensure_future(read_utterance(audio, utterance, who))
+    job: asyncio.Future[R | None] | None = None
+    job_len = 0
+    covered = 0
+    next_tick = loop.time() + interval_s
+    try:
+        while not reader.done():
+            waiting: set[asyncio.Future[Any]] = {reader}
+            timeout: float | None = None
+            if job is not None:
+                waiting.add(job)
+            else:
+                timeout = max(0.0, next_tick - loop.time())
+            await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            now = loop.time()
+            if job is not None and job.done():
+                result = job.result()
+                job = None
+                if result is not None:
+                    covered = job_len
+                    yield job_len, result
+                while next_tick <= now:
+                    next_tick += interval_s
+                continue
+            if reader.done():
+                break
+            if job is None and now >= next_tick:
+                while next_tick <= now:
+                    next_tick += interval_s
+                if utterance.length >= min_samples and utterance.length != covered:
+                    job_len = utterance.length
+                    job = asyncio.ensure_future(asyncio.to_thread(decode, utterance.snapshot()))
+        reader.result()
+        if job is not None:
+            result = await job
+            job = None
+            if result is not None:
+                yield job_len, result
+    finally:
+        if reader.done() and not reader.cancelled():
+            reader.exception()  # retrieved, so asyncio does not log it a second time
+        reader.cancel()
+        if job is not None:
+            job.cancel()

@@ -22,14 +22,15 @@ import asyncio
 import logging
 import threading
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
 from audio.protocols import AudioChunk, Transcript
-from audio.utterance import SAMPLE_RATE, StablePrefix, UtteranceAudio, is_silence, read_utterance
+from audio.utterance import SAMPLE_RATE, StablePrefix, UtteranceAudio, is_silence, partial_decodes
 from audio.whisper_decode import (
     FULL_WINDOW_S,
     Checks,
@@ -295,74 +296,40 @@ class WhisperRecognizer:
         greedy, never stands in for such a final).
         """
         s = self.settings
-        loop = asyncio.get_running_loop()
         cancel = threading.Event()
         utterance = UtteranceAudio()
         policy = StablePrefix()
-        reader = asyncio.ensure_future(read_utterance(audio, utterance, "Whisper"))
-        job: asyncio.Future[Hypothesis | None] | None = None
-        job_len = 0
-        decoded_len = 0  # samples the newest finished partial decode covered
         whole: tuple[int, Hypothesis] | None = None  # (samples covered, decode) of the newest partial that can be the final
-        # Ticks count from the first request for a transcript, not from the first chunk.
-        next_tick = loop.time() + s.partial_interval_s
-        min_partial = int(s.min_partial_audio_s * SAMPLE_RATE)
 
-        def partial(hypothesis: Hypothesis | None) -> Transcript | None:
-            nonlocal whole, decoded_len
-            if hypothesis is None:
-                return None
-            decoded_len = job_len
+        def partial(covered: int, hypothesis: Hypothesis) -> Transcript | None:
+            nonlocal whole
             if not hypothesis.trusted:
                 logger.debug("partial not shown: %r", hypothesis.text[:80])
                 return None
             candidate = hypothesis.text if self._whole(hypothesis) else None
             if candidate is not None:
-                whole = (job_len, hypothesis)
+                whole = (covered, hypothesis)
             shown, stable = policy.update(hypothesis.text)
             # Yielded even when the text is unchanged: that it now covers more
             # audio tells the listener whether it can stand in for the final.
             return Transcript(
-                shown, False, stable, job_len / SAMPLE_RATE, candidate,
+                shown, False, stable, covered / SAMPLE_RATE, candidate,
                 avg_logprob=hypothesis.avg_logprob, no_speech_prob=hypothesis.no_speech_prob,
             )
 
+        def decode(samples: np.ndarray) -> Hypothesis | None:
+            return self._hypothesis(samples, False, context, cancel)
+
         try:
-            while not reader.done():
-                waiting: set[asyncio.Future[Any]] = {reader}
-                timeout: float | None = None
-                if job is not None:
-                    waiting.add(job)
-                else:
-                    timeout = max(0.0, next_tick - loop.time())
-                await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-                now = loop.time()
-                if job is not None and job.done():
-                    shown = partial(job.result())
-                    job = None
+            decodes = partial_decodes(audio, utterance, "Whisper", s.partial_interval_s, int(s.min_partial_audio_s * SAMPLE_RATE), decode)
+            async with aclosing(decodes):
+                async for covered, hypothesis in decodes:
+                    shown = partial(covered, hypothesis)
                     if shown is not None:
+                        # The last may already cover all the speech, and the listener stop there.
                         yield shown
-                    # Ticks that passed while the decode ran are skipped, not made up.
-                    while next_tick <= now:
-                        next_tick += s.partial_interval_s
-                    continue
-                if reader.done():
-                    break
-                if job is None and now >= next_tick:
-                    while next_tick <= now:
-                        next_tick += s.partial_interval_s
-                    if utterance.length >= min_partial and utterance.length != decoded_len:
-                        job_len = utterance.length
-                        job = asyncio.ensure_future(asyncio.to_thread(self._hypothesis, utterance.snapshot(), False, context, cancel))
-            reader.result()  # the audio source's error, if any, is the caller's
 
             total = utterance.length
-            if job is not None:
-                shown = partial(await job)
-                job = None
-                if shown is not None:
-                    # The listener may know this already covers all the speech and stop here.
-                    yield shown
             if total == 0:
                 yield Transcript("", True, hypothesis="")
             elif whole is not None and whole[0] == total and hypotheses <= 1:
@@ -377,12 +344,6 @@ class WhisperRecognizer:
                     yield _final_transcript(hypothesis, total)
         finally:
             cancel.set()
-            if reader.done() and not reader.cancelled():
-                reader.exception()  # retrieved, so asyncio does not log it a second time
-            reader.cancel()
-            if job is not None:
-                # The thread cannot be stopped; its result is dropped.
-                job.cancel()
 
 
 def _final_transcript(hypothesis: Hypothesis, samples: int) -> Transcript:

@@ -210,8 +210,7 @@ def fold_constant_arithmetic(proto: Any) -> int:
         values[node.output[0]] = numpy_helper.from_array(result, node.output[0])
         folded += 1
     read = {name for node in kept for name in node.input}
-    read |= {name for node in kept for a in node.attribute if a.g is not None for name in _outer_names(a.g)}
-    read |= {name for node in kept for a in node.attribute for g in a.graphs for name in _outer_names(g)}
+    read |= {name for node in kept for name in _outer_names(node)}
     read |= {output.name for output in graph.output}
     initializers = [values[name] for name in values if name in read]
     del graph.node[:]
@@ -221,13 +220,12 @@ def fold_constant_arithmetic(proto: Any) -> int:
     return folded
 
 
-def _outer_names(graph: Any) -> set[str]:
-    """Every name a subgraph's nodes read (its own and, by ONNX's scoping, the outer graph's)."""
-    names = {name for node in graph.node for name in node.input}
-    for node in graph.node:
-        for a in node.attribute:
-            if a.g is not None and a.g.node:
-                names |= _outer_names(a.g)
-            for g in a.graphs:
-                names |= _outer_names(g)
+def _outer_names(node: Any) -> set[str]:
+    """Every name the subgraphs of ``node`` read, at any depth (their own and, by ONNX's scoping,
+    the outer graph's)."""
+    names: set[str] = set()
+    for a in node.attribute:
+        for graph in [a.g] if a.HasField("g") else list(a.graphs):
+            for inner in graph.node:
+                names |= set(inner.input) | _outer_names(inner)
     return names
