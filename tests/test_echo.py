@@ -14,24 +14,12 @@ from audio.chime import chime
 from audio.echo import EchoFilter, EchoSettings, FarEndReference, ReferenceSettings, SpeexCanceller, make_canceller
 from audio.echo_reference import DelayTrack, gcc_phat_delay
 from audio.protocols import AudioChunk
+from bench.echo.real_path import voice_like
 
 FS = 16000
 T0 = 1000.0  # monotonic time the first block reaches the DAC
 
 
-def voice_like(seconds: float, seed: int, pitch: float = 140.0) -> np.ndarray:
-    """Voiced syllables (a gliding pitch with its harmonics, coloured noise) between short pauses."""
-    rng = np.random.default_rng(seed)
-    n = int(seconds * FS)
-    t = np.arange(n) / FS
-    f0 = pitch * (1 + 0.15 * np.sin(2 * np.pi * 0.4 * t + seed))
-    phase = 2 * np.pi * np.cumsum(f0) / FS
-    voiced = sum(np.sin(k * phase) / k for k in range(1, 20))
-    noise = np.convolve(rng.standard_normal(n), 0.8 ** np.arange(30))[:n]
-    syllable = np.clip(np.sin(2 * np.pi * 3.0 * t + rng.uniform(0, 6)), 0, None) ** 0.5
-    words = (np.sin(2 * np.pi * 0.35 * t + seed) > -0.5).astype(float)
-    x = (voiced + 0.3 * noise) * syllable * words
-    return (0.25 * x / np.sqrt(np.mean(x**2))).astype(np.float32)
 
 
 def room(seconds_tail: float = 0.15, gain: float = 0.5, seed: int = 7) -> np.ndarray:

@@ -4,33 +4,27 @@ A PulseAudio server of the test's own (:mod:`bench.echo.room`): the speaker's nu
 microphone's through loopbacks with latency and gain (a direct path and a reflection), and a person
 is a WAV played into the microphone's sink.  Nothing here is simulated but the room.
 
-speexdsp is measured twice: on an idle machine, and while another process keeps one core busy, as
-Whisper or the LLM do while hearth talks (on two cores, with other work besides, it measured
-18.4 dB once).  Each run prints the ERLE with what moved the echo path meanwhile: the speaker's
-underruns and the steps the quick checks followed.  To look for a regression under load, run it a
-few times (``-s`` shows the figures), also with more work beside it, for example
-``python -c "while True: pass" &`` once or twice more.
+speexdsp is measured three times: on an idle machine, while another process keeps one core busy,
+and under the loop's own load (the reasoner writing on both cores in hearth's process, one core
+busy besides; on two cores, with other work besides, it once measured 18.4 dB).  Each run prints
+the ERLE with what moved the echo path meanwhile: the speaker's underruns and the steps the quick
+checks followed.  ``python -m bench.echo.real_path`` repeats the runs under heavier loads and
+writes the figures.
 """
 
 from __future__ import annotations
 
-import asyncio
-import subprocess
-import sys
-import time
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from audio.echo import EchoFilter, FarEndReference, make_canceller
-from audio.portaudio import MicrophoneSettings, SoundDeviceMicrophone, SoundDeviceSpeaker, SpeakerSettings
-from audio.protocols import AudioChunk, CapturedChunk
 from bench.echo.room import KitchenRoom, RoomSettings
-from tests.test_echo import voice_like
+from bench.echo.real_path import EchoRun, WritingOn, busy_cores, play_and_measure, warmed_reasoner
 
 pytestmark = pytest.mark.audio
 
-RATE = 16000
 MIN_ERLE_DB = {"apm": 10.0, "speex": 20.0}
 """Least attenuation asserted over the second half of 10 s of voice.  speexdsp measured 50.7 dB here
 once the microphone's and the speaker's time lines were their sample counts (4.8-12.7 dB before,
@@ -57,12 +51,22 @@ def kitchen_room():
 @pytest.fixture
 def busy_core():
     """Another process keeping one core busy while the test runs."""
-    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    try:
+    with busy_cores(1):
         yield
-    finally:
-        spinner.kill()
-        spinner.wait()
+
+
+def check(run: EchoRun, kind: str, load: str) -> None:
+    echo = run.echo
+    # The stamps are capture times: a chunk arrives after its first sample was taken, not long after.
+    assert run.lags and 0.0 < float(np.median(run.lags)) < 0.5
+    assert echo.reference.delay_measured, "the delay from the speaker to the microphone was never found"
+    assert 0.0 < run.delay_s < 0.5
+    print(f"\n{kind}, {load}: delay {1000 * run.delay_s:.0f} ms, ERLE {run.erle_db:.1f} dB (running estimate "
+          f"{echo.erle_db} dB), capture-to-arrival {1000 * float(np.median(run.lags)):.0f} ms, speaker underruns "
+          f"{run.underruns}, echo path steps followed {echo.path_steps}, figures set aside {echo.path_suspicions} times")
+    assert run.erle_db >= MIN_ERLE_DB[kind]
+    if kind == "speex":
+        assert echo.working()
 
 
 @pytest.mark.parametrize("kind, load", [("apm", "idle"), ("speex", "idle"), ("speex", "one core busy")])
@@ -71,47 +75,18 @@ async def test_the_echo_of_hearths_voice_is_cancelled_on_the_real_path(
 ) -> None:
     if load == "one core busy":
         request.getfixturevalue("busy_core")
-    echo = EchoFilter(make_canceller(kind), FarEndReference())
-    speaker = SoundDeviceSpeaker(SpeakerSettings(sample_rate=22050), reference=echo.reference)
-    mic = SoundDeviceMicrophone(MicrophoneSettings())
-    energy: list[tuple[float, float, float]] = []  # (capture time, raw, cleaned)
-    lags: list[float] = []
+    check(await play_and_measure(kind), kind, load)
 
-    async def listen() -> None:
-        async for chunk in mic.chunks():
-            assert isinstance(chunk, CapturedChunk)
-            lags.append(time.monotonic() - chunk.captured_at)
-            cleaned = echo.clean(chunk, chunk.captured_at)
-            energy.append((chunk.captured_at, float(np.sum(chunk.samples.astype(np.float64) ** 2)),
-                           float(np.sum(cleaned.samples.astype(np.float64) ** 2))))
 
-    await speaker.start()
-    await mic.start()
-    listener = asyncio.create_task(listen())
-    try:
-        voice = voice_like(10.0, seed=5)
-        started = time.monotonic()
-        for i in range(0, len(voice), RATE // 5):
-            await speaker.write(AudioChunk(voice[i : i + RATE // 5], RATE))
-        ended = await speaker.drain()
-        await asyncio.sleep(0.5)
-    finally:
-        await mic.close()
-        await speaker.close()
-        await asyncio.gather(listener, return_exceptions=True)
-
-    # The stamps are capture times: a chunk arrives after its first sample was taken, not long after.
-    assert lags and 0.0 < float(np.median(lags)) < 0.5
-    assert echo.reference.delay_measured, "the delay from the speaker to the microphone was never found"
-    delay = echo.reference.delay_at(ended)
-    assert 0.0 < delay < 0.5
-    # Over the second half of the voice (the first is the canceller converging).
-    rows = [(r, c) for at, r, c in energy if started + 5.0 <= at < ended]
-    raw, cleaned = sum(r for r, _ in rows), sum(c for _, c in rows)
-    erle = 10 * np.log10(raw / max(cleaned, 1e-12))
-    print(f"\n{kind}, {load}: delay {1000 * delay:.0f} ms, ERLE {erle:.1f} dB (running estimate {echo.erle_db} dB), "
-          f"capture-to-arrival {1000 * float(np.median(lags)):.0f} ms, speaker underruns {speaker.underflows}, "
-          f"echo path steps followed {echo.path_steps}, figures set aside {echo.path_suspicions} times")
-    assert erle >= MIN_ERLE_DB[kind]
-    if kind == "speex":
-        assert echo.working()
+@pytest.mark.integration
+async def test_the_echo_is_cancelled_while_the_reasoner_writes_on_both_cores(
+    kitchen_room: KitchenRoom, model_path: Callable[[str], Path]
+) -> None:
+    """The loop's own load: the reasoner goes on writing its answer, on both cores and in hearth's
+    process, while the first units are spoken (as a delegated question's reply does), with another
+    process keeping a core busy besides."""
+    writer = WritingOn(await warmed_reasoner(model_path("qwen2.5-coder-1.5b/model.gguf")))
+    with busy_cores(1):
+        run = await play_and_measure("speex", writer)
+    assert writer.pieces >= 5, "the reasoner wrote too little to load the machine"
+    check(run, "speex", f"the reasoner writing ({writer.pieces} pieces) and one core busy")
