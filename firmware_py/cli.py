@@ -94,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="play every scenario under each kitchen condition: clean, room, fan@10, tap@5, noise-only:fan@10, …")
     bench.add_argument("--room", default="kitchen-a", help="the kitchen's room preset (kitchen-a, kitchen-small, kitchen-near, kitchen-open)")
     bench.add_argument("--seed", type=int, default=0, help="seeds the kitchen's sounds")
+    bench.add_argument("--press", nargs="+", choices=["tap", "hold"], default=["tap"],
+                       help="how the button is pressed, each an arm interleaved with the others: tap (the voice "
+                            "detector ends the request) or hold (released as the words end)")
 
     history = sub.add_parser("history", help="print the conversation record, turn by turn")
     _common(history)
@@ -245,6 +248,9 @@ async def _run_bench(config, args: argparse.Namespace, argv: list[str]) -> int:
     if unknown:
         print(f"hearth bench: unknown feature {', '.join(unknown)}; known: {', '.join(sorted(FEATURES))}", file=sys.stderr)
         return 2
+    if args.text and args.press != ["tap"]:
+        print("hearth bench: --text gives the words with no button at all; leave out --press", file=sys.stderr)
+        return 2
     try:
         kitchen = parse_kitchen(args.kitchen, args.room) if args.kitchen else ()
     except ValueError as exc:
@@ -262,6 +268,7 @@ async def _run_bench(config, args: argparse.Namespace, argv: list[str]) -> int:
         room=args.room,
         seed=args.seed,
         text=args.text,
+        presses=tuple(dict.fromkeys(args.press)),
         module="firmware_py.cli",
         arguments=tuple(argv),
     )

@@ -13,6 +13,7 @@ import shlex
 import sqlite3
 import sys
 import tempfile
+import time
 from importlib import resources
 from pathlib import Path
 
@@ -42,25 +43,38 @@ def bundled_request(language: str) -> Path:
     return Path(str(resources.files("firmware_py") / "assets" / f"request_{language}.wav"))
 
 
+async def release_after(mic: WavFileMicrophone, press: Press, seconds: float) -> None:
+    """Release ``press`` ``seconds`` into ``mic``'s recording, on the recording's own clock: a thumb
+    lifted as the words end, however late the recording started playing."""
+    while mic.started_at is None:
+        await asyncio.sleep(0.005)
+    await asyncio.sleep(max(0.0, mic.started_at + seconds - time.monotonic()))
+    press.release()
+
+
 async def play_request(
     assistant: Assistant,
     audio: AudioChunk,
     *,
     hold: bool = False,
+    release_s: float | None = None,
     trailing_silence_s: float = 2.0,
 ) -> TurnResult:
     """Play one recorded request (16 kHz) into ``assistant`` as a live microphone would.
 
-    ``hold``: the button is held for the whole recording (release at its end);
-    otherwise it is tapped at the start and the voice detector ends the utterance.
+    ``hold``: the button is held from the start and released ``release_s`` into the recording (its
+    end by default); otherwise it is tapped at the start and the voice detector ends the utterance.
     """
     mic = WavFileMicrophone(audio, trailing_silence_s=trailing_silence_s)
     press = Press()
-    if hold:
-        asyncio.get_running_loop().call_later(audio.duration, press.release)
-    else:
+    if not hold:
         press.release()
-    return await assistant.handle(mic.chunks(), press)
+        return await assistant.handle(mic.chunks(), press)
+    thumb = asyncio.create_task(release_after(mic, press, audio.duration if release_s is None else release_s))
+    try:
+        return await assistant.handle(mic.chunks(), press)
+    finally:
+        thumb.cancel()
 
 
 async def run_demo(

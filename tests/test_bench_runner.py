@@ -55,3 +55,26 @@ def test_cadence_figures_read_the_silence_between_units_off_the_speakers_clock()
     tl.mark("pause", 3.8, unit=2, voice_edges_s=0.2)  # the voice's own quiet at the edges is heard too
     assert cadence_figures(tl) == {"units": 3, "pause_heard_s": 0.3}
     assert cadence_figures(Timeline(origin=0.0)) == {"units": 0, "pause_heard_s": None}
+
+
+def test_text_turns_have_no_button_to_hold(capsys, tiny_suite: Path, tmp_path: Path):
+    assert main(["bench", "--suite", str(tiny_suite), "--out", str(tmp_path / "o"), "--text", "--press", "hold"]) == 2
+    assert "leave out --press" in capsys.readouterr().err
+
+
+def test_each_press_is_an_arm_named_only_when_the_run_has_more_than_the_tap(tmp_path: Path):
+    from bench.loop.runner import BenchSettings, SuiteRun, parse_kitchen
+    from firmware_py.config import parse_config
+
+    def arms(**settings) -> list[tuple[str, str, str | None, str]]:
+        run = SuiteRun(parse_config({}), BenchSettings(suite="tiny", out=tmp_path, progress=False, **settings))
+        return [(a.name, a.features, a.condition.name if a.condition else None, a.press) for a in run.arms]
+
+    assert arms() == [("baseline", "baseline", None, "tap")]
+    assert arms(presses=("hold", "tap")) == [("hold", "baseline", None, "hold"), ("tap", "baseline", None, "tap")]
+    assert arms(presses=("hold",), ablate=("speculative-final",)) == [
+        ("hold", "baseline", None, "hold"), ("no-speculative-final hold", "no-speculative-final", None, "hold")]
+    kitchen = parse_kitchen(["clean", "fan@10"], "kitchen-a")
+    assert [a[0] for a in arms(kitchen=kitchen)] == ["clean", "fan@10"]
+    assert [a[0] for a in arms(kitchen=kitchen, presses=("hold", "tap"))] == [
+        "clean hold", "clean tap", "fan@10 hold", "fan@10 tap"]

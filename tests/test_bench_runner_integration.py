@@ -84,3 +84,20 @@ async def test_a_failing_scenario_is_recorded_and_the_run_goes_on(tmp_path: Path
     assert report["variants"]["baseline"]["failures"] == 1
     assert report["audio"] == "mixed"
     assert "## Failures" in (out / "report.md").read_text()
+
+
+async def test_both_presses_interleaved_the_held_one_timed_from_its_release(tiny_suite: Path, tmp_path: Path):
+    out = tmp_path / "run"
+    settings = BenchSettings(suite=str(tiny_suite), out=out, progress=False, pictures=False, presses=("hold", "tap"))
+    report = await SuiteRun(parse_config({}), settings, build=fake_deps).run()
+    rows = report["scenarios"]
+    assert [(r["scenario"], r["turn"], r["variant"]) for r in rows][:2] == [("timer", 0, "hold"), ("timer", 0, "tap")]
+    held = [r for r in rows if r["variant"] == "hold"]
+    tapped = [r for r in rows if r["variant"] == "tap"]
+    # A held press ends the utterance with the button, and its figures count from the release.
+    assert all(r["ended_by"] == "button" for r in held)
+    assert all(r["release_first_audio_s"] is not None and r["release_first_audio_s"] > 0 for r in held)
+    assert all(r["ended_by"] != "button" and r["release_first_audio_s"] is None for r in tapped)
+    assert report["variants"]["hold"]["release_first_audio_s"]["n"] == 3
+    assert report["variants"]["tap"]["release_first_audio_s"]["n"] == 0
+    assert "held press: release → first audio (s)" in (out / "report.md").read_text()

@@ -6,6 +6,7 @@ import pytest
 
 from agent.timeline import Timeline
 from bench.loop.first_audio_steps import STEPS, first_audio_steps, summarize, table, turn_kind
+from bench.loop.metrics import turn_figures
 
 
 def _timeline(marks: list[tuple[str, float]]) -> Timeline:
@@ -34,6 +35,28 @@ def test_a_decision_taken_from_the_thinker_costs_nothing_after_the_final() -> No
     steps = first_audio_steps(tl)
     assert steps["decision"] == 0.0 and steps["wait and tool"] == pytest.approx(0.05)
     assert sum(steps.values()) == pytest.approx(0.95)
+
+
+def test_a_held_press_is_timed_from_its_release() -> None:
+    # The voice detector put the end of speech before the thumb came up; the user's end is the release.
+    tl = _timeline([
+        ("speech_end", 1.9), ("released", 2.0), ("endpoint", 2.03), ("final_transcript", 2.15),
+        ("heartbeat_decision_reused", 2.15), ("tts_start", 2.2), ("first_audio_out", 2.4),
+    ])
+    steps = first_audio_steps(tl)
+    assert steps == pytest.approx({"listening": 0.03, "final decode": 0.12, "decision": 0.0, "wait and tool": 0.05, "voice": 0.2})
+    figures = turn_figures(tl)
+    assert figures["release_first_audio_s"] == pytest.approx(0.4)
+    assert figures["release_final_transcript_s"] == pytest.approx(0.15)
+    assert figures["first_audio_s"] == pytest.approx(0.5)  # from the detector's end, as for a tap
+
+
+def test_a_tapped_turn_has_no_release_figures() -> None:
+    tl = _timeline([("speech_end", 2.0), ("endpoint", 2.3), ("final_transcript", 2.8), ("tts_start", 3.0),
+                    ("first_audio_out", 3.2)])
+    figures = turn_figures(tl)
+    assert figures["release_first_audio_s"] is None and figures["release_final_transcript_s"] is None
+    assert first_audio_steps(tl)["listening"] == pytest.approx(0.3)
 
 
 def test_a_turn_without_first_audio_has_no_steps() -> None:

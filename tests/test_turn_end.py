@@ -108,6 +108,10 @@ async def test_a_held_button_is_not_second_guessed_by_the_model():
     result, _ = await run_turn(deps_with(model), speech_like(2.5, silence_after_s=0.5), release_after_s=1.5, realtime=True)
     assert result.timeline.first("endpoint").detail["by"] == "button"
     assert model.calls == []
+    # The release is on the timeline where the thumb came up (1.5 s into the audio), before the
+    # listener's end, which waits for the next chunk.
+    released, endpoint = result.timeline.first("released"), result.timeline.first("endpoint")
+    assert released is not None and released.t <= endpoint.t < released.t + 0.1
 
 
 class BrokenTurnModel:

@@ -463,6 +463,7 @@ class UtteranceListener:
         released = self.press.released_at
         if released is not None and released >= self.speech_start_at:
             self.ended_by = "button"
+            self.timeline.mark("released", released)  # the user's own end of speech, to the millisecond
             return True
         if self.speech_end is None or speaking:
             return False

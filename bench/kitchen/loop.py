@@ -10,6 +10,7 @@ noise, and gathers the figures per condition for ``report.md`` and the picture.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import replace
 from pathlib import Path
@@ -24,6 +25,7 @@ from bench.kitchen.mix import Condition, KitchenTake, kitchen_take
 from bench.kitchen.rooms import RoomPreset
 from bench.loop.hearing import HeardReference
 from bench.loop.metrics import delegation_figures, turn_figures
+from firmware_py.demo import release_after
 
 log = logging.getLogger(__name__)
 
@@ -48,13 +50,24 @@ def prepare_takes(
     return takes
 
 
-async def play_take(assistant: Assistant, take: KitchenTake) -> tuple[TurnResult, float | None]:
-    """Play a take into ``assistant`` as a tapped request; the result, and the real end of speech
-    on the turn's timeline (None for noise alone)."""
-    mic = WavFileMicrophone(read_wav(take.path, RATE))  # the take carries its own trailing sound
+async def play_take(assistant: Assistant, take: KitchenTake, hold: bool = False) -> tuple[TurnResult, float | None]:
+    """Play a take into ``assistant``, tapped, or with ``hold`` the button held until its words end
+    (the take's end, for noise alone); the result, and the real end of speech on the turn's
+    timeline (None for noise alone)."""
+    audio = read_wav(take.path, RATE)
+    mic = WavFileMicrophone(audio)  # the take carries its own trailing sound
     press = Press()
-    press.release()
-    result = await assistant.handle(mic.chunks(), press)
+    thumb = None
+    if hold:
+        end = take.speech_end_s if take.speech_end_s is not None else audio.duration
+        thumb = asyncio.create_task(release_after(mic, press, end))
+    else:
+        press.release()
+    try:
+        result = await assistant.handle(mic.chunks(), press)
+    finally:
+        if thumb is not None:
+            thumb.cancel()
     if take.speech_end_s is None or mic.started_at is None:
         return result, None
     return result, mic.started_at + take.speech_end_s - result.timeline.origin

@@ -1,7 +1,8 @@
 """Where the time to first audio goes: each step's share, per turn kind, and a stacked bar of them.
 
-A turn's timeline is cut at five checkpoints after the end of speech, each no earlier than the
-one before, so the steps add up to the first audio:
+A turn's timeline is cut at five checkpoints after the end of speech (after the button's release,
+when a held press ended the utterance), each no earlier than the one before, so the steps add up
+to the first audio:
 
 1. ``listening``: the end of speech until the listener decides the user has finished;
 2. ``final decode``: until the final transcript;
@@ -25,7 +26,8 @@ STEPS = ("listening", "final decode", "decision", "wait and tool", "voice")
 
 def first_audio_steps(tl: Any) -> dict[str, float] | None:
     """The five steps of one turn in seconds, or None when a checkpoint is missing."""
-    end, heard = tl.last("speech_end"), tl.last("first_audio_out")
+    # A held press is timed from its release (the user's own end); a tap from the end of speech.
+    end, heard = tl.last("released") or tl.last("speech_end"), tl.last("first_audio_out")
     if end is None or heard is None:
         return None
     endpoint, final = tl.last("endpoint"), tl.last("final_transcript")

@@ -13,6 +13,8 @@ LATENCY_KEYS = (
     "first_audio_s",
     "first_answer_audio_s",
     "final_transcript_s",
+    "release_first_audio_s",
+    "release_final_transcript_s",
     "first_token_s",
     "pretool_gap_s",
     "last_audio_s",
@@ -131,6 +133,9 @@ def turn_figures(tl: Timeline) -> dict[str, float | str | None]:
         "first_audio_s": tl.between("speech_end", "first_audio_out"),
         "first_answer_audio_s": round(answer - end.t, 4) if answer is not None and end is not None else None,
         "final_transcript_s": tl.between("speech_end", "final_transcript"),
+        # A held press: its release ends the utterance exactly, and the listener counts from there.
+        "release_first_audio_s": tl.between("released", "first_audio_out"),
+        "release_final_transcript_s": tl.between("released", "final_transcript"),
         "first_token_s": tl.between("speech_end", "first_token"),
         "last_audio_s": tl.between("speech_end", "last_audio_out"),
         "tts_rtf": round(statistics.mean(tts), 4) if tts else None,

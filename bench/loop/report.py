@@ -12,6 +12,8 @@ LABELS = {
     "first_audio_s": "end of speech → first audio (s)",
     "first_answer_audio_s": "end of speech → first answer audio (s)",
     "final_transcript_s": "end of speech → final transcript (s)",
+    "release_first_audio_s": "held press: release → first audio (s)",
+    "release_final_transcript_s": "held press: release → final transcript (s)",
     "first_token_s": "end of speech → first LLM token (s)",
     "pretool_gap_s": "tool decision → pre-tool line's first audio (s)",
     "last_audio_s": "end of speech → end of the reply (s)",

@@ -77,6 +77,10 @@ class BenchSettings:
     """The kitchen's room preset (:data:`bench.kitchen.rooms.PRESETS`)."""
     seed: int = 0
     """Seeds the kitchen's sounds."""
+    presses: tuple[str, ...] = ("tap",)
+    """How the button is pressed, an arm each, interleaved: ``tap`` (pressed and let go before the
+    words; the voice detector ends the utterance) or ``hold`` (held through the words and released
+    as they end, where the recording's voice detector ends its last speech)."""
     text: bool = False
     """Give each request as its words (a text turn, as Home Assistant's ``handle`` does) instead of
     playing it: what the decision and the tools make of the words, the ear left out."""
@@ -106,6 +110,8 @@ class Arm:
     """The variant of the features (a key of ``SuiteRun.variants``)."""
     condition: Any = field(default=None)
     """The kitchen condition (:class:`bench.kitchen.mix.Condition`), or None."""
+    press: str = "tap"
+    """``tap`` or ``hold`` (:attr:`BenchSettings.presses`)."""
 
 
 def _transcript_error(language: str, reference: str, hypothesis: str) -> float:
@@ -221,11 +227,22 @@ class SuiteRun:
         self.provenance = written_by(settings.module, settings.arguments)  # the code as the run starts
 
     def _arms(self) -> list[Arm]:
-        """Every variant, under every kitchen condition when there are any."""
+        """Every variant, under every kitchen condition when there are any, with every press; a
+        press is named only when the run has more than the tap."""
         conditions = self.settings.kitchen
-        if not conditions:
-            return [Arm(name, name) for name in self.variants]
-        return [Arm(c.name if name == BASELINE else f"{c.name} {name}", name, c) for c in conditions for name in self.variants]
+        presses = self.settings.presses
+        named = presses != ("tap",)
+        arms: list[Arm] = []
+        for condition in conditions or (None,):
+            for name in self.variants:
+                for press in presses:
+                    words = [condition.name] if condition is not None else []
+                    if name != BASELINE or not words and not named:
+                        words.append(name)
+                    if named:
+                        words.append(press)
+                    arms.append(Arm(" ".join(words), name, condition, press))
+        return arms
 
     async def run(self) -> dict[str, Any]:
         from bench.suites.scenarios import load_suite
@@ -375,7 +392,9 @@ class SuiteRun:
                 if self.settings.text:
                     result = await _text_request(assistant, text)
                 elif arm.condition is None:
-                    result = await play_request(assistant, read_wav(path, 16000))
+                    reference = self.references.get(key)
+                    release_s = reference.speech_end_s if reference is not None else None
+                    result = await play_request(assistant, read_wav(path, 16000), hold=arm.press == "hold", release_s=release_s)
                 else:
                     result = await self._play_kitchen(assistant, key, arm, row, list(expected), text, language)
                 row["cpu_s"] = round(time.process_time() - cpu_before, 3)
@@ -406,7 +425,7 @@ class SuiteRun:
         take = self.takes[key, arm.condition.name]
         if isinstance(take, Exception):
             raise take
-        result, true_end = await play_take(assistant, take)
+        result, true_end = await play_take(assistant, take, hold=arm.press == "hold")
         decode_s = getattr(assistant.deps.recognizer, "last_decode_s", None)
         speech = arm.condition.speech
         # Noise alone asks for nothing: any tool is wrong, and there are no words to get wrong.
