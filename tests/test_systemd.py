@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -106,8 +107,21 @@ def test_install_without_root_and_without_destdir_refuses_in_one_line():
     setpriv = shutil.which("setpriv")
     if setpriv is None:
         pytest.fail("setpriv (util-linux) not found: needed to run the installer as an ordinary user", pytrace=False)
-    done = install(None, user=(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"))
-    assert done.returncode == 2
+    # Run from a copy an ordinary user can read: the checkout may sit in a folder only its owner can.
+    readable = Path(tempfile.mkdtemp(prefix="hearth-install-"))
+    try:
+        copy = readable / "systemd" / "install.sh"
+        copy.parent.mkdir()
+        shutil.copy2(INSTALL, copy)
+        for folder in (readable, copy.parent):
+            folder.chmod(0o755)
+        copy.chmod(0o755)
+        done = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", str(copy)],
+                              capture_output=True, text=True, timeout=120,
+                              env={k: v for k, v in os.environ.items() if k != "DESTDIR"})
+    finally:
+        shutil.rmtree(readable, ignore_errors=True)
+    assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
         "install.sh: run as root (sudo ./systemd/install.sh), or set DESTDIR to lay the files out elsewhere"
     ]
