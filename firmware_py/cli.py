@@ -283,12 +283,15 @@ async def _run_bench(config, args: argparse.Namespace, argv: list[str]) -> int:
                 print(f"{name}: {figures['turns']} presses, {figures['turns_started']} heard speech, {figures['acts']} acted")
         print(f"{report['suite']} in {report['kitchen']['room']}: written to {args.out}")
         return 0
-    base = report["variants"]["baseline"]
-    print(f"{report['suite']}: {base['turns']} turns ({report['audio']}); "
-          f"end of listening median {base['endpoint_s']['median']} s; first audio median {base['first_audio_s']['median']} s; "
-          f"cut off {base['cut_off_turns']}, lost an ending {base['dropped_tail_turns']}; "
-          f"right tool {base['tool_accuracy']['share']}, with arguments {base['tool_args_accuracy']['share']}; "
-          f"pre-tool line in time {base['pretool_coverage']['share']}; written to {args.out}")
+    for name, base in report["variants"].items():
+        released = base["release_first_audio_s"]["median"]
+        since = f"; release → first audio median {released} s" if released is not None else ""
+        print(f"{report['suite']} [{name}]: {base['turns']} turns ({report['audio']}); "
+              f"end of listening median {base['endpoint_s']['median']} s; first audio median {base['first_audio_s']['median']} s{since}; "
+              f"cut off {base['cut_off_turns']}, lost an ending {base['dropped_tail_turns']}; "
+              f"right tool {base['tool_accuracy']['share']}, with arguments {base['tool_args_accuracy']['share']}; "
+              f"pre-tool line in time {base['pretool_coverage']['share']}")
+    print(f"written to {args.out}")
     return 0
 
 

@@ -78,3 +78,22 @@ def test_each_press_is_an_arm_named_only_when_the_run_has_more_than_the_tap(tmp_
     assert [a[0] for a in arms(kitchen=kitchen)] == ["clean", "fan@10"]
     assert [a[0] for a in arms(kitchen=kitchen, presses=("hold", "tap"))] == [
         "clean hold", "clean tap", "fan@10 hold", "fan@10 tap"]
+
+
+def test_the_summary_names_each_press_and_times_the_held_one_from_its_release(monkeypatch, capsys, tiny_suite: Path, tmp_path: Path):
+    from bench.loop.runner import SuiteRun
+
+    def figures(first_audio: float, released: float | None) -> dict:
+        median = lambda value: {"median": value}  # noqa: E731
+        return {"turns": 3, "endpoint_s": median(0.03), "first_audio_s": median(first_audio),
+                "release_first_audio_s": median(released), "cut_off_turns": 0, "dropped_tail_turns": 0,
+                "tool_accuracy": {"share": 1.0}, "tool_args_accuracy": {"share": 1.0}, "pretool_coverage": {"share": None}}
+
+    async def run(self) -> dict:
+        return {"suite": "tiny", "audio": "synthetic speech", "variants": {"hold": figures(0.9, 0.8), "tap": figures(1.2, None)}}
+
+    monkeypatch.setattr(SuiteRun, "run", run)
+    assert main(["bench", "--suite", str(tiny_suite), "--out", str(tmp_path / "o"), "--press", "hold", "tap"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("tiny [hold]:") and "release → first audio median 0.8 s" in line for line in lines)
+    assert any(line.startswith("tiny [tap]:") and "release" not in line for line in lines)
