@@ -16,6 +16,7 @@ asked back instead of made.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import unicodedata
@@ -50,11 +51,19 @@ READ_ONLY = {"timer_status", "time_now", "date_today", "shopping_list", "convert
              "recipe_read", "recipe_step"}
 """Tools that only look things up; everything else is checked by :func:`grounded`."""
 
-_PRONOUNS = {"it", "them", "that", "this", "those", "these", "one", "some", "something", "stuff", "things",
-             "그거", "이거", "저거", "그것", "이것", "저것", "그걸", "이걸", "거"}
-"""Words that point at something instead of naming it: not an item anyone can buy."""
 
-_LIST_WORDS = {"on", "to", "onto", "the", "my", "our", "list", "shopping", "too", "as", "well", "please", "목록", "목록에", "장보기", "리스트", "리스트에"}
+@functools.cache
+def _pronouns() -> frozenset[str]:
+    """Words that point at something instead of naming it, in either language: not an item anyone can buy."""
+    return frozenset(lexicon("en").phrases("names_nothing")) | frozenset(lexicon("ko").phrases("names_nothing"))
+
+
+@functools.cache
+def _list_words() -> frozenset[str]:
+    """Words that name the shopping list itself or put a thing on it, in either language."""
+    return frozenset(lexicon("en").phrases("list_itself")) | frozenset(lexicon("ko").phrases("list_itself"))
+
+
 _CHANGES_A_TIMER = {"timer_cancel", "timer_pause", "timer_resume", "timer_adjust"}
 _TIMER_REFERENCE = re.compile(r"\btimers?\b|타이머|\b(?:it|that|them|this one|that one|all|every)\b|그거|다\s")
 
@@ -72,7 +81,7 @@ _STARTS_TIMER = re.compile(
 def _names_nothing(item: str) -> bool:
     """An item that only points ("it", "that one", "그거") or is the list itself ("it on the list")."""
     words = _words(item)
-    return bool(words) and words[0] in _PRONOUNS and set(words[1:]) <= _LIST_WORDS
+    return bool(words) and words[0] in _pronouns() and set(words[1:]) <= _list_words()
 
 
 def _begins_with_a_lost_count(item: str) -> bool:
@@ -91,8 +100,14 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[\w']+", text)
 
 
+@functools.cache
+def _plural_endings() -> tuple[str, ...]:
+    """The endings :func:`_stem` takes off, longest first (the class ``plural_ending``)."""
+    return lexicon("en").phrases("plural_ending")
+
+
 def _stem(word: str) -> str:
-    for suffix in ("ies", "es", "s"):
+    for suffix in _plural_endings():
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
     return word
@@ -123,7 +138,7 @@ def said_part(value: str, user_text: str) -> str | None:
         said = {_stem(w) for w in _words(user_text)}
         kept = [w for w in _ARTICLES.sub("", value.strip()).split() if _words(w) and all(_stem(x) in said for x in _words(w))]
     part = " ".join(kept).strip(" ,.!?")
-    return part if part and not _names_nothing(part) and not set(_words(part)) <= _LIST_WORDS else None
+    return part if part and not _names_nothing(part) and not set(_words(part)) <= _list_words() else None
 
 
 def asked_back(tool: str, args: dict[str, Any], user_text: str, earlier: str = "") -> dict[str, Any]:
@@ -150,13 +165,16 @@ def _korean_supported(value: str, user_text: str) -> bool:
         return False
     for start in range(len(said) - len(wanted) + 1):
         window = said[start : start + len(wanted)]
-        if all(s == w or strip_korean_particle(s) == w or (s.startswith(w) and s[len(w):] in _KO_TAILS)
+        if all(s == w or strip_korean_particle(s) == w or (s.startswith(w) and s[len(w):] in _ko_tails())
                for s, w in zip(window, wanted)):
             return True
     return False
 
 
-_KO_TAILS = {"이", "가", "을", "를", "은", "는", "도", "의", "에", "에서", "랑", "이랑", "하고", "로", "으로", "만", "요", "이요"}
+@functools.cache
+def _ko_tails() -> frozenset[str]:
+    """What may follow a Korean word the user said (the class ``word_ending``)."""
+    return frozenset(lexicon("ko").phrases("word_ending"))
 
 
 def _set_or_drop(args: dict[str, Any], key: str, found: Any, user_text: str, keep_unsupported: bool = False) -> None:

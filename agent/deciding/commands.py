@@ -86,7 +86,6 @@ _MOVE_CLASSES: tuple[tuple[str, str, str | None], ...] = (
     ("next", "move_next", "move_next_reading"),
 )
 MAX_MOVE_WORDS = 8
-_KO_ENDINGS = ("으로", "로", "가", "이", "는", "은", "를", "을", "도", "요")
 
 
 def _runs(forms: list[list[str]], phrase: str, korean: bool) -> list[range]:
@@ -102,7 +101,8 @@ def _runs(forms: list[list[str]], phrase: str, korean: bool) -> list[range]:
 
 
 def _korean_forms(token: str) -> list[str]:
-    return [token, *(token[: -len(e)] for e in _KO_ENDINGS if token.endswith(e) and len(token) > len(e))]
+    """The token, and the token without each ending it may carry (the class ``move_ending``)."""
+    return [token, *(token[: -len(e)] for e in lexicon("ko").phrases("move_ending") if token.endswith(e) and len(token) > len(e))]
 
 
 def volume_command(text: str, language: str) -> dict[str, Any] | None:

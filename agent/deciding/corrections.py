@@ -10,17 +10,27 @@ took back is never acted on.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
 from agent.deciding.extract import HANGUL
+from agent.deciding.lexicon import lexicon
 from agent.deciding.spoken_numbers import durations, prepare
 
-_EN_MARKERS = (
-    r"no,? wait", r"wait,? no", r"no,? sorry", r"sorry,? i mean", r"i mean", r"i meant", r"make (?:it|that)",
-    r"no,? no", r"no", r"actually", r"or rather", r"rather",
-)
-_EN = re.compile(r"(?:^|[,.;!?…]|\s)\s*(?:(?:" + "|".join(_EN_MARKERS) + r")\b\s*[,.;:!…]*\s*)+(?=\S)", re.IGNORECASE)
+
+@functools.cache
+def _en() -> re.Pattern[str]:
+    """The English corrections: a run of markers (the classes ``correction_pause``, where a comma may
+    follow the first word, then ``correction_marker``), each a whole word, after a pause or a space."""
+    lex = lexicon("en")
+    paused = [re.escape(first) + ",?" + "".join(" " + re.escape(w) for w in rest)
+              for first, *rest in (p.split() for p in lex.phrases("correction_pause"))]
+    plain = [" ".join(re.escape(w) for w in p.split()) for p in lex.phrases("correction_marker")]
+    markers = "|".join([*paused, *plain])
+    return re.compile(r"(?:^|[,.;!?…]|\s)\s*(?:(?:" + markers + r")\b\s*[,.;:!…]*\s*)+(?=\S)", re.IGNORECASE)
+
+
 _KO = re.compile(r"(?:^|[,.;!?…]|\s)\s*(?:(?:아니(?:다|요|야)?|아 ?참|그게 아니라|정정할게)\s*[,.;:!…]*\s*)+(?=\S)")
 _NUMBER = re.compile(
     r"^(\d|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|"
@@ -36,7 +46,7 @@ def corrected(text: str) -> str:
     is not one.
     """
     korean = HANGUL.search(text) is not None
-    pattern = _KO if korean else _EN
+    pattern = _KO if korean else _en()
     last = None
     for match in pattern.finditer(text):
         if match.start() > 0 and re.search(r"\w", text[: match.start()]) and re.search(r"\w", text[match.end() :]):

@@ -8,20 +8,21 @@ their trailing particle (우유를 → 우유) only when the word stays at least
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import unicodedata
 
 from agent.deciding.lexicon import lexicon
 from agent.deciding.spoken_numbers import (
-    EN_DURATION_UNITS,
     EN_FRACTIONS,
     EN_ONES,
     EN_TENS,
-    KO_COUNTERS,
     KO_NUMBER,
     durations,
+    en_duration_units,
     english_tokens,
+    ko_counters,
     korean_durations,
     korean_number,
     prepare,
@@ -32,26 +33,17 @@ log = logging.getLogger(__name__)
 
 HANGUL = re.compile(r"[가-힣]")
 
-_EN_NOT_LABELS = {
-    "the", "a", "an", "my", "your", "our", "this", "that", "these", "those", "all", "every", "each", "any", "other",
-    "another", "one", "ones", "kitchen", "new", "current", "running", "main", "first", "last", "next", "same", "timer",
-    "timers", "it", "them", "me", "you", "us", "please", "now", "up", "off", "on", "out", "in", "for", "to", "of", "and",
-    "so", "just", "only", "more", "minute", "hour", "second", "paused", "active", "old", "is", "are", "left", "how",
-    "what", "much", "long", "time", "a", "with", "by", "from", "status", "named", "called",
-    # verbs that come right before "timer" ("decrease timer for pizza")
-    "set", "start", "stop", "cancel", "pause", "resume", "continue", "unpause", "restart", "increase", "decrease",
-    "reduce", "extend", "shorten", "remove", "take", "add", "check", "kill", "reset", "delete", "clear", "end", "create",
-    "make", "give", "put", "knock", "freeze", "hold", "run", "running", "finish", "turn", "get", "do",
-    # what is asked of a named timer ("has the lamb got left", "is the rice doing")
-    "got", "has", "have", "had", "been", "doing", "going", "gone", "done", "ready", "still", "nearly", "almost",
-    "yet", "about", "finished",
-    *EN_ONES, *EN_TENS, *EN_DURATION_UNITS, *EN_FRACTIONS, "hundred",
-}
-_KO_NOT_LABELS = {
-    "이", "그", "저", "모든", "전부", "다", "내", "우리", "부엌", "주방", "새", "이번", "지금", "방금", "아까", "멈춘", "남은", "켜진",
-    "맞춘", "설정한", "돌아가는", "진행중인", "진행", "중인", "그거", "저거", "이거", "타이머", "좀", "거", "것", "다시",
-}
-_KO_PARTICLES = ("에서", "에게", "한테", "이랑", "으로", "을", "를", "은", "는", "도", "의", "랑", "로", "에")
+
+@functools.cache
+def _en_not_labels() -> frozenset[str]:
+    """English words that cannot name a timer: the class ``timer_not_label``, number words and units of time."""
+    return frozenset(lexicon("en").phrases("timer_not_label")) | {*EN_ONES, *EN_TENS, *en_duration_units(), *EN_FRACTIONS}
+
+
+@functools.cache
+def _ko_not_labels() -> frozenset[str]:
+    """Korean words that cannot name a timer (the class ``timer_not_label``)."""
+    return frozenset(lexicon("ko").phrases("timer_not_label"))
 
 
 def original(text: str, prepared: str, start: int, end: int) -> str:
@@ -62,7 +54,9 @@ def original(text: str, prepared: str, start: int, end: int) -> str:
 
 
 def strip_korean_particle(word: str) -> str:
-    for particle in _KO_PARTICLES:
+    """``word`` without the particle it ends in (the class ``noun_particle``, longest first), when at
+    least two syllables stay."""
+    for particle in lexicon("ko").phrases("noun_particle"):
         if word.endswith(particle) and len(word) - len(particle) >= 2:
             return word[: -len(particle)]
     return word
@@ -71,7 +65,7 @@ def strip_korean_particle(word: str) -> str:
 def _words_until_stop(words: list[str], limit: int = 3) -> list[str]:
     out: list[str] = []
     for word in words:
-        if word in _EN_NOT_LABELS or not re.fullmatch(r"[a-z][a-z']*", word) or len(out) == limit:
+        if word in _en_not_labels() or not re.fullmatch(r"[a-z][a-z']*", word) or len(out) == limit:
             break
         out.append(word)
     return out
@@ -89,12 +83,24 @@ def could_be_label(value: str) -> bool:
     if _EN_ORDINAL.search(f"{prepare(value)} one") or _KO_ORDINAL.fullmatch(prepare(value).replace(" ", "")):
         return True
     if HANGUL.search(value):
-        return not any(w in _KO_NOT_LABELS or re.search(r"(?:분|초|시간)$", w) or korean_number(w) is not None for w in words)
-    return not all(w in _EN_NOT_LABELS or re.fullmatch(r"[\d.,]+", w) for w in words)
+        return not any(w in _ko_not_labels() or re.search(r"(?:분|초|시간)$", w) or korean_number(w) is not None for w in words)
+    return not all(w in _en_not_labels() or re.fullmatch(r"[\d.,]+", w) for w in words)
 
 
 _EN_ORDINAL = re.compile(r"\b(?:the\s+)?(first|second|third|fourth|fifth|last|latest|newest)\s+(?:one|timer)\b")
 _KO_ORDINAL = re.compile(r"(첫|두|세|네|다섯)\s*번째|마지막")
+
+
+_EN_LABEL_BEFORE = (
+    re.compile(r"\btimers?\s+for\s+(?:the\s+|my\s+)?"), re.compile(r"\b(?:another one|one)\s+for\s+(?:the\s+|my\s+)?"),
+    re.compile(r"\bfor\s+(?:the|my|our)\s+"), re.compile(r"\btime\s+(?:the|my|our)\s+"),
+    re.compile(r"\bremind\s+(?:me|us)\s+(?:in\s+(?:\S+\s+){1,3}?)?(?:to\s+(?:\w+\s+)?(?:on\s+|in\s+|out\s+)?|about\s+)(?:the\s+|my\s+|our\s+)?"),
+    re.compile(r"\b(?:minutes?|seconds?|hours?)\s+(?:to|from|off|on)\s+(?:the|my|our)\s+"),
+    # "how long has the lamb got left", "is the rice done"
+    re.compile(r"\b(?:has|have|does|do|is|are)\s+(?:the|my|our)\s+"),
+)
+"""What a timer's name is said right after, in the order tried: "timer for pizza", "for the bread",
+"time the eggs", "remind me to flip the pancakes", "five more minutes to the garlic bread"."""
 
 
 def timer_label(text: str) -> str | None:
@@ -114,20 +120,15 @@ def timer_label(text: str) -> str | None:
             return " ".join(found).strip("'")
     # "the chicken timer", "my pizza timers"
     for i, word in enumerate(words):
-        if word in ("timer", "timers") and i > 0 and words[i - 1] not in _EN_NOT_LABELS and re.fullmatch(r"[a-z]+", words[i - 1]):
+        if word in ("timer", "timers") and i > 0 and words[i - 1] not in _en_not_labels() and re.fullmatch(r"[a-z]+", words[i - 1]):
             before = words[max(0, i - 2) : i]
-            if len(before) == 2 and before[0] not in _EN_NOT_LABELS and re.fullmatch(r"[a-z]+", before[0]):
+            if len(before) == 2 and before[0] not in _en_not_labels() and re.fullmatch(r"[a-z]+", before[0]):
                 return " ".join(before)  # "banana bread timer"
             return words[i - 1]
     # "timer for pizza", "for the bread", "time the eggs for"; "remind me to flip the pancakes";
     # "add five more minutes to the garlic bread", "take two minutes off the rice"
-    for pattern in (r"\btimers?\s+for\s+(?:the\s+|my\s+)?", r"\b(?:another one|one)\s+for\s+(?:the\s+|my\s+)?",
-                    r"\bfor\s+(?:the|my|our)\s+", r"\btime\s+(?:the|my|our)\s+",
-                    r"\bremind\s+(?:me|us)\s+(?:in\s+(?:\S+\s+){1,3}?)?(?:to\s+(?:\w+\s+)?(?:on\s+|in\s+|out\s+)?|about\s+)(?:the\s+|my\s+|our\s+)?",
-                    r"\b(?:minutes?|seconds?|hours?)\s+(?:to|from|off|on)\s+(?:the|my|our)\s+",
-                    # "how long has the lamb got left", "is the rice done"
-                    r"\b(?:has|have|does|do|is|are)\s+(?:the|my|our)\s+"):
-        for match in re.finditer(pattern, prepared):
+    for pattern in _EN_LABEL_BEFORE:
+        for match in pattern.finditer(prepared):
             found = _words_until_stop(re.findall(r"[a-z']+|\S", prepared[match.end():]), limit=2)
             if found:
                 return " ".join(found)
@@ -159,23 +160,29 @@ def _label_beside_length(prepared: str) -> str | None:
 
 _KO_LABEL_PATTERNS = (
     # "라면 타이머", "찜닭에서 오 분 빼 줘", "두 시간 타이머 맞춰 줘, 갈비찜.", "…, 계란 삶는 거요."
-    r"([가-힣A-Za-z]+)\s*타이머", r"([가-힣]+)(?:\s+거)?에서\s+\S+\s*(?:분|초|시간)", r",\s*([가-힣]+)(?:\s+\S+\s+거요?)?\s*[.!?]*$",
+    re.compile(r"([가-힣A-Za-z]+)\s*타이머"), re.compile(r"([가-힣]+)(?:\s+거)?에서\s+\S+\s*(?:분|초|시간)"),
+    re.compile(r",\s*([가-힣]+)(?:\s+\S+\s+거요?)?\s*[.!?]*$"),
     # "미역국 다시 돌려": a timer started again, named first ("에어컨 꺼 줘" names no timer).
-    r"^([가-힣]+)\s+다시\s+(?:돌려|시작|켜|재개)",
+    re.compile(r"^([가-힣]+)\s+다시\s+(?:돌려|시작|켜|재개)"),
     # "라면 얼마 남았어?", "육수는 몇 분 남았지?": how long the named one has
-    r"^([가-힣]+)\s+(?:얼마|몇\s*분|언제)",
+    re.compile(r"^([가-힣]+)\s+(?:얼마|몇\s*분|언제)"),
     # "감자 거 꺼 줘", "된장국 거": the one of that name
-    r"(?:^|\s)([가-힣]*[^는은던\s])\s+거(?:는|를|도)?(?:\s|$)",
+    re.compile(r"(?:^|\s)([가-힣]*[^는은던\s])\s+거(?:는|를|도)?(?:\s|$)"),
     # "십오 분 뒤에 닭 뒤집으라고 알려 줘": what to be reminded of, by its first word
-    r"(?:뒤에|후에|있다가|이따가)\s+([가-힣]+)\s+[^,.!?]*?(?:라고|하라고)\s*(?:알려|말해)",
+    re.compile(r"(?:뒤에|후에|있다가|이따가)\s+([가-힣]+)\s+[^,.!?]*?(?:라고|하라고)\s*(?:알려|말해)"),
 )
-_KO_LABEL_LEAD = ("음", "아", "어", "저기", "그", "그리고", "자", "그럼", "좀", "이제")
+
+
+@functools.cache
+def _ko_label_lead() -> frozenset[str]:
+    """Fillers said before a timer's name that name nothing (the class ``timer_label_lead``)."""
+    return frozenset(lexicon("ko").phrases("timer_label_lead"))
 
 
 def _korean_label(text: str) -> str | None:
     prepared = prepare(text)
     for pattern in _KO_LABEL_PATTERNS:
-        for match in re.finditer(pattern, prepared):
+        for match in pattern.finditer(prepared):
             if (word := _korean_name(match.group(1))) is not None:
                 return word
     return _korean_name_before_length(prepared)
@@ -183,7 +190,7 @@ def _korean_label(text: str) -> str | None:
 
 def _korean_name(word: str) -> str | None:
     word = strip_korean_particle(word)
-    if word in _KO_NOT_LABELS or word in _KO_LABEL_LEAD or re.search(r"(?:분|초|시간)$", word) or korean_number(word) is not None:
+    if word in _ko_not_labels() or word in _ko_label_lead() or re.search(r"(?:분|초|시간)$", word) or korean_number(word) is not None:
         return None
     return word
 
@@ -194,7 +201,7 @@ def _korean_name_before_length(prepared: str) -> str | None:
     lengths = korean_durations(prepared)
     if not lengths:
         return None
-    words = [w for w in prepared[: lengths[0].start].replace(",", " ").split() if w not in _KO_LABEL_LEAD]
+    words = [w for w in prepared[: lengths[0].start].replace(",", " ").split() if w not in _ko_label_lead()]
     if len(words) == 1 or (len(words) in (2, 3) and words[-1] == "거"):
         return _korean_name(words[0])
     return None
@@ -300,24 +307,34 @@ _KO_COMPLETE = (
     r"^(?P<x>[^,.!?]+?)\s+(?:샀어|샀다|샀음|샀으니)",
     r"^(?P<x>[^,.!?]+?)\s+(?:체크|지워|빼)",
 )
-# Counters only things bought take (두부 두 모, 양파 한 망); not among the numbers' counters, where
-# "모" would read "둘 모두" as a count.
-_KO_SHOPPING_COUNTERS = ("모", "망", "상자", "박스", "덩이", "꾸러미", "줌", "포대")
-_KO_FILLERS = ("좀", "한번", "그", "있잖아", "음", "아", "어", "저기", "그리고", "혹시")
+# Counters only things bought take (두부 두 모, 양파 한 망: the class ``shopping_counter``) are not
+# among the numbers' counters, where "모" would read "둘 모두" as a count.
 _KO_COUNT_ALONE = "하나|둘|셋|넷|다섯|여섯|일곱|여덟|아홉|열"
 # "um, the eggs": a pause's filler goes as an article does
 _EN_ITEM_LEAD = re.compile(r"^(?:the|a|an|some|my|our|more|some more|any|um|uh|er|erm)\s*,?\s+")
 _EN_ITEM_LEAD_KEEPING_A = re.compile(r"^(?:the|some|my|our|more|some more|any|um|uh|er|erm)\s*,?\s+")
-_SHOPPING_UNITS = {
-    **dict.fromkeys(("l", "liter", "liters", "litre", "litres"), "l"),
-    **dict.fromkeys(("ml", "milliliter", "milliliters", "millilitre", "millilitres"), "ml"),
-    **dict.fromkeys(("kg", "kilo", "kilos", "kilogram", "kilograms"), "kg"),
-    **dict.fromkeys(("g", "gram", "grams"), "g"),
-    **dict.fromkeys(("lb", "lbs", "pound", "pounds"), "lb"),
-    **dict.fromkeys(("oz", "ounce", "ounces"), "oz"),
-}
-_CONTAINERS = ("bottle", "carton", "can", "pack", "packet", "bag", "box", "bunch", "loaf", "loaves", "jar", "tin", "tub",
-               "dozen", "head", "heads", "cup", "cups")
+_SHOPPING_UNITS = {"shopping_unit_l": "l", "shopping_unit_ml": "ml", "shopping_unit_kg": "kg", "shopping_unit_g": "g",
+                   "shopping_unit_lb": "lb", "shopping_unit_oz": "oz"}
+"""Each lexicon class of units said in an amount to buy, and the unit written in the quantity."""
+
+
+@functools.cache
+def _shopping_units() -> dict[str, str]:
+    """Each name of a unit said in an amount to buy, and the unit it names."""
+    lex = lexicon("en")
+    return {phrase: unit for name, unit in _SHOPPING_UNITS.items() for phrase in lex.phrases(name)}
+
+
+@functools.cache
+def _containers() -> frozenset[str]:
+    """What things to buy come in (the class ``shopping_container``)."""
+    return frozenset(lexicon("en").phrases("shopping_container"))
+
+
+@functools.cache
+def _item_pointers() -> frozenset[str]:
+    """Words that stand for a thing without naming it, in either language (the class ``item_pointer``)."""
+    return frozenset(lexicon("en").phrases("item_pointer")) | frozenset(lexicon("ko").phrases("item_pointer"))
 
 
 def _number_text(value: float) -> str:
@@ -335,9 +352,9 @@ def _split_english_quantity(phrase: str) -> tuple[str, str | None]:
     unit = ""
     if j < len(words):
         word = words[j]
-        if word in _SHOPPING_UNITS:
-            unit, j = _SHOPPING_UNITS[word], j + 1
-        elif word.rstrip("s").rstrip("e") in _CONTAINERS or word in _CONTAINERS:
+        if word in _shopping_units():
+            unit, j = _shopping_units()[word], j + 1
+        elif word.rstrip("s").rstrip("e") in _containers() or word in _containers():
             unit, j = word, j + 1
     if article_only and not unit:
         return " ".join(words[1:]) or phrase, None
@@ -390,7 +407,7 @@ def read_item(phrase: str, korean: bool, complete: bool = False) -> tuple[str, s
     """(item, quantity or None) of the words naming one thing; None when they name nothing."""
     if korean:
         item, quantity = _split_korean_quantity(phrase)
-        item = " ".join(strip_korean_particle(w) for w in item.split() if w not in _KO_FILLERS)
+        item = " ".join(strip_korean_particle(w) for w in item.split() if w not in lexicon("ko").phrases("item_filler"))
         if len(item) == 2 and item[1] in "은는을를이가":
             item = item[0]  # "쌀은 체크해 줘": a thing of one syllable keeps no particle either
         if item in lexicon("ko").phrases("not_an_item"):
@@ -399,8 +416,7 @@ def read_item(phrase: str, korean: bool, complete: bool = False) -> tuple[str, s
         item, quantity = _split_english_quantity(_clean_item(phrase.lower(), keep_a=True))
         item = _restore_case(item, phrase)
         item = _clean_item(item)
-    if not item or item.lower() in ("it", "them", "that", "this", "those", "these", "everything", "something",
-                                    "그거", "이거", "저거", "그것", "이것", "저것"):
+    if not item or item.lower() in _item_pointers():
         return None
     if not korean and item.lower().split()[0] in lexicon("en").phrases("not_an_item_start"):
         return None  # "what I have to pick up at the store": a place, not a thing
@@ -419,7 +435,7 @@ def _restore_case(lowered: str, phrase: str) -> str:
 
 
 def _split_korean_quantity(phrase: str) -> tuple[str, str | None]:
-    counters = "|".join(sorted((*KO_COUNTERS, *_KO_SHOPPING_COUNTERS), key=len, reverse=True))
+    counters = "|".join(sorted((*ko_counters(), *lexicon("ko").phrases("shopping_counter")), key=len, reverse=True))
     match = re.match(rf"^(?P<item>.+?)\s*(?P<num>{KO_NUMBER})\s*(?P<counter>{counters})$", phrase.strip())
     if match is None:
         # "배 하나": a count said on its own, without a counter word.
@@ -436,15 +452,15 @@ def _split_korean_quantity(phrase: str) -> tuple[str, str | None]:
 # -- notes -----------------------------------------------------------------------------------------
 
 _EN_NOTE = (
-    r"\b(?:make|take|add|leave|write|jot|put)(?:\s+down)?\s+(?:a\s+)?note\s*(?:that|saying|to say|:|,|-)?\s*(?P<x>.+)$",
-    r"^(?:please\s+|hey\s+)?note\s*(?:that|:|,|-|down)\s*(?P<x>.+)$",
-    r"\b(?:remember|write down|jot down)\s*(?:that|:|,)?\s*(?P<x>.+)$",
+    re.compile(r"\b(?:make|take|add|leave|write|jot|put)(?:\s+down)?\s+(?:a\s+)?note\s*(?:that|saying|to say|:|,|-)?\s*(?P<x>.+)$"),
+    re.compile(r"^(?:please\s+|hey\s+)?note\s*(?:that|:|,|-|down)\s*(?P<x>.+)$"),
+    re.compile(r"\b(?:remember|write down|jot down)\s*(?:that|:|,)?\s*(?P<x>.+)$"),
 )
 _KO_NOTE = (
-    r"메모\s*(?:좀\s*)?(?:해|남겨|적어)[^.,!?:]*[.,!?:]\s*(?P<x>.+)$",
-    r"메모\s*[:：]\s*(?P<x>.+)$",
-    r"^(?P<x>.+?)(?:이?라고|고)\s*(?:메모|적어)",
-    r"^(?P<x>.+?)\s*(?:적어|메모해)\s*(?:둬|줘|놔|두|주)",
+    re.compile(r"메모\s*(?:좀\s*)?(?:해|남겨|적어)[^.,!?:]*[.,!?:]\s*(?P<x>.+)$"),
+    re.compile(r"메모\s*[:：]\s*(?P<x>.+)$"),
+    re.compile(r"^(?P<x>.+?)(?:이?라고|고)\s*(?:메모|적어)"),
+    re.compile(r"^(?P<x>.+?)\s*(?:적어|메모해)\s*(?:둬|줘|놔|두|주)"),
 )
 
 
@@ -455,7 +471,7 @@ def note_text(text: str) -> str | None:
     if HANGUL.search(text) and re.match(_KO_COUNTED_WRITTEN, prepared):
         return None
     for pattern in _KO_NOTE if HANGUL.search(text) else _EN_NOTE:
-        match = re.search(pattern, prepared)
+        match = pattern.search(prepared)
         if match:
             note = original(text, prepared, match.start("x"), match.end("x"))
             if HANGUL.search(note):

@@ -127,6 +127,12 @@ def could_be_place(value: str) -> bool:
     return word not in lexicon("en").phrases("lookup_weather_word") and word not in _en_not_place()
 
 
+@functools.cache
+def _place_articles() -> tuple[str, ...]:
+    """The articles after which words name no place unless a known place begins so, each with its space."""
+    return tuple(f"{article} " for article in lexicon("en").phrases("place_article"))
+
+
 def place(text: str, known: Iterable[str] = ()) -> str | None:
     """A place named for the weather or air: "in Los Angeles" → "Los Angeles", "서울에 비 와" → "서울".
 
@@ -141,7 +147,7 @@ def place(text: str, known: Iterable[str] = ()) -> str | None:
         candidate = match["x"].strip()
         if candidate in _en_not_place() or len(candidate.split()) > 3:
             continue
-        if candidate.startswith(("the ", "a ", "an ")) and place_key(candidate) not in keys:
+        if candidate.startswith(_place_articles()) and place_key(candidate) not in keys:
             continue
         return original(text, prepared, match.start("x"), match.end("x"))
     return None
@@ -175,13 +181,19 @@ def _korean_place(prepared: str) -> str | None:
     return None
 
 
+_KO_WHEN = (
+    re.compile(r"(?:오늘|내일)\s*(?:밤|저녁|아침|오전|오후)"), re.compile(r"내일\s*모레|내일모레|모레|글피"),
+    re.compile(r"(?:이번\s*주?|다음\s*주?)?\s*[월화수목금토일]요일"), re.compile(r"(?:이번|다음)\s*주말|주말"), re.compile(r"오늘|내일|낼"),
+)
+"""The days and parts of a day said in Korean, in the order tried (오늘 밤 before 오늘)."""
+
+
 def when(text: str) -> str | None:
     """The day or part of day asked about, as said: "tomorrow", "Friday", "오늘 밤", "내일"."""
     prepared = prepare(text)
     if HANGUL.search(text):
-        for pattern in (r"(?:오늘|내일)\s*(?:밤|저녁|아침|오전|오후)", r"내일\s*모레|내일모레|모레|글피",
-                        r"(?:이번\s*주?|다음\s*주?)?\s*[월화수목금토일]요일", r"(?:이번|다음)\s*주말|주말", r"오늘|내일|낼"):
-            match = re.search(pattern, prepared)
+        for pattern in _KO_WHEN:
+            match = pattern.search(prepared)
             if match:
                 return match.group().strip()
         return None

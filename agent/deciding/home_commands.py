@@ -113,7 +113,7 @@ def _a_thing(target: str, lex: Lexicon, korean: bool) -> bool:
 def _cannot_control(target: str, korean: bool) -> str:
     if korean:
         return f"{topic(target)} 제가 켜고 끌 수 있는 기기가 아니에요."
-    thing = target if target.startswith(("the ", "my ", "our ")) else f"the {target}"
+    thing = target if target.startswith(tuple(f"{word} " for word in lexicon("en").phrases("thing_determiner"))) else f"the {target}"
     return f"I can't control {thing}."
 
 

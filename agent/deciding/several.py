@@ -148,7 +148,8 @@ def _unit_of(length: str, korean: bool) -> float | None:
 def _counts(words: str) -> list[Found]:
     """The numbers said, but "one" ("another one for the carrots") and "a": they name no length."""
     prepared = prepare(words)
-    return [n for n in numbers(words) if prepared[n.start:n.end].strip() not in ("one", "a", "an", "하나", "한")]
+    counts = {*lexicon("en").phrases("no_length_count"), *lexicon("ko").phrases("no_length_count")}
+    return [n for n in numbers(words) if prepared[n.start:n.end].strip() not in counts]
 
 
 def _timer_name(words: str, korean: bool) -> str | None:
@@ -169,7 +170,7 @@ def _english_word_before(words: str, at: int | None) -> str | None:
     before = re.findall(r"[a-z']+", prepare(words)[:at])
     named: list[str] = []
     for word in reversed(before[-2:]):
-        if not could_be_label(word) or word in ("please", "and", "then", "plus", "timers", "timer"):
+        if not could_be_label(word) or lexicon("en").has("timer_list_joiner", word):
             break
         named.insert(0, word)
     return " ".join(named) or None

@@ -27,11 +27,17 @@ EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "
 EN_FRACTIONS = {"half": 0.5, "halves": 0.5, "quarter": 0.25, "quarters": 0.25, "third": 1 / 3, "thirds": 1 / 3}
 _EN_PARTS = {word: part for word, part in EN_FRACTIONS.items() if word.endswith("s")}
 """The fractions a number before them multiplies ("three quarters")."""
-EN_DURATION_UNITS = {
-    **dict.fromkeys(("hour", "hours", "hr", "hrs"), 3600),
-    **dict.fromkeys(("minute", "minutes", "min", "mins"), 60),
-    **dict.fromkeys(("second", "seconds", "sec", "secs"), 1),
-}
+_EN_DURATION_CLASSES = {"duration_hour": 3600, "duration_minute": 60, "duration_second": 1}
+"""Each lexicon class of names of a unit of time, and the seconds in the unit."""
+
+
+@functools.cache
+def en_duration_units() -> dict[str, int]:
+    """Each English name of a unit of time ("hours", "min", "secs"), and the seconds in it."""
+    lex = lexicon("en")
+    return {phrase: seconds for name, seconds in _EN_DURATION_CLASSES.items() for phrase in lex.phrases(name)}
+
+
 # Letters that are units only when glued to digits ("90s", "1h30m").
 EN_DURATION_LETTERS = {"h": 3600, "m": 60, "s": 1}
 
@@ -177,7 +183,7 @@ def _english_duration_part(words: list[str], i: int) -> tuple[float, int, int] |
         j += 1
     if j >= len(words):
         return None
-    unit = EN_DURATION_UNITS.get(words[j])
+    unit = en_duration_units().get(words[j])
     if unit is None and _digits(words[j - 1]) is not None:
         unit = EN_DURATION_LETTERS.get(words[j])
     if unit is None:
@@ -199,7 +205,8 @@ def english_durations(text: str) -> list[Found]:
         part = _english_duration_part(words, i)
         if part is None and (i == 0 or read_amount(words, i - 1) is None) and words[i] in ("hour", "minute") \
                 and " ".join(words[i + 1 : i + 4]) in lexicon("en").phrases("number_and_a_half"):
-            part = ((1 + EN_FRACTIONS["half"]) * EN_DURATION_UNITS[words[i]], i + 4, EN_DURATION_UNITS[words[i]])  # "Hour and a half timer."
+            size = en_duration_units()[words[i]]
+            part = ((1 + EN_FRACTIONS["half"]) * size, i + 4, size)  # "Hour and a half timer."
         if part is None:
             i += 1
             continue
@@ -305,13 +312,14 @@ def korean_numbers(text: str) -> list[Found]:
     return found
 
 
-KO_COUNTERS = ("개", "판", "병", "봉지", "봉", "팩", "통", "캔", "묶음", "단", "줄", "근", "마리", "송이", "알", "장", "포기", "대",
-               "시간", "분", "초", "컵", "큰술", "작은술", "그램", "킬로", "리터", "밀리", "온스", "파운드", "도", "인분", "스푼")
+def ko_counters() -> tuple[str, ...]:
+    """The Korean counters said after a number (the class ``counter``): 두 개, 세 병, 이 인분."""
+    return lexicon("ko").phrases("counter")
 
 
 def _counter_follows(text: str, at: int) -> bool:
     rest = text[at:].lstrip()
-    return rest.startswith(KO_COUNTERS)
+    return rest.startswith(ko_counters())
 
 
 def numbers(text: str) -> list[Found]:

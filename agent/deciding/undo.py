@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.deciding.intents import speaks_korean, utterance_words
+from agent.deciding.lexicon import lexicon
 from agent.deciding.spoken_numbers import durations
 from agent.deciding.utterance import found_once
 
@@ -161,5 +162,5 @@ def amended(act: Act | None, text: str, language: str) -> tuple[str, dict[str, A
 def _other_words(said: str, start: int, end: int, korean: bool) -> bool:
     """Whether ``said`` holds words besides the length at ``start:end`` (filler aside)."""
     rest = (said[:start] + " " + said[end:]).split()
-    filler = {"으로", "로", "정도", "만", "쯤", "딱"} if korean else {"for", "a", "an", "of", "just", "only", "exactly", "about"}
+    filler = lexicon("ko" if korean else "en").phrases("amend_filler")
     return any(word not in filler for word in rest)
