@@ -227,6 +227,18 @@ def load_whisper(model_dir: Path, compute_type: str, cpu_threads: int, language:
     return model
 
 
+def encode_window(model: Any, audio: np.ndarray, window_s: float) -> tuple[Any, int]:
+    """``audio`` (16 kHz) in a window of ``window_s``, through faster-whisper's model's feature
+    extractor and encoder; the encoder's output and the window's frames."""
+    import ctranslate2
+
+    frames = int(round(window_s * 100))  # the feature extractor's hop is 10 ms
+    padded = np.zeros(frames * 160, dtype=np.float32)
+    padded[: len(audio)] = audio[: len(padded)]
+    features = model.feature_extractor(padded)[:, :frames]
+    return model.model.encode(ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None])), to_cpu=False), frames
+
+
 class CTranslate2Decoder:
     """Greedy (or beam) decoding of one window with faster-whisper's model, without its segment loop.
 
@@ -259,14 +271,8 @@ class CTranslate2Decoder:
         return tokens
 
     def __call__(self, audio: np.ndarray, window_s: float, prompt: str, hypotheses: int = 1) -> Decode:
-        import ctranslate2
-
         started = time.perf_counter()
-        frames = int(round(window_s * 100))  # the feature extractor's hop is 10 ms
-        padded = np.zeros(frames * 160, dtype=np.float32)
-        padded[: len(audio)] = audio[: len(padded)]
-        features = self.model.feature_extractor(padded)[:, :frames]
-        encoded = self.model.model.encode(ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None])), to_cpu=False)
+        encoded, frames = encode_window(self.model, audio, window_s)
         # faster-whisper rejects prompt + new tokens beyond 448.
         cap = min(int(16 + self.max_tokens_per_s * min(len(audio) / SAMPLE_RATE, FULL_WINDOW_S)), 440)
         decode = self._generate(encoded, prompt, cap, window_s, hypotheses)

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from audio.wav import read_wav
-from audio.whisper_decode import FULL_WINDOW_S, load_whisper
+from audio.whisper_decode import FULL_WINDOW_S, encode_window, load_whisper
 from bench.provenance import written_by
 
 RATE = 16000
@@ -51,14 +51,8 @@ class PrefixFinal:
         self.start = model.get_prompt(self.tokenizer, [], without_timestamps=True)
 
     def _encode(self, samples: np.ndarray) -> tuple[Any, int]:
-        import ctranslate2
-
         audio = np.concatenate([np.zeros(int(LEAD_S * RATE), np.float32), samples])
-        frames = int(FULL_WINDOW_S * 100)
-        padded = np.zeros(frames * 160, np.float32)
-        padded[: len(audio)] = audio[: len(padded)]
-        features = self.model.feature_extractor(padded)[:, :frames]
-        encoded = self.model.model.encode(ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None])), to_cpu=False)
+        encoded, frames = encode_window(self.model, audio, FULL_WINDOW_S)
         return encoded, min(frames, len(audio) // 160 + 1)
 
     def _generate(self, encoded: Any, prefix: list[int], cap: int) -> list[int]:

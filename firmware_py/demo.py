@@ -52,6 +52,21 @@ async def release_after(mic: WavFileMicrophone, press: Press, seconds: float) ->
     press.release()
 
 
+async def press_and_play(assistant: Assistant, mic: WavFileMicrophone, release_s: float | None) -> TurnResult:
+    """One turn of ``mic``'s recording: with ``release_s`` None the button is tapped at the start
+    (the voice detector ends the utterance); else it is held and released ``release_s`` into the
+    recording."""
+    press = Press()
+    if release_s is None:
+        press.release()
+        return await assistant.handle(mic.chunks(), press)
+    thumb = asyncio.create_task(release_after(mic, press, release_s))
+    try:
+        return await assistant.handle(mic.chunks(), press)
+    finally:
+        thumb.cancel()
+
+
 async def play_request(
     assistant: Assistant,
     audio: AudioChunk,
@@ -66,15 +81,8 @@ async def play_request(
     end by default); otherwise it is tapped at the start and the voice detector ends the utterance.
     """
     mic = WavFileMicrophone(audio, trailing_silence_s=trailing_silence_s)
-    press = Press()
-    if not hold:
-        press.release()
-        return await assistant.handle(mic.chunks(), press)
-    thumb = asyncio.create_task(release_after(mic, press, audio.duration if release_s is None else release_s))
-    try:
-        return await assistant.handle(mic.chunks(), press)
-    finally:
-        thumb.cancel()
+    held = (audio.duration if release_s is None else release_s) if hold else None
+    return await press_and_play(assistant, mic, held)
 
 
 async def run_demo(

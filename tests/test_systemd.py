@@ -34,11 +34,11 @@ def analyze(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([_systemd_analyze(), *args], capture_output=True, text=True, timeout=120)
 
 
-def install(destdir: Path | None, *, user: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+def install(destdir: Path | None, *, user: tuple[str, ...] = (), script: Path = INSTALL) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "DESTDIR"}
     if destdir is not None:
         env["DESTDIR"] = str(destdir)
-    return subprocess.run([*user, str(INSTALL)], capture_output=True, text=True, timeout=120, env=env)
+    return subprocess.run([*user, str(script)], capture_output=True, text=True, timeout=120, env=env)
 
 
 def exec_paths(unit: Path) -> list[str]:
@@ -116,9 +116,7 @@ def test_install_without_root_and_without_destdir_refuses_in_one_line():
         for folder in (readable, copy.parent):
             folder.chmod(0o755)
         copy.chmod(0o755)
-        done = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", str(copy)],
-                              capture_output=True, text=True, timeout=120,
-                              env={k: v for k, v in os.environ.items() if k != "DESTDIR"})
+        done = install(None, user=(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"), script=copy)
     finally:
         shutil.rmtree(readable, ignore_errors=True)
     assert done.returncode == 2, done.stderr

@@ -10,14 +10,12 @@ noise, and gathers the figures per condition for ``report.md`` and the picture.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from agent.assistant import Assistant
-from agent.listening.listen import Press
 from agent.results import TurnResult
 from agent.timeline import Mark, Timeline
 from audio.wav import WavFileMicrophone, read_wav
@@ -25,7 +23,7 @@ from bench.kitchen.mix import Condition, KitchenTake, kitchen_take
 from bench.kitchen.rooms import RoomPreset
 from bench.loop.hearing import HeardReference
 from bench.loop.metrics import delegation_figures, turn_figures
-from firmware_py.demo import release_after
+from firmware_py.demo import press_and_play
 
 log = logging.getLogger(__name__)
 
@@ -56,18 +54,10 @@ async def play_take(assistant: Assistant, take: KitchenTake, hold: bool = False)
     timeline (None for noise alone)."""
     audio = read_wav(take.path, RATE)
     mic = WavFileMicrophone(audio)  # the take carries its own trailing sound
-    press = Press()
-    thumb = None
+    released = None
     if hold:
-        end = take.speech_end_s if take.speech_end_s is not None else audio.duration
-        thumb = asyncio.create_task(release_after(mic, press, end))
-    else:
-        press.release()
-    try:
-        result = await assistant.handle(mic.chunks(), press)
-    finally:
-        if thumb is not None:
-            thumb.cancel()
+        released = take.speech_end_s if take.speech_end_s is not None else audio.duration
+    result = await press_and_play(assistant, mic, released)
     if take.speech_end_s is None or mic.started_at is None:
         return result, None
     return result, mic.started_at + take.speech_end_s - result.timeline.origin
