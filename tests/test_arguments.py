@@ -48,6 +48,9 @@ def test_durations_said_in_either_language(text: str, seconds: list[int]) -> Non
         ("four hundred twenty five degrees", [425]),
         ("a dozen rolls and two bagels", [12, 2]),
         ("three quarters of a cup", [0.75]),
+        # a fraction said in the singular after its count, as a hyphenated measure is
+        ("a three-quarter cup measure", [0.75]), ("two-third cup of milk", [2 / 3]), ("one quarter teaspoon", [0.25]),
+        ("two quarter pounders", [2, 0.25]),
         ("a cup of rice", []),  # an article is not a number on its own
         ("버터 두 덩이랑 우유 1리터", [2, 1]),
         ("세제 사야 돼", []),  # 세 inside a word is not three
@@ -143,6 +146,9 @@ def test_shopping_items(text: str, complete: bool, expected: tuple[str, str | No
         # the quoting ending after the note is not written down
         ("메모해 줘, 오븐이 좀 세게 나온다고.", "오븐이 좀 세게 나온다"), ("메모 좀 해 줘, 택배는 금요일이라고", "택배는 금요일"),
         ("메모해, 보일러 점검 다음 주라고", "보일러 점검 다음 주"),
+        # the note after a bare "메모" and a comma
+        ("메모 좀, 내일 아침에 가스 검침 와.", "내일 아침에 가스 검침 와"), ("이거 메모 좀, 가스 검침 금요일.", "가스 검침 금요일"),
+        ("메모, 오븐 온도 10도 낮게.", "오븐 온도 10도 낮게"),
         ("what's the weather", None),
     ],
 )
@@ -181,6 +187,8 @@ def test_conversions(text: str, expected: Conversion) -> None:
         ("비빔밥 레시피 찾아 줘", "비빔밥"),
         ("갈비탕 어떻게 끓여?", "갈비탕"),
         ("떡국 만드는 법 알려 줘", "떡국"),
+        # how a dish is done, by the verb said of it
+        ("감자조림 하는 법 좀 찾아 줄래?", "감자조림"), ("김치전 부치는 법 찾아 줘", "김치전"), ("된장찌개 끓이는 방법 알려 줘", "된장찌개"),
         ("what time is it", None),
     ],
 )

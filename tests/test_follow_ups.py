@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent.deciding.arguments import grounded, repair_arguments
-from agent.deciding.intents import asks_time_left
+from agent.deciding.intents import asks_time_left, asks_which_timers
 from agent.deciding.reasoner import Reasoner
 from agent.deciding.undo import Act, amended
 from tests.test_reasoner import ReasonerChat, run_text
@@ -176,6 +176,36 @@ async def test_with_no_timer_running_the_question_goes_where_it_went(timers) -> 
     deps, executor = timer_deps(Decisions(), store, "en", reasoner)
     (asked,), _ = await run_text(deps, executor, "How long until it's done?")
     assert asked.route == "knowledge" and asked.reply.endswith("Rice takes about 18 minutes.")
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("Which timers have I got going right now?", "en"), ("Are any timers still running?", "en"), ("Is there a countdown on?", "en"),
+    ("Any timers left?", "en"), ("지금 타이머 뭐 뭐 돌아가고 있어?", "ko"), ("타이머 몇 개 켜져 있어?", "ko"),
+    ("혹시 타이머 걸려 있나?", "ko"),
+])
+def test_a_question_of_which_timers_run(text: str, language: str) -> None:
+    assert asks_which_timers(text, language)
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("Can you set a timer for ten minutes?", "en"), ("Can you turn the timers off?", "en"), ("What time is it?", "en"),
+    ("Did you pause the timer?", "en"), ("Could you start a timer going?", "en"), ("타이머 꺼 줄래?", "ko"),
+    ("타이머 오 분 맞춰 줄래?", "ko"), ("I've got a timer going.", "en"),
+])
+def test_an_act_on_timers_or_the_clock_is_no_question_of_which_timers_run(text: str, language: str) -> None:
+    assert not asks_which_timers(text, language)
+
+
+@pytest.mark.parametrize(("text", "language", "said"), [
+    ("Which timers have I got going right now?", "en", "No timers"), ("지금 타이머 뭐 돌아가고 있어?", "ko", "타이머"),
+])
+async def test_which_timers_run_is_the_timers_status_with_none_running(text: str, language: str, said: str, timers) -> None:
+    store, _ = timers
+    talker = Decisions({"say": "", "tool": "time_now", "args": {}})
+    deps, executor = timer_deps(talker, store, language, ReasonerChat([]))
+    (asked,), _ = await run_text(deps, executor, text)
+    assert [c.name for c in asked.tool_calls] == ["timer_status"] and talker.calls == 0
+    assert said in asked.reply
 
 
 # ---- a list item asked back is one the user said ------------------------------------------------------

@@ -15,6 +15,8 @@ from test_several_things import kitchen_picker
 @pytest.mark.parametrize(("text", "language"), [
     ("Kids, dinner's in ten minutes!", "en"), ("Honey, can you add the salt to the pot?", "en"),
     ("Guys, set the table please.", "en"), ("얘들아, 밥 오 분 뒤에 먹자", "ko"), ("여보, 타이머 좀 봐 줘", "ko"),
+    # someone called by name, with the calling ending
+    ("민준아, 숟가락 좀 가져와.", "ko"), ("서연아, 오 분 있다가 불 꺼.", "ko"), ("하은아, 장보기 목록 봤어?", "ko"),
 ])
 def test_words_said_to_someone_else_ask_hearth_nothing(text: str, language: str, tmp_path: Path) -> None:
     assert spoken_to_another(text, language)
@@ -23,7 +25,8 @@ def test_words_said_to_someone_else_ask_hearth_nothing(text: str, language: str,
 
 
 @pytest.mark.parametrize("text", ["Set a timer for the kids' pasta, ten minutes.", "Love this song, turn it up.",
-                                  "Mum's coming at six, add wine to the list.", "엄마가 오신대, 타이머 십 분"])
+                                  "Mum's coming at six, add wine to the list.", "엄마가 오신대, 타이머 십 분",
+                                  "괜찮아, 타이머 맞춰 줘.", "뭐야, 타이머 왜 울려?", "이거야, 이거 타이머에 넣어 줘."])
 def test_a_name_that_is_no_call_to_someone_leaves_the_request(text: str) -> None:
     assert not spoken_to_another(text, "ko" if "타이머" in text else "en")
 

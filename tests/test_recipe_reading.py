@@ -74,9 +74,36 @@ def test_words_beside_a_move_make_it_something_else(text: str) -> None:
     assert recipe_move(text, "en", reading=True) is None
 
 
+@pytest.mark.parametrize(("text", "move"), [
+    # a move as one clause among remarks that ask for nothing else
+    ("Hang on, the kettle was loud, read that again.", "repeat"), ("물이 끓어서 못 들었어, 다시 읽어 줘.", "repeat"),
+    ("Sorry, my phone rang, say it one more time.", "repeat"),
+    ("Flour's in, keep going.", "next"), ("The onions are chopped, what's after this?", "next"),
+    ("양파 다 썰었어, 다음 뭐야?", "next"), ("Alright, what happens after that?", "next"),
+    ("Hmm, I think I skipped something, back one step.", "back"), ("잠깐, 아까 그 전 단계 뭐였지?", "back"),
+    ("Hmm, that's odd, what was the previous one?", "back"),
+    # the ingredients, however they are asked for
+    ("Are eggs one of the ingredients?", "ingredients"), ("재료에 설탕 들어가?", "ingredients"),
+    ("Hmm, what ingredients does the sauce use?", "ingredients"),
+])
+def test_while_reading_a_move_is_heard_among_remarks(text: str, move: str) -> None:
+    language = "ko" if any("가" <= ch <= "힣" for ch in text) else "en"
+    assert recipe_move(text, language, reading=True) == move
+
+
+@pytest.mark.parametrize("text", [
+    "Hold on, set a timer for the next step.", "Add the ingredients to my shopping list.", "잠깐, 타이머 멈춰 줘.",
+    "What's the weather tomorrow again?", "Is it ready yet?", "다음 주에 장 보러 가자.",
+])
+def test_while_reading_words_for_another_tool_are_no_move(text: str) -> None:
+    language = "ko" if any("가" <= ch <= "힣" for ch in text) else "en"
+    assert recipe_move(text, language, reading=True) is None
+
+
 @pytest.mark.parametrize(("text", "dish"), [
     ("Walk me through the risotto.", "risotto"), ("Could you talk me through shakshuka?", "shakshuka"),
-    ("잡채 만드는 법 하나씩 읽어 줄래?", "잡채"),
+    ("잡채 만드는 법 하나씩 읽어 줄래?", "잡채"), ("잡채 하는 거 하나씩 읽어 줘.", "잡채"),
+    ("두부조림 만드는 거 처음부터 읽어 줘.", "두부조림"), ("미역국 끓이는 법 차근차근 읽어 줄래?", "미역국"),
 ])
 def test_walking_through_a_dish_is_reading_its_recipe(text: str, dish: str) -> None:
     assert recipe_to_read(text, "en") == dish

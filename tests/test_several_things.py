@@ -225,6 +225,22 @@ def test_more_ways_of_putting_a_thing_on_the_list_or_off_it(text: str, complete:
     assert shopping_item(text, complete=complete) == thing
 
 
+@pytest.mark.parametrize(("text", "things"), [
+    # a hesitation among the things is no thing
+    ("Put milk, uh, bread and eggs on the list.", [("milk", None), ("bread", None), ("eggs", None)]),
+    ("Add flour and, um, sugar to the list.", [("flour", None), ("sugar", None)]),
+    ("Add rice, erm, noodles, and, uh, soy sauce to the shopping list.", [("rice", None), ("noodles", None), ("soy sauce", None)]),
+    # where it goes, said after the verb as an afterthought
+    ("두부 두 모랑 콩나물 좀 적어 줘, 장보기 목록에.", [("두부", "2모"), ("콩나물", None)]),
+    ("계란 한 판 올려 놔, 목록에.", [("계란", "1판")]), ("식빵 넣어 줘, 장보기 리스트에다가.", [("식빵", None)]),
+    # a word said before the thing that is no part of it
+    ("우리 참기름 장보기에 넣어 줘.", [("참기름", None)]), ("일단 우유 두 개 장보기에 넣어 줘.", [("우유", "2개")]),
+    ("그럼 대파 목록에 추가해.", [("대파", None)]),
+])
+def test_hesitations_afterthoughts_and_lead_words_are_no_thing(text: str, things: list) -> None:
+    assert things_in(text, "shopping_add") == things
+
+
 @pytest.mark.parametrize("text", ["Put down a note that the oven is broken.", "Oh, scratch that.", "I made it from scratch.",
                                   "Get the kids from school.", "Put down the knife.", "Put down your phone and eat."])
 def test_words_that_put_nothing_on_the_list(text: str) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agent.deciding.intents import speaks_korean, utterance_words
+from agent.deciding.intents import asks_time_left, cued_tools, speaks_korean, utterance_words
 from agent.deciding.lexicon import lexicon
 from agent.deciding.spoken_numbers import EN_ONES, KO_NATIVE_ONES, korean_number
 from agent.deciding.tool_calls import ToolPlan
@@ -71,8 +71,8 @@ _EN_READ_WORDS = re.compile(
     r"\b(?:can you|could you|would you|please|read|me|walk|take|talk|go|through|the|recipe|recipes|for|step by step|"
     r"one step at a time|tell|how|to|make|do i|i|out|loud|aloud|instructions|method|steps|of|a|an|let's|lets|cook)\b"
 )
-_KO_READ = re.compile(r"(?:레시피|만드는 ?법|만드는 ?방법|요리법|조리법).*(?:읽어|단계별|차근차근|하나씩)|(?:단계별로|차근차근|하나씩).*(?:알려|읽어|말해)")
-_KO_READ_WORDS = re.compile(r"레시피|만드는 ?법|만드는 ?방법|요리법|조리법|읽어 ?줘|읽어 ?주세요|읽어 ?줄래요?|읽어|단계별로|차근차근|하나씩|알려 ?줘|알려 ?줄래요?|말해 ?줘|좀|줄래요?")
+_KO_READ = re.compile(r"(?:레시피|(?:만드|끓이|하)는 ?(?:법|방법|거)|요리법|조리법).*(?:읽어|단계별|차근차근|하나씩)|(?:단계별로|차근차근|하나씩).*(?:알려|읽어|말해)")
+_KO_READ_WORDS = re.compile(r"레시피|(?:만드|끓이|하)는 ?(?:법|방법|거)|요리법|조리법|처음부터|읽어 ?줘|읽어 ?주세요|읽어 ?줄래요?|읽어|단계별로|차근차근|하나씩|알려 ?줘|알려 ?줄래요?|말해 ?줘|좀|줄래요?")
 
 
 # The moves through a recipe, in the order one wins over another when words hold two ("go back
@@ -144,28 +144,75 @@ def recipe_move(text: str, language: str, reading: bool) -> str | None:
 
     The words must be a move and nothing else: a move's words, and words any move may hold
     ("wait, what was the step before?", "방금 거 다시 말해 줘"); one other word ("next week is my
-    birthday", "cancel the next timer") makes them something else."""
+    birthday", "cancel the next timer") makes them something else.  While a recipe is being read,
+    the move may also be one clause among remarks that ask for nothing else ("sorry, the mixer was
+    on, say that again"), and a word for the ingredients asks for them however it is put ("which
+    ingredients does it call for?"), when the words ask for no other tool."""
     words = utterance_words(text)
-    if not words or len(words.split()) > MAX_MOVE_WORDS:
+    if not words:
         return None
     korean = speaks_korean(words, language)
+    if len(words.split()) <= MAX_MOVE_WORDS and (move := _move_alone(words, korean, reading)) is not None:
+        return move
+    if not reading or len(words.split()) > MAX_READING_MOVE_WORDS:
+        return None
+    found, covered = _moves_in(words, korean, reading)
+    # The other words are read for another tool, but not the words any move may hold: "wait" and
+    # "잠깐" also pause a timer, and said before a move they do not.
+    fillers = _move_fillers(korean)
+    rest = " ".join(w for i, w in enumerate(words.split())
+                    if i not in covered and not any(f in fillers for f in (_korean_forms(w) if korean else [w])))
+    if not found or _asks_another_tool(rest, language):
+        return None
+    if "ingredients" in found:
+        return "ingredients"
+    clauses = [utterance_words(c) for c in re.split(r"[,.;!?]+", text)]
+    moves = [m for c in clauses if c and (m := _move_alone(c, korean, reading)) is not None]
+    return next((move for move, *_ in _MOVE_CLASSES if move in moves), None)
+
+
+MAX_READING_MOVE_WORDS = 14
+"""The most words a move among remarks may come in, while a recipe is being read."""
+
+
+def _asks_another_tool(text: str, language: str) -> bool:
+    """Whether the words ask for a tool besides moving through a recipe ("set a timer for the next
+    step"), or how long a timer has left ("is it ready yet?")."""
+    return bool(cued_tools(text, language) - {"recipe_step", "recipe_read", "recipe_search"}) or asks_time_left(text, language)
+
+
+def _moves_in(words: str, korean: bool, reading: bool) -> tuple[list[str], set[int]]:
+    """The moves whose words ``words`` (normalized) hold, and where those words stand."""
     words_of = lexicon("ko" if korean else "en")
-    tokens = words.split()
-    forms = [_korean_forms(t) if korean else [t] for t in tokens]
+    forms = [_korean_forms(t) if korean else [t] for t in words.split()]
     covered: set[int] = set()
     found: list[str] = []
     for move, always, while_reading in _MOVE_CLASSES:
-        classes = [c for c in (always, while_reading if reading else None) if c]
-        for name in classes:
+        for name in (c for c in (always, while_reading if reading else None) if c):
             for phrase in words_of.phrases(name):
                 for run in _runs(forms, phrase, korean):
                     covered.update(run)
                     if move not in found:
                         found.append(move)
+    return found, covered
+
+
+def _move_fillers(korean: bool) -> set[str]:
+    """Words any move may hold besides its own: the class ``move_filler``, and in English the words
+    said before and after a request (the classes ``lead`` and ``tail``)."""
+    words_of = lexicon("ko" if korean else "en")
+    return set(words_of.phrases("move_filler")) | (set() if korean else set(words_of.phrases("lead")) | set(words_of.phrases("tail")))
+
+
+def _move_alone(words: str, korean: bool, reading: bool) -> str | None:
+    """The move ``words`` (normalized) are, when they are a move's words and words any move may hold
+    and nothing else."""
+    found, covered = _moves_in(words, korean, reading)
     if not found:
         return None
-    others = set(words_of.phrases("move_filler")) | (set() if korean else set(words_of.phrases("lead")) | set(words_of.phrases("tail")))
-    if any(i not in covered and not any(f in others for f in forms[i]) for i in range(len(tokens))):
+    others = _move_fillers(korean)
+    tokens = words.split()
+    if any(i not in covered and not any(f in others for f in (_korean_forms(t) if korean else [t])) for i, t in enumerate(tokens)):
         return None
     return next(move for move, *_ in _MOVE_CLASSES if move in found)
 

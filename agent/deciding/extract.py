@@ -113,9 +113,9 @@ def timer_label(text: str) -> str | None:
         return _korean_label(text)
     prepared = prepare(text)
     words = [t.text for t in english_tokens(text)]
-    # "named pizza", "called the stew"
-    for match in re.finditer(r"\b(?:named|called|labell?ed)\s+(?:the\s+)?", prepared):
-        found = _words_until_stop(prepared[match.end():].split())
+    # "named pizza", "called the stew", "call it eggs", "name this one bread"
+    for match in _EN_NAMING.finditer(prepared):
+        found = _words_until_stop(re.findall(r"[a-z']+|\S", prepared[match.end():]))
         if found:
             return " ".join(found).strip("'")
     # "the chicken timer", "my pizza timers"
@@ -137,7 +137,31 @@ def timer_label(text: str) -> str | None:
         named = match.group(1).split()
         if named and _words_until_stop(named) == named:
             return " ".join(named)
-    return _label_beside_length(prepared)
+    return _label_of_what_cooks(prepared) or _label_beside_length(prepared)
+
+
+_EN_NAMING = re.compile(
+    r"\b(?:named|called|labell?ed|(?:call|name|label)\s+(?:it|this|that)(?:\s+(?:one|timer))?)\s+(?:the\s+)?")
+_EN_WHAT_COOKS = re.compile(
+    r"(?P<x>[a-z']+(?:\s+(?!just\b|has\b|have\b|now\b)[a-z]+)?)"
+    r"(?:(?:\s+(?:just|has|have|now)){0,2}(?:\s+(?:went|gone|goes|go|is|are)|'s|'re)\s+(?:in|on)\b"
+    r"|\s+(?:needs|need|takes|take|gets|get|wants)\s+(?=\S))")
+"""What cooks, said before where it went or how long it takes: "the lasagna just went in", "the
+potatoes are on", "rice needs eighteen minutes", "pasta gets twelve"."""
+
+
+def _label_of_what_cooks(prepared: str) -> str | None:
+    """The timer's name as the thing that cooks, when the same clause gives the length: "Lasagna
+    just went in, give it twenty-five minutes." names the timer lasagna."""
+    if not durations(prepared):
+        return None
+    for match in _EN_WHAT_COOKS.finditer(prepared):
+        words = match["x"].split()
+        if len(words) == 2 and not _words_until_stop(words[:1]):
+            words = words[1:]  # "the eggs", "so rice"
+        if words and _words_until_stop(words) == words and not any(lexicon("en").has("not_what_cooks", w) for w in words):
+            return " ".join(words)
+    return None
 
 
 def _label_beside_length(prepared: str) -> str | None:
@@ -159,6 +183,10 @@ def _label_beside_length(prepared: str) -> str | None:
 
 
 _KO_LABEL_PATTERNS = (
+    # "이름은 밥으로 해 줘", "국이라고 이름 붙여 줘": the name given in so many words
+    re.compile(r"이름(?:은|을|이)?\s*([가-힣A-Za-z]+?)(?:으로|로|이라고|라고)"), re.compile(r"([가-힣A-Za-z]+?)(?:이라고|라고)\s*이름"),
+    # "국 끓이는 타이머", "감자 삶는 거": what cooks, before the verb said of it
+    re.compile(r"([가-힣A-Za-z]+)\s+[가-힣]+(?:는|던)\s+(?:타이머|거)"),
     # "라면 타이머", "찜닭에서 오 분 빼 줘", "두 시간 타이머 맞춰 줘, 갈비찜.", "…, 계란 삶는 거요."
     re.compile(r"([가-힣A-Za-z]+)\s*타이머"), re.compile(r"([가-힣]+)(?:\s+거)?에서\s+\S+\s*(?:분|초|시간)"),
     re.compile(r",\s*([가-힣]+)(?:\s+\S+\s+거요?)?\s*[.!?]*$"),
@@ -219,7 +247,16 @@ _EN_MORE = r"\b(?:add|increase|more|extend|another|plus|longer|lengthen|give)\b"
 
 
 def adjustment_sign(text: str) -> int | None:
-    """-1 when the words take time away, +1 when they add it, None when they say neither."""
+    """-1 when the words take time away, +1 when they add it, None when they say neither; read
+    first in the clause that says the length ("2분만 더 줘, 아직 덜 익었어" adds: the 덜 is of
+    the dumplings, not of the time)."""
+    for clause in re.split(r"[,.!?;]+", text):
+        if durations(clause) and (sign := _sign_of(clause)) is not None:
+            return sign
+    return _sign_of(text)
+
+
+def _sign_of(text: str) -> int | None:
     prepared = prepare(text)
     if re.search(_EN_LESS, prepared) or re.search(r"줄여|줄이|빼|감소|덜|단축", prepared):
         return -1
@@ -294,6 +331,8 @@ _KO_ADD = (
     r"^(?P<x>[^,.!?]+?)\s+거의\s+(?:없네|없어|다\s*썼)",
     # "두유 장보기 목록에 넣어 줘": the item before the list, the most usual order.
     rf"^(?P<x>[^,.!?]+?)\s+{_KO_LIST}(?:에다가|에다|에)\s*(?:추가|넣어|넣|담아|담|적어|올려)",
+    # "두부 좀 적어 줘, 장보기 목록에.": where it goes said after, as an afterthought
+    rf"^(?P<x>[^,.!?]+?)\s+(?:좀\s+)?(?:적어|올려|넣어|추가해|담아)[^,.!?]*,\s*{_KO_LIST}(?:에다가|에다|에)?\s*[.!?]*$",
     r"^(?P<x>[^,.!?]+?)\s*(?:추가|넣어|담아)",
     r"^(?P<x>[^,.!?]+?)\s+(?:좀\s+)?사(?:야\s*(?:돼|해|함|겠|할)|\s*와|\s*오)",
     # "계란 다 떨어졌어", "고춧가루 거의 다 썼어": what ran out is what to buy.
@@ -458,7 +497,7 @@ _EN_NOTE = (
 )
 _KO_NOTE = (
     re.compile(r"메모\s*(?:좀\s*)?(?:해|남겨|적어)[^.,!?:]*[.,!?:]\s*(?P<x>.+)$"),
-    re.compile(r"메모\s*[:：]\s*(?P<x>.+)$"),
+    re.compile(r"메모\s*(?:좀\s*)?[:：,]\s*(?P<x>.+)$"),
     re.compile(r"^(?P<x>.+?)(?:이?라고|고)\s*(?:메모|적어)"),
     re.compile(r"^(?P<x>.+?)\s*(?:적어|메모해)\s*(?:둬|줘|놔|두|주)"),
 )

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping
 from agent.deciding.extract import HANGUL
 from agent.deciding.lexicon import lexicon
 from agent.deciding.utterance import found_once, read
-from agent.deciding.spoken_numbers import numbers
+from agent.deciding.spoken_numbers import durations, numbers
 
 
 @functools.cache
@@ -222,6 +222,23 @@ def asks_time_left(text: str, language: str) -> bool:
 
 
 @found_once
+def asks_which_timers(text: str, language: str) -> bool:
+    """Whether the words ask which timers are running ("Which timers have I got going?", "Are any
+    timers still on?", "타이머 뭐 돌아가고 있어?"): a question that names timers and what they are
+    doing, says no length and asks no act on them, so the timers' status answers, not the clock."""
+    words = utterance_words(text)
+    if not words or not is_question(text, language):
+        return False
+    korean = speaks_korean(words, language)
+    lex = lexicon("ko" if korean else "en")
+    if not any(says(w, words, korean) for w in lex.phrases("timer_word")) \
+            or not any(says(w, words, korean) for w in lex.phrases("timer_running_word")):
+        return False
+    acts = {"timer_cancel", "timer_pause", "timer_resume", "timer_adjust"}
+    return not numbers(text) and not cued_tools(text, language, acts)
+
+
+@found_once
 def is_backchannel(text: str, language: str) -> bool:
     """Whether the words only show the user is listening ("mm", "okay", "I see", "응", "네",
     "그렇구나"): no request, and no new exchange. After a question hearth asked, "okay" and "네"
@@ -265,7 +282,7 @@ _KO_PAST_END = re.compile(r"[았었였했놨샀썼됐났갔왔봤췄켰쳤졌렸
 
 
 _EN_HOW_IS_IT_DOING = re.compile(
-    r"^(?:\w+ )?how(?:'s| is| are|'re) (?:it|that|they|the \w+(?: \w+)?|my \w+|our \w+) (?:doing|getting on|coming along)(?: for time)?$"
+    r"^(?:\w+ )?how(?:'s| is| are|'re) (?:it|that|they|the \w+(?: \w+)?|my \w+|our \w+) (?:doing|getting on|coming along)(?: (?:for|on) time)?$"
 )
 _OTHER_LOOK_UPS = ("weather", "air_quality", "recipe_search", "convert_units")
 """Look-ups a "how is the … doing" may ask instead of a timer's time left ("How's the weather doing?")."""
@@ -291,7 +308,27 @@ def tells_of_past(text: str, language: str) -> bool:
 def spoken_to_another(text: str, language: str) -> bool:
     """Whether the words are said to someone else in the room, named first ("Kids, dinner in five
     minutes!", "Honey, can you grab the salt?", "얘들아, 밥 먹어"): hearth is not asked anything."""
-    return _rule(text, language, "to_another").search(read(text).lowered.strip()) is not None  # the comma kept
+    said = read(text).lowered.strip()  # the comma kept
+    if _rule(text, language, "to_another").search(said) is not None:
+        return True
+    return speaks_korean(said, language) and _called_by_name(said)
+
+
+_KO_CALLED = re.compile(r"^\s*([가-힣]{2,3}?)(야|아)\s*[,!]")
+
+
+def _called_by_name(said: str) -> bool:
+    """Whether Korean words open by calling someone by name, with the calling particle and a comma
+    ("지민아, …", "서우야, …"): 야 after a name that ends in a vowel, 아 after one that ends in a
+    consonant; words that take the same ending and call nobody (괜찮아, 이거야) are not names."""
+    match = _KO_CALLED.match(said)
+    if match is None:
+        return False
+    name, particle = match.groups()
+    ends_in_consonant = (ord(name[-1]) - 0xAC00) % 28 != 0
+    if ends_in_consonant != (particle == "아"):
+        return False
+    return not lexicon("ko").has("not_a_name", name)
 
 
 @found_once
@@ -402,5 +439,35 @@ def offered(text: str, language: str, tools: Iterable[str]) -> list[str]:
     known = {t for t in tools if t in cues("ko" if language == "ko" else "en") or t in cues("en")}
     if is_follow_up(text, language):
         return tools
-    cued = cued_tools(text, language, tools)
+    cued = cued_tools(text, language, tools) - _other_than_the_timers(text, language) - _other_than_the_list(text, language)
     return [t for t in tools if t in cued or t not in known]
+
+
+_NOUN_NEEDED = {"shopping_add": "list_noun", "shopping_complete": "list_noun", "shopping_list": "list_noun",
+                "recipe_search": "recipe_noun"}
+"""The tools a request about timers is not offered unless it names their own thing (a list, a recipe),
+and the lexicon class of that thing's names."""
+
+
+def _other_than_the_timers(text: str, language: str) -> set[str]:
+    """The tools a request that names timers does not ask for: "돌아가는 타이머 싹 다 지워" clears
+    the timers, not the list, and "떡볶이 타이머 꺼" names the dish as the timer, not a recipe to
+    find; a list or a recipe said as well ("the rice timer, and rice on the list") keeps its tools."""
+    words = utterance_words(text)
+    korean = speaks_korean(words, language)
+    lex = lexicon("ko" if korean else "en")
+    if not any(says(w, words, korean) for w in lex.phrases("timer_word")):
+        return set()
+    return {tool for tool, noun in _NOUN_NEEDED.items() if not any(says(w, words, korean) for w in lex.phrases(noun))}
+
+
+def _other_than_the_list(text: str, language: str) -> set[str]:
+    """The timers' tools, when the words name the list or buying and no timer and no length: "what's
+    left for me to buy?" asks the list, and its "left" is not a timer's time left."""
+    words = utterance_words(text)
+    korean = speaks_korean(words, language)
+    lex = lexicon("ko" if korean else "en")
+    if any(says(w, words, korean) for w in lex.phrases("timer_word")) or durations(text) \
+            or not any(says(w, words, korean) for w in (*lex.phrases("list_noun"), *lex.phrases("buy_word"))):
+        return set()
+    return {"timer_start", "timer_status", "timer_cancel", "timer_adjust", "timer_pause", "timer_resume"}

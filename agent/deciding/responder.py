@@ -4,7 +4,8 @@ One place holds the whole policy, in the order a request meets it:
 
 1. words that need no decision: a yes or no to the question asked the turn before, "undo that",
    a new length for the timer just set ("actually, make that fifteen minutes"), a command
-   ("louder", "next step"), how long is left while a timer runs ("how long until it's done?"),
+   ("louder", "next step"), how long is left while a timer runs ("how long until it's done?"), which
+   timers run ("which timers have I got going?"),
    "what did you say?";
 2. the reasoner, when the words route there (:mod:`agent.deciding.routing`): a question for
    knowledge, or several acts in one request; the talker's holding line is said meanwhile;
@@ -34,7 +35,7 @@ from agent.deciding.arguments import asked_back, supported
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.home_commands import home_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
-from agent.deciding.intents import asks_for_act, asks_for_idea, asks_time_left, small_talk, speaks_korean
+from agent.deciding.intents import asks_for_act, asks_for_idea, asks_time_left, asks_which_timers, small_talk, speaks_korean
 from agent.deciding.origins import offered_act, unsupported_origin
 from agent.deciding.reasoner import cap_line, holding_line, short_answer
 from agent.deciding.several import continued, each_thing
@@ -249,6 +250,15 @@ class Responder:
                 reply.end()
 
             return time_left
+        if asks_which_timers(text, d.language) and "timer_status" in self.tools.registry:
+            # "Which timers have I got going?": the timers' status, the one named when one is.
+            async def which_timers(text: str, reply: Reply) -> None:
+                tl.mark("which_timers", tool="timer_status")
+                args = await self._running_timer(text) or {}
+                await self.call_tool(ToolPlan("", "timer_status", args), text, reply, origin="user")
+                reply.end()
+
+            return which_timers
         last = next((m.content for m in reversed(self.history) if m.role == "assistant" and m.content.strip()), None)
         if last is not None and asks_to_repeat(text, d.language):
             tl.mark("repeat")

@@ -27,7 +27,7 @@ MAX_THINGS = 8
 """More things than this in one breath is more likely a misreading than a list."""
 
 # "eggs, milk and butter", "eggs, milk, and butter", "eggs & milk".
-_EN_SPLIT = re.compile(r"\s*,\s*(?:and\s+|plus\s+)?|\s+(?:and|plus|&)\s+")
+_EN_SPLIT = re.compile(r"\s*,\s*(?:(?:and|plus)\s*,?\s+)?|\s+(?:and|plus|&)\s*,?\s+")
 # A noun's joining particle at the word's end (양파랑 마늘, 버터하고 치즈), or a comma. 와/과 are
 # left alone: too many names end in those syllables (사과, 오과자).
 _KO_SPLIT = re.compile(r"(?<=[가-힣])(?:이랑|랑|하고)\s+|\s*,\s*")
@@ -51,6 +51,9 @@ def _parts(phrase: str, korean: bool) -> list[str]:
         return [p for p in (w.strip() for w in _KO_SPLIT.split(phrase)) if p]
     if _one_thing(phrase):
         return [phrase]
+    # "cumin, coriander and, uh, smoked paprika": a hesitation is no thing, and leaves no part behind
+    hesitations = lexicon("en").alternation("hesitation")
+    phrase = re.sub(rf"(?:,\s*)?\b{hesitations}\b\s*(?=,|$|\s)", "", phrase)
     return [p.strip(" ,.!?") for p in _EN_SPLIT.split(phrase) if p.strip(" ,.!?")]
 
 

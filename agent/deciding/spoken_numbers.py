@@ -159,9 +159,20 @@ def read_amount(words: list[str], i: int) -> tuple[float, int, bool] | None:
         value, j = value + EN_FRACTIONS[tail[2]], j + 3
     elif j < len(words) and words[j] in _EN_PARTS:
         value, j = value * EN_FRACTIONS[words[j]], j + 1
+    elif j < len(words) and _part_said_singular(value, words, j):
+        value, j = value * EN_FRACTIONS[words[j]], j + 1  # "a three-quarter cup": 0.75 of a cup
     elif j < len(words) and words[j] == "dozen":
         value, j = value * 12, j + 1
     return value, j, article_only
+
+
+def _part_said_singular(value: float, words: list[str], at: int) -> bool:
+    """Whether ``words[at]`` is a fraction said in the singular after its count, as a hyphenated
+    measure is ("three-quarter cup", "two-third cup"): a count smaller than the fraction's parts,
+    and no quarter-pound after it ("two quarter pounders" are two burgers)."""
+    parts = {"quarter": 4, "third": 3}.get(words[at])
+    after = words[at + 1] if at + 1 < len(words) else ""
+    return parts is not None and value == int(value) and 1 <= value < parts and not after.startswith("pound")
 
 
 @functools.cache
@@ -219,9 +230,25 @@ def english_durations(text: str) -> list[Found]:
             if more is None or more[2] >= unit:
                 break
             total, j, unit = total + more[0], more[1], more[2]
+        if (bare := _bare_smaller_part(words, j, unit)) is not None:
+            total, j = total + bare[0], bare[1]  # "an hour forty", "two minutes thirty"
         found.append(Found(total, tokens[i].start, tokens[j - 1].end))
         i = j
     return found
+
+
+def _bare_smaller_part(words: list[str], at: int, unit: float) -> tuple[float, int] | None:
+    """The minutes after hours, or the seconds after minutes, said as a bare number that ends the
+    phrase ("an hour forty", "two minutes thirty, please"): (seconds, index after the number)."""
+    if unit not in (3600, 60):
+        return None
+    amount = read_amount(words, at)
+    if amount is None or amount[2] or not (1 <= amount[0] < 60) or amount[0] != int(amount[0]):
+        return None
+    after = words[amount[1]] if amount[1] < len(words) else ""
+    if after and re.fullmatch(r"[a-z0-9']+", after) and not lexicon("en").has("after_bare_part", after):
+        return None  # "an hour two timers": a count of something else
+    return amount[0] * unit / 60, amount[1]
 
 
 def korean_number(text: str) -> float | None:
