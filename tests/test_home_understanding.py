@@ -43,6 +43,7 @@ def test_a_question_about_a_thing_reads_it_and_never_acts(text, language, entity
 @pytest.mark.parametrize("text, language", [
     ("Run the tap for a minute.", "en"), ("Start the rice.", "en"), ("Open the pot lid.", "en"), ("Stop the blender.", "en"),
     ("물 좀 틀어 줘", "ko"), ("냄비 뚜껑 열어 줘", "ko"), ("믹서기 멈춰", "ko"),
+    ("Get the pasta water going.", "en"), ("Put the kettle on.", "en"),
 ])
 def test_a_verb_with_kitchen_meanings_acts_only_on_a_thing_the_home_has(text, language):
     assert home_command(text, language, refers) is None
@@ -50,6 +51,9 @@ def test_a_verb_with_kitchen_meanings_acts_only_on_a_thing_the_home_has(text, la
 
 @pytest.mark.parametrize("text, language, action, entity", [
     ("Run the hood fan.", "en", "on", "switch.hood_fan"),
+    ("Ugh, the fish is smoking, get the hood fan running real quick.", "en", "on", "switch.hood_fan"),
+    ("Get the extractor going, the onions are burning.", "en", "on", "switch.hood_fan"),
+    ("Could you get the fan started?", "en", "on", "switch.hood_fan"),
     ("Start the extractor fan, please.", "en", "on", "switch.hood_fan"),
     ("Stop the fan.", "en", "off", "switch.hood_fan"),
     ("Would you mind switching the oven off?", "en", "off", "switch.oven"),
@@ -70,6 +74,9 @@ def test_the_many_ways_to_switch_a_thing_the_home_has(text, language, action, en
     ("보일러 켜 줘", "ko", "보일러"),
     ("식기세척기 좀 꺼 줄래?", "ko", "식기세척기"),
     ("에어컨 켜 주세요", "ko", "에어컨"),
+    # a thing of a kind the home has, in a room it has no area for: never another room's
+    ("Switch on the bathroom light.", "en", "bathroom light"), ("Turn the bedroom lamp off, please.", "en", "bedroom lamp"),
+    ("침실 불 켜 줘", "ko", "침실 불"), ("화장실 불 꺼 줄래?", "ko", "화장실 불"),
 ])
 def test_a_thing_the_home_does_not_share_is_refused_by_name_never_another_device(text, language, thing):
     plan = home_command(text, language, refers)
@@ -157,6 +164,9 @@ def test_a_question_for_know_how_is_no_home_request_though_it_names_a_thing(text
     ("차고 문 열어 줘", "ko", "open", "cover.garage_door"),
     ("현관문 잠금 풀어 줘", "ko", "unlock", "lock.front_door"),
     ("현관문 좀 잠가 줄래?", "ko", "lock", "lock.front_door"),
+    # 좀 inside the verb, 현관 for its door, 잠금 해제 said with 해
+    ("현관 잠금 좀 풀어 줘.", "ko", "unlock", "lock.front_door"), ("현관 잠가 줘.", "ko", "lock", "lock.front_door"),
+    ("현관문 잠금 해제 좀 해 줄래?", "ko", "unlock", "lock.front_door"),
     ("Could you open up the garage door?", "en", "open", "cover.garage_door"),
     ("Unlock the front door, please.", "en", "unlock", "lock.front_door"),
 ])
@@ -174,6 +184,43 @@ def test_a_temperature_said_with_no_thing_is_the_heatings(text, room):
     plan = home_command(text, "en", refers)
     assert plan is not None and plan.args["action"] == "set" and plan.args["target"].startswith("the heating")
     assert room in plan.args["target"] and meant(plan) == ["climate.thermostat"]
+
+
+@pytest.mark.parametrize("text, value", [
+    ("Bump the heating up to twenty-two degrees.", 22), ("Could you put the thermostat on eighteen?", 18),
+    ("Knock the heating down to nineteen.", 19), ("Push the thermostat up to 23.", 23),
+])
+def test_a_level_set_by_any_verb_of_setting_or_put_on_a_number(text, value):
+    plan = home_command(text, "en", refers)
+    assert plan is not None and plan.args["action"] == "set" and plan.args["value"] == value and meant(plan) == ["climate.thermostat"]
+
+
+@pytest.mark.parametrize("text, language", [
+    ("Kids, turn off the living room light when you leave.", "en"), ("Honey, switch the hood fan off when you're done.", "en"),
+    ("여보, 거실 불 좀 꺼 줘.", "ko"),
+])
+def test_a_home_act_asked_of_someone_else_in_the_room_is_no_command(text, language):
+    assert home_command(text, language, refers) is None
+
+
+@pytest.mark.parametrize("text, tool, entity", [
+    ("The hood fan, is it still running?", "home_state", "switch.hood_fan"),
+    ("Oh, the kitchen lights, did we leave them on?", "home_state", "light.kitchen_lights"),
+    ("The hood fan, turn it off.", "home_control", "switch.hood_fan"),
+])
+def test_it_is_the_thing_named_in_a_clause_of_its_own(text, tool, entity):
+    plan = home_command(text, "en", refers)
+    assert plan is not None and plan.tool == tool and meant(plan) == [entity], plan
+
+
+@pytest.mark.parametrize("text", ["How many degrees is the living room at?", "How warm is the living room?"])
+def test_how_many_degrees_a_room_is_reads_its_temperature(text):
+    plan = home_command(text, "en", refers)
+    assert plan is not None and plan.tool == "home_state" and plan.args == {"target": "the living room", "what": "temperature"}
+
+
+def test_how_many_degrees_to_cook_at_is_know_how():
+    assert home_command("How many degrees should the oven be for bread?", "en", refers) is None
 
 
 def test_everything_in_a_room_is_what_switches_there_and_only_off():

@@ -7,12 +7,16 @@ import pytest
 from agent.deciding.undo import Act, asks_to_undo, opposite
 
 
-@pytest.mark.parametrize("text", ["Undo that.", "No, put it back.", "Take that back", "undo", "아니 취소", "방금 거 취소해 줘", "되돌려 줘"])
+@pytest.mark.parametrize("text", ["Undo that.", "No, put it back.", "Take that back", "undo", "아니 취소", "방금 거 취소해 줘", "되돌려 줘",
+                                  # regret said first asks for nothing else
+                                  "Sorry, my bad, take that back.", "Whoops, undo it please.", "앗 실수, 되돌려 줘",
+                                  "어 잘못 말했어, 방금 거 취소해."])
 def test_asking_to_undo(text: str) -> None:
     assert asks_to_undo(text, "en")
 
 
-@pytest.mark.parametrize("text", ["Cancel the pasta timer.", "Put it on the list.", "타이머 취소해 줘", "Undo the pasta timer and start a new one"])
+@pytest.mark.parametrize("text", ["Cancel the pasta timer.", "Put it on the list.", "타이머 취소해 줘", "Undo the pasta timer and start a new one",
+                                  "Oops, I dropped the spoon.", "아이고, 타이머 취소해 줘"])
 def test_other_requests_are_not_undo(text: str) -> None:
     assert not asks_to_undo(text, "en")
 

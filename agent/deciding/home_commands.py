@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from agent.deciding.intents import speaks_korean, utterance_words
+from agent.deciding.intents import speaks_korean, spoken_to_another, utterance_words
 from agent.deciding.lexicon import Lexicon, lexicon
 from agent.deciding.spoken_numbers import KO_NUMBER, english_numbers, korean_number
 from agent.deciding.tool_calls import ToolPlan
@@ -50,9 +50,12 @@ def home_command(text: str, language: str, refers: Refers, last: list[str] | Non
     줘" mean.  A request of several sentences is read by the one that asks ("It's too bright.
     Turn it off.")."""
     korean = speaks_korean(text, language)
+    if spoken_to_another(text, language):
+        return None  # "Honey, flick the lounge light off": asked of someone else in the room
     lex = lexicon("ko" if korean else "en")
     refusal: ToolPlan | None = None
-    for clause in _clauses(text):
+    clauses = list(_clauses(text))
+    for clause in clauses:
         words = utterance_words(clause, keep="%.").rstrip(". ")
         if not words or len(words.split()) > MAX_HOME_WORDS or _names_own_things(words, lex, korean):
             continue
@@ -60,11 +63,25 @@ def home_command(text: str, language: str, refers: Refers, last: list[str] | Non
         if found is None:
             continue
         plan, weak = found
+        if _is_pronoun(str(plan.args.get("target") or "").strip(), lex, korean):
+            # "The hood fan, is it still on?": "it" is the thing named in a clause of its own
+            named = next((t for c in clauses[1:] if c != clause and (t := _thing_alone(c, lex, korean, refers))), None)
+            if named is not None:
+                plan = ToolPlan("", plan.tool, {**plan.args, "target": named})
         decided = _decide(plan, weak, refers, last, lex, korean)
         if decided is not None and decided.tool is not None:
             return decided
         refusal = refusal or decided  # refused only when no clause names a thing the home has
     return refusal
+
+
+def _thing_alone(clause: str, lex: Lexicon, korean: bool, refers: Refers) -> str | None:
+    """The thing a clause is made of alone ("the oven", "거실 불"), when the home has it."""
+    words = utterance_words(clause).strip()
+    words = re.sub(r"^(?:" + lex.alternation("lead") + r"\s+)+", "", words) if words else words
+    if not words or len(words.split()) > MAX_REFUSED_WORDS or _is_pronoun(words, lex, korean):
+        return None
+    return words if refers(words) else None
 
 
 def _clauses(text: str) -> Iterator[str]:
@@ -150,11 +167,14 @@ def _english(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
 def _english_question(words: str, lex: Lexicon) -> ToolPlan | None:
     """A question about how a thing is (its state, its temperature) reads it; any other question
     ("how do I turn up the heat on a sauce?") is no home request."""
-    if re.match(lex.alternation("know_how") + r"\b", words):
+    # "how many degrees is it in here" asks a reading, as "how warm" does; "how many cups" is know-how
+    reading = re.match(r"how many degrees\b", words) is not None
+    if re.match(lex.alternation("know_how") + r"\b", words) and not reading:
         return None
     body = re.sub(r"^" + lex.alternation("question_open") + r"\s+", "", words)
     if re.search(lex.alternation("home_temperature"), words):
-        target = re.sub(r"^.*?\b(?:in|of)\s+", "", body) if re.search(r"\b(?:in|of)\s", body) else body
+        target = re.sub(r"^.*?\b(?:in|of|is|are)\s+", "", body) if re.search(r"\b(?:in|of|is|are)\s", body) else body
+        target = re.sub(r"\s+(?:at|now|right now)$", "", target)
         return ToolPlan("", "home_state", {"target": _thing(target, lex), "what": "temperature"})
     if not re.search(r"\b" + lex.alternation("home_state_word") + r"\b", body):
         return None  # "is the oven preheated enough for bread?" asks no state the home reports
@@ -179,7 +199,8 @@ def _english_act(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
     if m is not None and (numbers := english_numbers(m["n"])):
         return ToolPlan("", "home_control", {"action": "set", "target": ("the heating" + m["rest"]).strip(), "value": numbers[0].value}), False
     number = r"(?P<n>[\w.]+(?:[ -][\w.]+)?)(?:\s*(?:degrees?|percent|%|celsius|c))?"
-    m = re.match(lex.alternation("home_set") + r"\s+(?:up\s+|down\s+)?(?P<x>.+?)\s+(?:up\s+|down\s+)?(?:to|at)\s+" + number + "$", words)
+    # "set the heating to 21", "put the thermostat on eighteen": "on" a number is a level, not a switch
+    m = re.match(lex.alternation("home_set") + r"\s+(?:up\s+|down\s+)?(?P<x>.+?)\s+(?:up\s+|down\s+)?(?:to|at|on)\s+" + number + "$", words)
     if m is not None and (numbers := english_numbers(m["n"])):
         return ToolPlan("", "home_control", {"action": "set", "target": m["x"], "value": numbers[0].value}), False
     for action in ("on", "off"):
@@ -188,7 +209,7 @@ def _english_act(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
             return ToolPlan("", "home_control", {"action": action, "target": m["x"]}), " ".join(m["v"].split()) in weak
         m = re.match(rf"(?P<v>{lex.alternation('home_' + action + '_after')})\s+(?P<x>.+?)\s+{lex.alternation('home_' + action + '_particle')}$", words)
         if m is not None:
-            return ToolPlan("", "home_control", {"action": action, "target": m["x"]}), False
+            return ToolPlan("", "home_control", {"action": action, "target": m["x"]}), " ".join(m["v"].split()) in weak
     for action in ("unlock", "lock", "open", "close"):
         m = re.match(rf"(?P<v>{lex.alternation('home_' + action)})\s+(?P<x>.+)$", words)
         if m is not None:
@@ -202,6 +223,8 @@ def _english_act(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
 
 # -- Korean ----------------------------------------------------------------------------------
 def _korean(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
+    # 좀 softens wherever it stands, inside the verb too ("잠금 좀 풀어 줘")
+    words = " ".join(w for w in words.split() if w != "좀")
     words = re.sub(r"^(?:" + lex.alternation("lead") + r"\s+)+", "", words).rstrip("? ")
     if not words:
         return None

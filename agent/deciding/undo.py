@@ -23,7 +23,7 @@ from agent.deciding.utterance import found_once
 _UNDO_EN = re.compile(
     r"^(?:no,? )?(?:undo(?: that| it| the last one)?|take (?:that|it) back|put it back|reverse that|revert that)(?: please)?$"
 )
-_UNDO_KO = re.compile(r"^(?:아니,? ?취소|방금 (?:거|것) 취소(?:해 ?줘)?|되돌려(?: ?줘)?|원래대로(?: 해 ?줘| 돌려 ?줘)?|없던 걸로 해 ?줘)$")
+_UNDO_KO = re.compile(r"^(?:아니,? ?취소|방금 (?:거|것) 취소(?:해(?: ?줘| ?주세요)?)?|되돌려(?: ?줘)?|원래대로(?: 해 ?줘| 돌려 ?줘)?|없던 걸로 해 ?줘)$")
 
 
 @found_once
@@ -31,6 +31,9 @@ def asks_to_undo(text: str, language: str) -> bool:
     """Whether the whole utterance asks to take the last act back."""
     words = utterance_words(text, keep=",").strip(" ,")
     korean = speaks_korean(words, language)
+    # "Oops, no, undo that", "아 잘못 말했다, 방금 거 취소해": the regret said first is no other request
+    regret = lexicon("ko" if korean else "en").alternation("undo_lead")
+    words = re.sub(rf"^(?:{regret}(?:\s*,\s*|\s+))+", "", words).strip(" ,")
     return bool(words) and (_UNDO_KO if korean else _UNDO_EN).match(words) is not None
 
 

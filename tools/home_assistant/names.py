@@ -38,7 +38,7 @@ KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     "plug": (("plug", "socket", "outlet"), ("플러그", "콘센트", "스위치"), ("switch",)),
     "blind": (("blind", "blinds", "shade", "shades", "curtain", "curtains", "shutter", "shutters",
                "garage door", "garage"), ("블라인드", "커튼", "차고", "차고문", "셔터"), ("cover",)),
-    "lock": (("lock", "door lock", "deadbolt"), ("도어락", "잠금장치", "현관문"), ("lock",)),
+    "lock": (("lock", "door lock", "deadbolt"), ("도어락", "잠금장치", "현관문", "현관 잠금", "현관"), ("lock",)),
     "sensor": (("sensor",), ("센서",), ("sensor", "binary_sensor")),
 }
 """Kinds of things said without a name, and the domains they cover.  A switch named for what it
@@ -168,7 +168,7 @@ def match(text: str, entities: Sequence[HomeEntity], own_area: str | None = None
     (asked only for switching off: "turn everything on" must not light the oven)."""
     said = normalize(text)
     pool = [e for e in entities if domains is None or e.domain in set(domains)]
-    if not said or not pool:
+    if not said or not pool or _room_not_here(said, entities):
         return Match()
     wants_all = bool(_ALL.search(said))
     areas_said = {e.entity_id for e in pool if any(says(a, said) for a in area_labels(e.area, e.area_aliases))}
@@ -220,7 +220,7 @@ def names_something(text: str, entities: Sequence[HomeEntity], temperature: bool
     area.  (Which one is :func:`match`'s to say.)  With ``temperature``, only a room or a thing
     that reports a temperature counts: "how hot should the oven be" is a cooking question."""
     said = normalize(text)
-    if not said:
+    if not said or _room_not_here(said, entities):
         return False
     if temperature:
         readers = [e for e in entities if reads_temperature(e)]
@@ -232,6 +232,26 @@ def names_something(text: str, entities: Sequence[HomeEntity], temperature: bool
     if kinds and (not entities or any(_of_kind(e, kind) for kind in kinds for e in entities)):
         return True
     return any(says(label, said) for e in entities for label in (*labels(e), *area_labels(e.area, e.area_aliases)))
+
+
+def _room_not_here(said: str, entities: Sequence[HomeEntity]) -> bool:
+    """Whether the words name a room this home has no area for ("the bedroom lamp" in a home with a
+    kitchen and a living room): then nothing in the home is meant, and no other room's lamp is
+    asked about. A room's word that is also a thing's name or a kind of thing ("the garage" for
+    the garage door) counts as the thing."""
+    if not entities:
+        return False
+    known: set[str] = set()
+    for e in entities:
+        known.update(labels(e))
+        known.update(area_labels(e.area, e.area_aliases))
+    kinds = {w for english, korean, _ in KINDS.values() for w in (*english, *korean)}
+    named = [label for label in (*known, *kinds) if says(label, said)]
+    for room in ROOMS:
+        if any(says(word, said) for word in room) and not any(word in known or word in kinds for word in room) \
+                and not any(says(word, label) for label in named for word in room):
+            return True
+    return False
 
 
 def reads_temperature(entity: HomeEntity) -> bool:
