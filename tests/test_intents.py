@@ -210,3 +210,21 @@ def test_small_talk_is_only_a_whole_utterance_of_it(text: str, kind: str | None)
 ])
 def test_today_asks_for_the_date_only_when_nothing_else_is_asked(text: str, language: str, tools: set[str]) -> None:
     assert cued_tools(text, language) == tools
+
+
+@pytest.mark.parametrize("text", [
+    "Can you add frozen spinach, maybe two bags, to our grocery list?", "Would you stick some rice on the list?",
+    "Could you add oat milk to the shopping list for me?",
+])
+def test_a_polite_request_whose_words_hold_the_whole_addition_is_the_addition(text: str, tmp_path) -> None:
+    from tests.test_several_things import kitchen_picker
+
+    assert kitchen_picker(tmp_path, "en").ranked(text)[0].entry[2] == "shopping_add"
+
+
+@pytest.mark.parametrize("text", ["Did I put eggs on the list?", "Is milk on the list?", "Have we added rice already?",
+                                  "Are the timers still running?"])
+def test_a_question_of_how_things_are_is_offered_no_act(text: str, tmp_path) -> None:
+    from tests.test_several_things import kitchen_picker
+
+    assert not {s.entry[2] for s in kitchen_picker(tmp_path, "en").ranked(text)} & set(ACTING)

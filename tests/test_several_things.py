@@ -354,3 +354,15 @@ def test_a_whole_list_act_said_with_a_pause_or_beside_the_list_s_name(picker: Ex
 ])
 def test_a_pause_s_filler_is_no_part_of_the_thing(text: str, complete: bool, thing: tuple) -> None:
     assert shopping_item(text, complete=complete) == thing
+
+
+@pytest.mark.parametrize("text", [
+    "Two timers please, the rice gets fifteen minutes and the beans eight.",
+    "Timers for the rice, fifteen minutes, and the beans, eight.",
+    "Noodles get four minutes, the eggs seven.",
+])
+def test_each_of_several_timers_with_the_unit_said_once_is_borne_out_by_the_words(text: str) -> None:
+    from agent.deciding.arguments import grounded
+
+    timers = timers_in(text)
+    assert len(timers) == 2 and all(grounded("timer_start", timer, text) for timer in timers), timers

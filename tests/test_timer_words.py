@@ -143,3 +143,17 @@ def test_words_about_the_list_with_no_timer_and_no_length_are_not_offered_the_ti
 
 def test_a_length_said_beside_the_list_keeps_the_timers() -> None:
     assert "timer_adjust" in offered("Add ten minutes, and buy milk later.", "en", KITCHEN_TOOLS)
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("Throw another three minutes onto the cookie timer.", "en"), ("Give the stew five more minutes.", "en"),
+    ("Add two extra minutes to the rice.", "en"), ("라면 타이머 일 분 늘려 줘.", "ko"),
+])
+def test_a_change_of_time_is_never_offered_a_new_timer(text: str, language: str, tmp_path: Path) -> None:
+    ranked = kitchen_picker(tmp_path, language).ranked(text)
+    tools = [s.entry[2] for s in ranked]
+    assert "timer_start" not in tools and tools[0] == "timer_adjust"
+
+
+def test_another_timer_asked_for_is_still_a_new_timer(tmp_path: Path) -> None:
+    assert kitchen_picker(tmp_path, "en").ranked("Set another timer for five minutes.")[0].entry[2] == "timer_start"

@@ -38,6 +38,7 @@ from agent.deciding.extract_lookup import could_be_place, place, recipe_query, w
 from agent.deciding.extract_units import conversion
 from agent.deciding.corrections import corrected
 from agent.deciding.lexicon import lexicon
+from agent.deciding.several import timers_in
 from agent.deciding.intents import (
     OPPOSITE_ACTS, asks_for_act, cued_tools, is_follow_up, is_question, spoken_to_another, tells_of_past, tells_own_plan,
 )
@@ -76,6 +77,13 @@ _STARTS_TIMER = re.compile(
     r"\b(?:set|start|begin|new|timer for|countdown|count down|remind|alarm|wake|another (?:one|timer))\b|맞춰|시작|설정|재\s?줘|재\s?주|알람|새\s?타이머"
 )
 """Words that ask for a new timer."""
+
+
+def changes_time_only(text: str) -> bool:
+    """Whether the words change a running timer's time and ask for no new timer ("throw another
+    three minutes onto the cookie timer", "give it five more minutes"): never a timer started."""
+    folded = corrected(text).casefold()
+    return _CHANGES_TIME.search(folded) is not None and _STARTS_TIMER.search(folded) is None
 
 
 def _names_nothing(item: str) -> bool:
@@ -408,7 +416,7 @@ def grounded(tool: str, args: dict[str, Any], user_text: str) -> bool:
     language = "ko" if HANGUL.search(user_text) else "en"
     user_text = corrected(user_text)  # a value the user took back supports nothing
     if tool == "timer_start":
-        if _CHANGES_TIME.search(user_text.casefold()) and not _STARTS_TIMER.search(user_text.casefold()):
+        if changes_time_only(user_text):
             return False  # "타이머 1분만 줄여줘", "give it five more minutes": a change, asked back, never a new timer
         return content_in(tool, args, user_text)
     if tool == "timer_adjust":
@@ -433,7 +441,9 @@ def content_in(tool: str, args: dict[str, Any], text: str) -> bool:
     """
     if tool == "timer_start":
         label = args.get("label")
-        return args.get("duration_s") in timer_durations(text, naming=True) and (label is None or supported(label, text))
+        # "pasta gets twelve minutes and the garlic bread six": the unit said once holds for each timer
+        lengths = [*timer_durations(text, naming=True), *(t["duration_s"] for t in timers_in(text))]
+        return args.get("duration_s") in lengths and (label is None or supported(label, text))
     if tool == "timer_adjust":
         delta = args.get("delta_s")
         return isinstance(delta, int) and abs(delta) in timer_durations(text, naming=False)

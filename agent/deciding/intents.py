@@ -268,6 +268,30 @@ def asks_for_act(text: str, language: str) -> bool:
 
 
 @found_once
+def asks_how_things_are(text: str, language: str) -> bool:
+    """Whether English words ask how things are, yes or no ("Did I put eggs on the list?", "Is milk
+    on the list?", "Are the lights on?"): a question opened by a verb of being, having or doing
+    that asks nothing done ("Could you…" and "Will you…" ask an act, and are no such question)."""
+    words = utterance_words(text)
+    if not words or speaks_korean(words, language) or not is_question(text, language) or asks_for_act(text, language):
+        return False
+    rest = re.sub(rf"^(?:{_alternation('en', 'lead')}\s+)+", "", words)
+    return rest.split()[0] in lexicon("en").phrases("state_question_open") if rest else False
+
+
+@found_once
+def requests_an_act(text: str, language: str) -> bool:
+    """Whether a question is a request to change something ("Can you add peas to the list?", "우유
+    추가해 줄래?"), not to say something ("Can you tell me what we still need?", "뭐 있는지 알려
+    줄래?"): a request whose words hold no verb of telling or checking."""
+    if not asks_for_act(text, language):
+        return False
+    words = utterance_words(text)
+    korean = speaks_korean(words, language)
+    return not any(says(verb, words, korean) for verb in lexicon("ko" if korean else "en").phrases("telling_verb"))
+
+
+@found_once
 def tells_own_plan(text: str, language: str) -> bool:
     """Whether the user says what they will do themselves ("I'll chop the onions myself in a bit",
     "후추는 내가 이따 뿌릴게"): words of an act, but no request to hearth. "I'll take a ten minute

@@ -23,10 +23,10 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent.deciding.arguments import READ_ONLY, repair_arguments
+from agent.deciding.arguments import READ_ONLY, changes_time_only, repair_arguments
 from agent.deciding.banks import NONE, Entry, example_bank
 from agent.deciding.intents import (
-    asks_for_act, asks_to_know, cued_alone, cued_tools, is_question, makes_a_remark, offered, spoken_to_another,
+    asks_for_act, asks_how_things_are, asks_to_know, cued_alone, cued_tools, is_question, makes_a_remark, offered, requests_an_act, spoken_to_another,
     tells_of_past,
 )
 from agent.model.llm import ChatMessage
@@ -176,8 +176,10 @@ class ExamplePicker:
         tools = list(dict.fromkeys(s.entry[2] for s in ranked if s.entry[2] != NONE))
         language = language_of(text, self.language)
         allowed = set(offered(text, language, tools)) | {NONE}
-        if asks_to_know(text, language):
-            allowed &= READ_ONLY | {NONE}  # a "why" or "instead of" question never acts
+        if "timer_adjust" in allowed and changes_time_only(text):
+            allowed.discard("timer_start")  # "another three minutes onto the cookie timer": a change, not a new timer
+        if asks_to_know(text, language) or asks_how_things_are(text, language):
+            allowed &= READ_ONLY | {NONE}  # a "why" question, or "did I put eggs on the list?", never acts
         elif spoken_to_another(text, language):
             allowed = {NONE}  # "Kids, dinner in five minutes!": said to someone else
         elif makes_a_remark(text, language):
@@ -213,8 +215,8 @@ class ExamplePicker:
         """``ranked`` with the examples of the tool whose whole call the words hold first, when the
         nearest tool's are not: "We need eggs." is nearer "do we need anything from the store" than
         any addition, but holds a whole addition, and no question."""
-        if self.registry is None or is_question(text, language):
-            return ranked
+        if self.registry is None or (is_question(text, language) and not requests_an_act(text, language)):
+            return ranked  # "Can you add peas to the list?" is a request, and its whole call counts
         tools = list(dict.fromkeys(s.entry[2] for s in ranked if s.entry[2] != NONE))
         if not tools or whole_call_in(self.registry, tools[0], text):
             return ranked
