@@ -144,6 +144,16 @@ def test_know_how_is_no_question_of_the_time_left(text: str, language: str) -> N
     assert not asks_time_left(text, language)
 
 
+@pytest.mark.parametrize(("text", "language"), [
+    # an act on the timer, its "done" saying why
+    ("Stop the timer, is it done?", "en"), ("파스타 타이머 꺼도 돼, 다 됐어.", "ko"), ("Cancel the rice one, it's finished.", "en"),
+    # the list named, and no timer: what is left to buy
+    ("장보기 목록에 뭐 남았어?", "ko"), ("What's left on the shopping list?", "en"), ("How much is left to buy on the list?", "en"),
+])
+def test_an_act_on_a_timer_or_the_list_is_no_question_of_the_time_left(text: str, language: str) -> None:
+    assert not asks_time_left(text, language)
+
+
 @pytest.mark.parametrize(("first", "then", "language", "left"), [
     ("Set a timer for ten minutes for the rice.", "How long until it's done?", "en", "The rice timer has 8 minutes left."),
     ("밥 타이머 십 분 맞춰 줘.", "언제 다 돼?", "ko", "8분 남았어요."),
@@ -168,6 +178,21 @@ async def test_with_a_timer_running_it_is_the_timers_time_left(first: str, then:
     assert reasoner.asked == [] and asked.route is None
     assert [c.name for c in asked.tool_calls] == ["timer_status"]
     assert asked.reply.endswith(left)
+
+
+@pytest.mark.parametrize(("then", "language", "label"), [
+    ("How long until the soup timer is done?", "en", "soup"), ("국 끓이는 타이머 언제 다 돼?", "ko", "국"),
+    ("Is the bread done yet?", "en", "bread"),
+])
+async def test_the_time_left_of_a_timer_named_that_is_not_running_is_asked_by_its_name(then: str, language: str, label: str,
+                                                                                      timers) -> None:
+    store, now = timers
+    first = "Set a timer for ten minutes for the rice." if language == "en" else "밥 타이머 십 분 맞춰 줘."
+    rice = "rice" if language == "en" else "밥"
+    talker = Decisions({"say": "", "tool": "timer_start", "args": {"duration_s": 600, "label": rice}})
+    deps, executor = timer_deps(talker, store, language, ReasonerChat([]))
+    (_, asked), _ = await run_text(deps, executor, first, then)
+    assert [(c.name, c.args) for c in asked.tool_calls] == [("timer_status", {"label": label})]
 
 
 async def test_with_no_timer_running_the_question_goes_where_it_went(timers) -> None:

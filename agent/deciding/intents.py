@@ -208,7 +208,7 @@ def asks_time_left(text: str, language: str) -> bool:
     "Is it ready yet?", "언제 다 돼?", "얼마나 더 걸려?"): with a timer running, the timer's status
     answers, not general knowledge. "How long do I boil an egg?" asks know-how."""
     words = utterance_words(text)
-    if not words:
+    if not words or _acts_on_a_timer_or_reads_the_list(text, language):
         return False
     if speaks_korean(words, language):
         return _rules("ko")["time_left"].search(words) is not None and is_question(text, language)
@@ -219,6 +219,16 @@ def asks_time_left(text: str, language: str) -> bool:
         return True  # "How's the pasta doing for time?"; "How's the weather doing?" asks the weather
     return (rules["time_left"].match(words) is not None and rules["time_left_word"].search(words) is not None
             and rules["know_how_phrase"].search(words) is None)
+
+
+def _acts_on_a_timer_or_reads_the_list(text: str, language: str) -> bool:
+    """Whether the words ask an act on a timer ("떡볶이 타이머 꺼도 돼, 다 됐어": its 다 됐어 says
+    why) or name the list and no timer ("장보기 리스트에 뭐 남았는지": what is left to buy): then
+    no question of a timer's time left."""
+    # (a change of its time is no such act: "how much longer?", "얼마나 더 걸려?" hold its words)
+    if cued_tools(text, language, ("timer_cancel", "timer_pause", "timer_resume")):
+        return True
+    return "timer_status" in _other_than_the_list(text, language)
 
 
 @found_once

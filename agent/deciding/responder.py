@@ -32,6 +32,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from agent.deciding.arguments import asked_back, supported
+from agent.deciding.extract import timer_label
 from agent.deciding.commands import READING_TOOLS, local_command
 from agent.deciding.home_commands import home_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
@@ -281,7 +282,12 @@ class Responder:
         if not timers:
             return None
         named = [t["label"] for t in timers if isinstance(t, dict) and t.get("label") and supported(t["label"], text)]
-        return {"label": named[0]} if len(named) == 1 else {}
+        if len(named) == 1:
+            return {"label": named[0]}
+        # "국 끓이는 타이머 얼마 남았지?" with no soup timer: the name asked about, which the timers'
+        # answer says is not running, rather than every timer's time
+        said = timer_label(text) if not named else None
+        return {"label": said} if said else {}
 
     # -- 2. the decision ------------------------------------------------------------------
     async def think(self, text: str, reply: Reply) -> None:
