@@ -377,6 +377,19 @@ def test_words_of_ignores_case_and_punctuation(text: str) -> None:
     assert words_of(text) == "what's the weather in busan"
 
 
+@pytest.mark.parametrize(("partial", "final"), [
+    ("set a timer for ten minutes", "Set a timer for 10 minutes."), ("add a dozen eggs", "Add 12 eggs."),
+    ("two hours for the stock", "2 hours for the stock"), ("라면 타이머 삼 분", "라면 타이머 3분."),
+    ("타이머 십 분 맞춰 줘", "타이머 10분 맞춰줘."),
+])
+def test_words_of_reads_numbers_as_digits_and_korean_without_its_spaces(partial: str, final: str) -> None:
+    assert words_of(partial) == words_of(final)
+
+
+def test_words_of_still_tells_other_numbers_apart() -> None:
+    assert words_of("set a timer for ten minutes") != words_of("Set a timer for 15 minutes.")
+
+
 async def test_a_late_early_call_is_waited_for_not_made_again_and_the_wait_gets_its_line() -> None:
     kitchen = Kitchen(weather_s=2.0)
     planner = ScriptedPlanner([("weather in busan", BUSAN)])

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from audio.protocols import Transcript
+from agent.deciding.spoken_numbers import numbers
 from audio.whisper_decode import DEFAULT_HALLUCINATIONS, normalize
 
 Verdict = Literal["sure", "doubtful", "unheard"]
@@ -82,10 +83,19 @@ _key = normalize
 
 
 def words_of(text: str) -> str:
-    """The words of a transcript, lower-cased and without punctuation: what decides whether a
-    partial is new, whether the final is what the Thinker already decided on, and whether the last
-    partial had the final's words."""
-    return " ".join("".join(c if c.isalnum() or c in "'-" else " " for c in text.casefold()).split())
+    """The words of a transcript, lower-cased and without punctuation, numbers as digits: what
+    decides whether a partial is new, whether the final is what the Thinker already decided on, and
+    whether the last partial had the final's words. A partial's "ten minutes" is the final's "10
+    minutes", and Korean, which Whisper spaces differently from one decode to the next (십 분,
+    10분; 해 주세요, 해주세요), is compared without its spaces."""
+    plain = " ".join("".join(c if c.isalnum() or c in "'-" else " " for c in text.casefold()).split())
+    if not plain:
+        return plain
+    found = numbers(plain)
+    for number in reversed(found):
+        value = int(number.value) if number.value == int(number.value) else number.value
+        plain = f"{plain[:number.start]}{value}{plain[number.end:]}"
+    return plain.replace(" ", "") if _HANGUL.search(plain) else " ".join(plain.split())
 
 
 def _scale(value: float, lost: float, sure: float) -> float:
