@@ -411,3 +411,13 @@ def test_a_korean_dish_of_two_words(text: str, dish: str) -> None:
                                             ("Will it rain at the weekend?", "at the weekend"), ("이번 주말 부산 날씨는요?", "이번 주말")])
 def test_the_weekend_is_when_asked_about(text: str, said: str) -> None:
     assert when(text) == said
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    ("oat milk", "Oat milk's gone again, pop two cartons on the list."), ("bread", "The bread's almost finished."),
+    ("onions", "The onions're all gone."),
+])
+def test_a_thing_said_with_a_contraction_is_said(value: str, text: str) -> None:
+    from agent.deciding.arguments import supported
+
+    assert supported(value, text)

@@ -241,6 +241,18 @@ def test_hesitations_afterthoughts_and_lead_words_are_no_thing(text: str, things
     assert things_in(text, "shopping_add") == things
 
 
+@pytest.mark.parametrize(("text", "thing"), [
+    ("Can you add frozen spinach, like one bag, to the grocery list?", ("frozen spinach", "1 bag")),
+    ("Put milk, say two cartons, on the list.", ("milk", "2 cartons")), ("Add eggs, a dozen, to the list.", ("eggs", "12")),
+])
+def test_an_amount_said_after_a_thing_is_its_amount(text: str, thing: tuple) -> None:
+    assert things_in(text, "shopping_add") == [thing] and shopping_item(text) == thing
+
+
+def test_an_amount_after_one_of_several_things_is_that_things() -> None:
+    assert things_in("Add rice, maybe two kilos, and beans to the list.", "shopping_add") == [("rice", "2 kg"), ("beans", None)]
+
+
 @pytest.mark.parametrize("text", ["Put down a note that the oven is broken.", "Oh, scratch that.", "I made it from scratch.",
                                   "Get the kids from school.", "Put down the knife.", "Put down your phone and eat."])
 def test_words_that_put_nothing_on_the_list(text: str) -> None:

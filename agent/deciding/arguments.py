@@ -104,8 +104,9 @@ _ARTICLES = re.compile(r"^(?:the|a|an|my|some|our)\s+")
 
 
 def _words(text: str) -> list[str]:
-    text = unicodedata.normalize("NFKC", text).casefold()
-    return re.findall(r"[\w']+", text)
+    text = unicodedata.normalize("NFKC", text).casefold().replace("\u2019", "'")
+    # "oat milk's gone": the milk, not a word "milk's"
+    return [re.sub(r"'(?:s|re|ll|d|ve)$", "", w) for w in re.findall(r"[\w']+", text)]
 
 
 @functools.cache

@@ -405,6 +405,21 @@ def _split_english_quantity(phrase: str) -> tuple[str, str | None]:
     return item, f"{_number_text(value)} {unit}".strip()
 
 
+def quantity_alone(phrase: str) -> str | None:
+    """The amount, when English words are an amount of nothing named, hedged or not ("like one
+    bag", "maybe two cartons", "a dozen"): said after a thing, it is that thing's amount."""
+    hedges = lexicon("en").alternation("quantity_hedge")
+    words = re.sub(rf"^(?:{hedges}\s+)+", "", phrase.casefold().strip(" ,.!?")).split()
+    amount = read_amount(words, 0)
+    if amount is None or amount[2]:
+        return None
+    rest = words[amount[1]:]
+    if len(rest) > 1 or (rest and not (rest[0] in _shopping_units() or rest[0] in _containers()
+                                        or rest[0].rstrip("s").rstrip("e") in _containers())):
+        return None
+    return " ".join(words)
+
+
 def _clean_item(phrase: str, keep_a: bool = False) -> str:
     # "a" stays before the quantity is read: "a bag of flour" is one bag.
     lead = _EN_ITEM_LEAD_KEEPING_A if keep_a else _EN_ITEM_LEAD
@@ -452,6 +467,9 @@ def read_item(phrase: str, korean: bool, complete: bool = False) -> tuple[str, s
         if item in lexicon("ko").phrases("not_an_item"):
             return None  # "돈이 거의 없네": short of money, not of a thing to buy
     else:
+        head, _, after = phrase.rpartition(",")
+        if head.strip() and (amount := quantity_alone(after)) is not None:
+            phrase = f"{amount} of {head.strip()}"  # "frozen peas, like one bag": the peas' amount, said after them
         item, quantity = _split_english_quantity(_clean_item(phrase.lower(), keep_a=True))
         item = _restore_case(item, phrase)
         item = _clean_item(item)

@@ -14,7 +14,8 @@ from dataclasses import replace
 
 from agent.deciding.corrections import corrected
 from agent.deciding.extract import (
-    HANGUL, could_be_label, item_phrase, note_text, read_item, strip_korean_particle, timer_durations, timer_label,
+    HANGUL, could_be_label, item_phrase, note_text, quantity_alone, read_item, strip_korean_particle, timer_durations,
+    timer_label,
 )
 from agent.deciding.spoken_numbers import Found, durations, numbers, prepare
 from agent.deciding.intents import is_question, speaks_korean, utterance_words
@@ -54,7 +55,15 @@ def _parts(phrase: str, korean: bool) -> list[str]:
     # "cumin, coriander and, uh, smoked paprika": a hesitation is no thing, and leaves no part behind
     hesitations = lexicon("en").alternation("hesitation")
     phrase = re.sub(rf"(?:,\s*)?\b{hesitations}\b\s*(?=,|$|\s)", "", phrase)
-    return [p.strip(" ,.!?") for p in _EN_SPLIT.split(phrase) if p.strip(" ,.!?")]
+    parts: list[str] = []
+    for part in (p.strip(" ,.!?") for p in _EN_SPLIT.split(phrase)):
+        if not part:
+            continue
+        if parts and (amount := quantity_alone(part)) is not None and quantity_alone(parts[-1]) is None:
+            parts[-1] = f"{amount} of {parts[-1]}"  # "frozen peas, like one bag": the peas' amount
+        else:
+            parts.append(part)
+    return parts
 
 
 def things_in(text: str, tool: str) -> list[tuple[str, str | None]]:
@@ -71,7 +80,8 @@ def things_in(text: str, tool: str) -> list[tuple[str, str | None]]:
     if not korean and (later := _EN_AFTER_LIST.search(text.casefold())) is not None:
         parts += _parts(later["x"], korean)
     whole = read_item(phrase, korean, complete)
-    if len(parts) < 2 or len(parts) > MAX_THINGS:
+    if len(parts) == 1 and parts[0] != phrase and (one := read_item(parts[0], korean, complete)) is not None:
+        whole = one  # "frozen peas, like one bag": one thing, its amount said after it
         return [whole] if whole is not None else []
     if not korean and any(_opens_with_act(part) for part in parts[1:]):
         return [whole] if whole is not None else []  # "add milk and note that…": a second act, not a thing
