@@ -421,3 +421,12 @@ def test_a_thing_said_with_a_contraction_is_said(value: str, text: str) -> None:
     from agent.deciding.arguments import supported
 
     assert supported(value, text)
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ("Jeju this weekend, will it rain?", "Jeju"), ("Seoul today, is it cold out?", "Seoul"),
+    ("So Gwangju tomorrow, rain or shine?", "Gwangju"),
+    ("Rain tomorrow?", None), ("Windy today, do you think?", None), ("Weather tomorrow?", None),
+])
+def test_a_place_said_as_the_topic_before_its_day(text: str, where: str | None) -> None:
+    assert place(text) == where

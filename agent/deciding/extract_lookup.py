@@ -150,7 +150,26 @@ def place(text: str, known: Iterable[str] = ()) -> str | None:
         if candidate.startswith(_place_articles()) and place_key(candidate) not in keys:
             continue
         return original(text, prepared, match.start("x"), match.end("x"))
-    return None
+    return _place_before_its_day(text)
+
+
+def _place_before_its_day(text: str) -> str | None:
+    """A place said as the topic, right before the day it is asked about: "Busan tomorrow, will I
+    need an umbrella?", "Jeju this weekend, any rain?" (a name, written capitalised, and no word
+    that names no place)."""
+    days = "|".join(re.escape(p) for p in (*lexicon("en").phrases("lookup_when_tomorrow"),
+                                           *lexicon("en").phrases("lookup_when_today"), *lexicon("en").phrases("lookup_weekday")))
+    lead = lexicon("en").alternation("lead")
+    match = re.match(rf"^\s*(?:(?i:{lead})\W+)*(?P<x>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+(?:{days})\b", text.strip())
+    if match is None:
+        return None
+    candidate = match["x"]
+    en = lexicon("en")
+    said_of_weather = {*en.phrases("cue_weather"), *en.phrases("cue_air_quality"), *en.phrases("lookup_weather_word")}
+    if any(w.casefold() in _en_not_place() or w.casefold() in en.phrases("lead") or w.casefold().rstrip("sy") in said_of_weather
+           or w.casefold() in said_of_weather for w in candidate.split()):
+        return None
+    return candidate
 
 
 def _is_time_word(word: str) -> bool:
