@@ -228,3 +228,24 @@ def test_a_question_of_how_things_are_is_offered_no_act(text: str, tmp_path) -> 
     from tests.test_several_things import kitchen_picker
 
     assert not {s.entry[2] for s in kitchen_picker(tmp_path, "en").ranked(text)} & set(ACTING)
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("How are you doing, hearth?", "en"), ("Hey, how's it going?", "en"), ("So how was your day, hearth?", "en"),
+    ("오늘 하루 어땠어?", "ko"), ("잘 지냈어?", "ko"), ("요즘 잘 지내?", "ko"),
+])
+def test_a_question_about_hearth_itself_is_small_talk_and_offered_no_tool(text: str, language: str, tmp_path) -> None:
+    from agent.deciding.intents import small_talk
+    from tests.test_several_things import kitchen_picker
+
+    assert small_talk(text, language) == "greeting"
+    assert {s.entry[2] for s in kitchen_picker(tmp_path, language).ranked(text)} == {NONE}
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("How are you, can you set a timer for five minutes?", "en"), ("What day is it today?", "en"), ("오늘 며칠이야?", "ko"),
+])
+def test_a_request_beside_a_greeting_is_no_small_talk(text: str, language: str) -> None:
+    from agent.deciding.intents import small_talk
+
+    assert small_talk(text, language) is None

@@ -199,7 +199,15 @@ def small_talk(text: str, language: str) -> str | None:
         said = lex.alternation(f"small_talk_{kind}")
         if re.fullmatch(rf"{said}(?:\s+{said})*", last):
             return kind
+    korean = speaks_korean(text, language)
+    if last and len(last.split()) <= MAX_ABOUT_HEARTH_WORDS and any(says(p, last, korean) for p in lex.phrases("about_hearth")) \
+            and not cued_tools(text, language) - {"date_today", "time_now"}:
+        return "greeting"  # "So how's your day been?", "오늘 하루 어땠어?": asked of hearth itself, answered as a greeting
     return None
+
+
+MAX_ABOUT_HEARTH_WORDS = 10
+"""The most words a question about hearth itself comes in; longer ones ask something more."""
 
 
 @found_once

@@ -26,8 +26,8 @@ from typing import Any
 from agent.deciding.arguments import READ_ONLY, changes_time_only, repair_arguments
 from agent.deciding.banks import NONE, Entry, example_bank
 from agent.deciding.intents import (
-    asks_for_act, asks_how_things_are, asks_to_know, cued_alone, cued_tools, is_question, makes_a_remark, offered, requests_an_act, spoken_to_another,
-    tells_of_past,
+    asks_for_act, asks_how_things_are, asks_to_know, cued_alone, cued_tools, is_question, makes_a_remark, offered, requests_an_act,
+    small_talk, spoken_to_another, tells_of_past,
 )
 from agent.model.llm import ChatMessage
 from agent.speaking.phrases import system_prompt
@@ -180,8 +180,8 @@ class ExamplePicker:
             allowed.discard("timer_start")  # "another three minutes onto the cookie timer": a change, not a new timer
         if asks_to_know(text, language) or asks_how_things_are(text, language):
             allowed &= READ_ONLY | {NONE}  # a "why" question, or "did I put eggs on the list?", never acts
-        elif spoken_to_another(text, language):
-            allowed = {NONE}  # "Kids, dinner in five minutes!": said to someone else
+        elif spoken_to_another(text, language) or small_talk(text, language) is not None:
+            allowed = {NONE}  # "Kids, dinner in five minutes!": said to someone else; "how's your day been?": to hearth
         elif makes_a_remark(text, language):
             # "시간 진짜 빨리 간다": nothing to look up, and no act the words do not hold whole
             allowed = {NONE} | {t for t in allowed - READ_ONLY if self._holds_whole(t, text)}
