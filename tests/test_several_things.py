@@ -90,6 +90,9 @@ def test_we_need_to_do_something_names_no_item() -> None:
     ("Last year the oven timer broke in the middle of the party.", "en"),
     ("Last Sunday I burnt the roast because the timer never rang.", "en"),
     ("Years ago my gran set a timer for every single egg.", "en"),
+    # what someone always did, or what was done growing up
+    ("My mum always put lemon in her tea.", "en"), ("Growing up we had rice with every meal.", "en"),
+    ("할머니는 항상 국에 설탕을 조금 넣으셨어.", "ko"),
 ])
 def test_a_story_of_the_past_asks_for_no_act(text: str, language: str) -> None:
     assert tells_of_past(text, language)
