@@ -61,3 +61,20 @@ def test_a_korean_remark_looks_nothing_up(text: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("text", ["지금 몇 시야?", "시간 좀 알려 줘.", "우유 다 떨어졌다."])
 def test_a_korean_question_request_or_act_is_no_remark(text: str) -> None:
     assert not makes_a_remark(text, "ko")
+
+
+@pytest.mark.parametrize("text", ["The packet says twelve minutes for the pasta.", "The recipe says two cups of flour, that's a lot.",
+                                  "This jar says to use it within a week."])
+def test_what_a_box_or_a_recipe_says_is_told_and_asks_for_no_act(text: str, tmp_path: Path) -> None:
+    from agent.deciding.intents import tells_what_is_written
+
+    assert tells_what_is_written(text, "en")
+    assert not {s.entry[2] for s in kitchen_picker(tmp_path, "en").ranked(text)} - {"none", "shopping_list", "timer_status",
+                                                                                    "recipe_search", "convert_units", "shopping_complete"}
+
+
+@pytest.mark.parametrize("text", ["The box says forty minutes, set a timer for that.", "The recipe says two eggs, can you add eggs to the list?"])
+def test_what_a_box_says_with_a_request_beside_it_is_the_request(text: str) -> None:
+    from agent.deciding.intents import tells_what_is_written
+
+    assert not tells_what_is_written(text, "en")

@@ -347,6 +347,23 @@ def tells_of_past(text: str, language: str) -> bool:
 
 
 @found_once
+def tells_what_is_written(text: str, language: str) -> bool:
+    """Whether English words tell what a box, a recipe or a label says ("The back of the packet says
+    to bake it forty minutes", "The recipe says two eggs"): a remark, no request, unless it asks for
+    an act in words or a clause opens with one ("The box says forty minutes, set a timer for that")."""
+    words = utterance_words(text)
+    if not words or speaks_korean(words, language):
+        return False
+    lex = lexicon("en")
+    if re.search(rf"\b{lex.alternation('written_source')}\s+(?:says|said|reckons|recommends|wants)\b", words) is None:
+        return False
+    if asks_for_act(text, language):
+        return False
+    clauses = [utterance_words(c) for c in re.split(r"[,.;!?]+|\b(?:so|and then)\b", text) if c.strip()]
+    return not any(_rules("en")["command_open"].search(c) for c in clauses)
+
+
+@found_once
 def spoken_to_another(text: str, language: str) -> bool:
     """Whether the words are said to someone else in the room, named first ("Kids, dinner in five
     minutes!", "Honey, can you grab the salt?", "얘들아, 밥 먹어"): hearth is not asked anything."""

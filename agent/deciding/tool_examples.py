@@ -27,7 +27,7 @@ from agent.deciding.arguments import READ_ONLY, changes_time_only, repair_argume
 from agent.deciding.banks import NONE, Entry, example_bank
 from agent.deciding.intents import (
     asks_for_act, asks_how_things_are, asks_to_know, cued_alone, cued_tools, is_question, makes_a_remark, offered, requests_an_act,
-    small_talk, spoken_to_another, tells_of_past,
+    small_talk, spoken_to_another, tells_of_past, tells_what_is_written,
 )
 from agent.model.llm import ChatMessage
 from agent.speaking.phrases import system_prompt
@@ -185,7 +185,7 @@ class ExamplePicker:
         elif makes_a_remark(text, language):
             # "시간 진짜 빨리 간다": nothing to look up, and no act the words do not hold whole
             allowed = {NONE} | {t for t in allowed - READ_ONLY if self._holds_whole(t, text)}
-        elif tells_of_past(text, language):
+        elif tells_of_past(text, language) or tells_what_is_written(text, language):
             # A story acts on nothing, and asks nothing unless it is a question; "I got the eggs" ticks them off
             allowed &= (READ_ONLY if is_question(text, language) else set()) | {NONE, "shopping_complete"}
         kept = [s for s in ranked if s.entry[2] in allowed]
