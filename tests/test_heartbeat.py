@@ -83,7 +83,7 @@ class ScriptedPlanner:
         return [(f"example for {text}", {"tool": "none"})]
 
     def decide(self, text: str) -> ToolPlan:
-        found = [plan for phrase, plan in self.rules if phrase in words_of(text)]
+        found = [plan for phrase, plan in self.rules if words_of(phrase) in words_of(text)]
         return found[-1] if found else ToolPlan("Okay.", None)
 
     async def plan(self, text: str, history=(), on_say=None, examples=None) -> ToolPlan:
