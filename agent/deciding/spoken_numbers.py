@@ -170,7 +170,8 @@ def _part_said_singular(value: float, words: list[str], at: int) -> bool:
     """Whether ``words[at]`` is a fraction said in the singular after its count, as a hyphenated
     measure is ("three-quarter cup", "two-third cup"): a count smaller than the fraction's parts,
     and no quarter-pound after it ("two quarter pounders" are two burgers)."""
-    parts = {"quarter": 4, "third": 3}.get(words[at])
+    value_of_one = EN_FRACTIONS.get(words[at]) if not words[at].endswith("s") else None
+    parts = round(1 / value_of_one) if value_of_one is not None and value_of_one < 0.5 else None
     after = words[at + 1] if at + 1 < len(words) else ""
     return parts is not None and value == int(value) and 1 <= value < parts and not after.startswith("pound")
 
