@@ -149,6 +149,9 @@ def test_shopping_items(text: str, complete: bool, expected: tuple[str, str | No
         # the note after a bare "메모" and a comma
         ("메모 좀, 내일 아침에 가스 검침 와.", "내일 아침에 가스 검침 와"), ("이거 메모 좀, 가스 검침 금요일.", "가스 검침 금요일"),
         ("메모, 오븐 온도 10도 낮게.", "오븐 온도 10도 낮게"),
+        # "jot this down", said before the note
+        ("Jot this down: ring the plumber about the sink.", "ring the plumber about the sink"),
+        ("Write that down, the gate code is 4512.", "the gate code is 4512"), ("Put this down: bins go out Tuesday.", "bins go out Tuesday"),
         ("what's the weather", None),
     ],
 )

@@ -512,6 +512,8 @@ _EN_NOTE = (
     re.compile(r"\b(?:make|take|add|leave|write|jot|put)(?:\s+down)?\s+(?:a\s+)?note\s*(?:that|saying|to say|:|,|-)?\s*(?P<x>.+)$"),
     re.compile(r"^(?:please\s+|hey\s+)?note\s*(?:that|:|,|-|down)\s*(?P<x>.+)$"),
     re.compile(r"\b(?:remember|write down|jot down)\s*(?:that|:|,)?\s*(?P<x>.+)$"),
+    # "Jot this down: call the plumber", "write that down, the code is 1234"
+    re.compile(r"\b(?:jot|write|put|note)\s+(?:this|that|it)\s+down\s*(?:that|:|,|-)?\s*(?P<x>.+)$"),
 )
 _KO_NOTE = (
     re.compile(r"메모\s*(?:좀\s*)?(?:해|남겨|적어)[^.,!?:]*[.,!?:]\s*(?P<x>.+)$"),
