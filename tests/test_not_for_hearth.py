@@ -26,7 +26,8 @@ def test_words_said_to_someone_else_ask_hearth_nothing(text: str, language: str,
 
 @pytest.mark.parametrize("text", ["Set a timer for the kids' pasta, ten minutes.", "Love this song, turn it up.",
                                   "Mum's coming at six, add wine to the list.", "엄마가 오신대, 타이머 십 분",
-                                  "괜찮아, 타이머 맞춰 줘.", "뭐야, 타이머 왜 울려?", "이거야, 이거 타이머에 넣어 줘."])
+                                  "괜찮아, 타이머 맞춰 줘.", "뭐야, 타이머 왜 울려?", "이거야, 이거 타이머에 넣어 줘.",
+                                  "있잖아, 감자 삶게 십오 분만 재 줘.", "그렇잖아, 다음 단계 읽어 줘."])
 def test_a_name_that_is_no_call_to_someone_leaves_the_request(text: str) -> None:
     assert not spoken_to_another(text, "ko" if "타이머" in text else "en")
 

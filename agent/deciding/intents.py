@@ -387,7 +387,8 @@ def _called_by_name(said: str) -> bool:
     ends_in_consonant = (ord(name[-1]) - 0xAC00) % 28 != 0
     if ends_in_consonant != (particle == "아"):
         return False
-    return not lexicon("ko").has("not_a_name", name)
+    ko = lexicon("ko")
+    return not ko.has("not_a_name", name) and not name.endswith(ko.phrases("not_a_name_ending"))
 
 
 @found_once
