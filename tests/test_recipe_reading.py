@@ -8,6 +8,7 @@ import pytest
 
 from agent.assistant import Assistant
 from agent.deciding.commands import local_command, recipe_move, recipe_to_read
+from agent.deciding.extract import HANGUL
 from agent.deciding.tool_calls import ToolCallPlanner
 from agent.deciding.tool_use import ToolUse
 from firmware_py.home_tools import SAMPLE_RECIPES
@@ -74,6 +75,10 @@ def test_words_beside_a_move_make_it_something_else(text: str) -> None:
     assert recipe_move(text, "en", reading=True) is None
 
 
+def _language(text: str) -> str:
+    return "ko" if HANGUL.search(text) else "en"
+
+
 @pytest.mark.parametrize(("text", "move"), [
     # a move as one clause among remarks that ask for nothing else
     ("Hang on, the kettle was loud, read that again.", "repeat"), ("물이 끓어서 못 들었어, 다시 읽어 줘.", "repeat"),
@@ -87,7 +92,7 @@ def test_words_beside_a_move_make_it_something_else(text: str) -> None:
     ("Hmm, what ingredients does the sauce use?", "ingredients"),
 ])
 def test_while_reading_a_move_is_heard_among_remarks(text: str, move: str) -> None:
-    language = "ko" if any("가" <= ch <= "힣" for ch in text) else "en"
+    language = _language(text)
     assert recipe_move(text, language, reading=True) == move
 
 
@@ -96,7 +101,7 @@ def test_while_reading_a_move_is_heard_among_remarks(text: str, move: str) -> No
     "What's the weather tomorrow again?", "Is it ready yet?", "다음 주에 장 보러 가자.",
 ])
 def test_while_reading_words_for_another_tool_are_no_move(text: str) -> None:
-    language = "ko" if any("가" <= ch <= "힣" for ch in text) else "en"
+    language = _language(text)
     assert recipe_move(text, language, reading=True) is None
 
 

@@ -40,7 +40,7 @@ from agent.deciding.corrections import corrected
 from agent.deciding.lexicon import lexicon
 from agent.deciding.several import timers_in
 from agent.deciding.intents import (
-    OPPOSITE_ACTS, asks_for_act, cued_tools, is_follow_up, is_question, spoken_to_another, tells_of_past, tells_own_plan,
+    OPPOSITE_ACTS, TIMER_CHANGES, asks_for_act, cued_tools, is_follow_up, is_question, spoken_to_another, tells_of_past, tells_own_plan,
 )
 from agent.deciding.spoken_numbers import numbers, prepare
 from agent.deciding.utterance import found_once
@@ -65,7 +65,6 @@ def _list_words() -> frozenset[str]:
     return frozenset(lexicon("en").phrases("list_itself")) | frozenset(lexicon("ko").phrases("list_itself"))
 
 
-_CHANGES_A_TIMER = {"timer_cancel", "timer_pause", "timer_resume", "timer_adjust"}
 _TIMER_REFERENCE = re.compile(r"\btimers?\b|타이머|\b(?:it|that|them|this one|that one|all|every)\b|그거|다\s")
 
 
@@ -422,7 +421,7 @@ def grounded(tool: str, args: dict[str, Any], user_text: str) -> bool:
         return content_in(tool, args, user_text)
     if tool == "timer_adjust":
         return content_in(tool, args, user_text)
-    if tool in _CHANGES_A_TIMER and not (
+    if tool in TIMER_CHANGES and not (
         _TIMER_REFERENCE.search(user_text.casefold()) or supported(args.get("label"), user_text) or is_follow_up(user_text, language)
     ):
         return False  # "stop talking", "cancel our dinner plans": no timer was spoken of

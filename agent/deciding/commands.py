@@ -100,6 +100,11 @@ def _runs(forms: list[list[str]], phrase: str, korean: bool) -> list[range]:
             if all(stands(i + j, w) for j, w in enumerate(wanted))]
 
 
+def _forms(token: str, korean: bool) -> list[str]:
+    """The forms a token may be matched by: a Korean one's too (:func:`_korean_forms`)."""
+    return _korean_forms(token) if korean else [token]
+
+
 def _korean_forms(token: str) -> list[str]:
     """The token, and the token without each ending it may carry (the class ``move_ending``)."""
     return [token, *(token[: -len(e)] for e in lexicon("ko").phrases("move_ending") if token.endswith(e) and len(token) > len(e))]
@@ -160,8 +165,7 @@ def recipe_move(text: str, language: str, reading: bool) -> str | None:
     # The other words are read for another tool, but not the words any move may hold: "wait" and
     # "잠깐" also pause a timer, and said before a move they do not.
     fillers = _move_fillers(korean)
-    rest = " ".join(w for i, w in enumerate(words.split())
-                    if i not in covered and not any(f in fillers for f in (_korean_forms(w) if korean else [w])))
+    rest = " ".join(w for i, w in enumerate(words.split()) if i not in covered and not any(f in fillers for f in _forms(w, korean)))
     if not found or _asks_another_tool(rest, language):
         return None
     if "ingredients" in found:
@@ -184,7 +188,7 @@ def _asks_another_tool(text: str, language: str) -> bool:
 def _moves_in(words: str, korean: bool, reading: bool) -> tuple[list[str], set[int]]:
     """The moves whose words ``words`` (normalized) hold, and where those words stand."""
     words_of = lexicon("ko" if korean else "en")
-    forms = [_korean_forms(t) if korean else [t] for t in words.split()]
+    forms = [_forms(t, korean) for t in words.split()]
     covered: set[int] = set()
     found: list[str] = []
     for move, always, while_reading in _MOVE_CLASSES:
@@ -212,7 +216,7 @@ def _move_alone(words: str, korean: bool, reading: bool) -> str | None:
         return None
     others = _move_fillers(korean)
     tokens = words.split()
-    if any(i not in covered and not any(f in others for f in (_korean_forms(t) if korean else [t])) for i, t in enumerate(tokens)):
+    if any(i not in covered and not any(f in others for f in _forms(t, korean)) for i, t in enumerate(tokens)):
         return None
     return next(move for move, *_ in _MOVE_CLASSES if move in found)
 

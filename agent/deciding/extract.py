@@ -420,6 +420,18 @@ def quantity_alone(phrase: str) -> str | None:
     return " ".join(words)
 
 
+def with_amounts_after(parts: list[str]) -> list[str]:
+    """The parts of a list of things, an amount said after a thing ("frozen peas, like one bag")
+    joined to that thing as its amount ("one bag of frozen peas")."""
+    joined: list[str] = []
+    for part in parts:
+        if joined and (amount := quantity_alone(part)) is not None and quantity_alone(joined[-1]) is None:
+            joined[-1] = f"{amount} of {joined[-1]}"
+        else:
+            joined.append(part)
+    return joined
+
+
 def _clean_item(phrase: str, keep_a: bool = False) -> str:
     # "a" stays before the quantity is read: "a bag of flour" is one bag.
     lead = _EN_ITEM_LEAD_KEEPING_A if keep_a else _EN_ITEM_LEAD
@@ -468,8 +480,8 @@ def read_item(phrase: str, korean: bool, complete: bool = False) -> tuple[str, s
             return None  # "돈이 거의 없네": short of money, not of a thing to buy
     else:
         head, _, after = phrase.rpartition(",")
-        if head.strip() and (amount := quantity_alone(after)) is not None:
-            phrase = f"{amount} of {head.strip()}"  # "frozen peas, like one bag": the peas' amount, said after them
+        if head.strip() and len(one := with_amounts_after([head.strip(), after.strip()])) == 1:
+            phrase = one[0]  # "frozen peas, like one bag": the peas' amount, said after them
         item, quantity = _split_english_quantity(_clean_item(phrase.lower(), keep_a=True))
         item = _restore_case(item, phrase)
         item = _clean_item(item)

@@ -57,6 +57,11 @@ OPPOSITE_ACTS: Mapping[str, str] = {
 """Acts that undo each other. A follow-up that asks for one in words never stands for the other:
 "and flour, butter on the shopping list" (heard over a tap) adds, it does not tick off."""
 
+TIMER_CHANGES = frozenset({"timer_cancel", "timer_pause", "timer_resume", "timer_adjust"})
+"""The tools that change a running timer."""
+TIMER_TOOLS = TIMER_CHANGES | {"timer_start", "timer_status"}
+"""Every timer tool."""
+
 def _alternation(language: str, name: str) -> str:
     """A class of the language's lexicon as a regular-expression alternation; in Korean the spaces
     inside a phrase are optional, since the recognizer spaces Korean words as it likes."""
@@ -200,7 +205,7 @@ def small_talk(text: str, language: str) -> str | None:
         if re.fullmatch(rf"{said}(?:\s+{said})*", last):
             return kind
     korean = speaks_korean(text, language)
-    if last and len(last.split()) <= MAX_ABOUT_HEARTH_WORDS and any(says(p, last, korean) for p in lex.phrases("about_hearth")) \
+    if last and len(last.split()) <= MAX_ABOUT_HEARTH_WORDS and says_any(last, korean, "about_hearth") \
             and not cued_tools(text, language) - {"date_today", "time_now"}:
         return "greeting"  # "So how's your day been?", "오늘 하루 어땠어?": asked of hearth itself, answered as a greeting
     return None
@@ -248,12 +253,9 @@ def asks_which_timers(text: str, language: str) -> bool:
     if not words or not is_question(text, language):
         return False
     korean = speaks_korean(words, language)
-    lex = lexicon("ko" if korean else "en")
-    if not any(says(w, words, korean) for w in lex.phrases("timer_word")) \
-            or not any(says(w, words, korean) for w in lex.phrases("timer_running_word")):
+    if not says_any(words, korean, "timer_word") or not says_any(words, korean, "timer_running_word"):
         return False
-    acts = {"timer_cancel", "timer_pause", "timer_resume", "timer_adjust"}
-    return not numbers(text) and not cued_tools(text, language, acts)
+    return not numbers(text) and not cued_tools(text, language, TIMER_CHANGES)
 
 
 @found_once
@@ -305,8 +307,7 @@ def requests_an_act(text: str, language: str) -> bool:
     if not asks_for_act(text, language):
         return False
     words = utterance_words(text)
-    korean = speaks_korean(words, language)
-    return not any(says(verb, words, korean) for verb in lexicon("ko" if korean else "en").phrases("telling_verb"))
+    return not says_any(words, speaks_korean(words, language), "telling_verb")
 
 
 @found_once
@@ -428,6 +429,12 @@ def says(cue: str, text: str, korean: bool) -> bool:
     return re.search(rf"(?<![\w']){re.escape(verb)}(?:\s+[\w']+){{1,{MAX_SPLIT_WORDS}}}\s+{particle}\b", text) is not None
 
 
+def says_any(text: str, korean: bool, *classes: str) -> bool:
+    """Whether ``text`` (normalized) holds a phrase of any of the lexicon ``classes`` (:func:`says`)."""
+    lex = lexicon("ko" if korean else "en")
+    return any(says(phrase, text, korean) for name in classes for phrase in lex.phrases(name))
+
+
 MAX_SPLIT_WORDS = 4
 """How many words may stand between a verb and its particle ("turn the big pasta timer off")."""
 
@@ -515,10 +522,9 @@ def _other_than_the_timers(text: str, language: str) -> set[str]:
     find; a list or a recipe said as well ("the rice timer, and rice on the list") keeps its tools."""
     words = utterance_words(text)
     korean = speaks_korean(words, language)
-    lex = lexicon("ko" if korean else "en")
-    if not any(says(w, words, korean) for w in lex.phrases("timer_word")):
+    if not says_any(words, korean, "timer_word"):
         return set()
-    return {tool for tool, noun in _NOUN_NEEDED.items() if not any(says(w, words, korean) for w in lex.phrases(noun))}
+    return {tool for tool, noun in _NOUN_NEEDED.items() if not says_any(words, korean, noun)}
 
 
 def _other_than_the_list(text: str, language: str) -> set[str]:
@@ -526,8 +532,6 @@ def _other_than_the_list(text: str, language: str) -> set[str]:
     left for me to buy?" asks the list, and its "left" is not a timer's time left."""
     words = utterance_words(text)
     korean = speaks_korean(words, language)
-    lex = lexicon("ko" if korean else "en")
-    if any(says(w, words, korean) for w in lex.phrases("timer_word")) or durations(text) \
-            or not any(says(w, words, korean) for w in (*lex.phrases("list_noun"), *lex.phrases("buy_word"))):
+    if says_any(words, korean, "timer_word") or durations(text) or not says_any(words, korean, "list_noun", "buy_word"):
         return set()
-    return {"timer_start", "timer_status", "timer_cancel", "timer_adjust", "timer_pause", "timer_resume"}
+    return set(TIMER_TOOLS)

@@ -14,8 +14,8 @@ from dataclasses import replace
 
 from agent.deciding.corrections import corrected
 from agent.deciding.extract import (
-    HANGUL, could_be_label, item_phrase, note_text, quantity_alone, read_item, strip_korean_particle, timer_durations,
-    timer_label,
+    HANGUL, could_be_label, item_phrase, note_text, read_item, strip_korean_particle, timer_durations, timer_label,
+    with_amounts_after,
 )
 from agent.deciding.spoken_numbers import Found, durations, numbers, prepare
 from agent.deciding.intents import is_question, speaks_korean, utterance_words
@@ -55,15 +55,7 @@ def _parts(phrase: str, korean: bool) -> list[str]:
     # "cumin, coriander and, uh, smoked paprika": a hesitation is no thing, and leaves no part behind
     hesitations = lexicon("en").alternation("hesitation")
     phrase = re.sub(rf"(?:,\s*)?\b{hesitations}\b\s*(?=,|$|\s)", "", phrase)
-    parts: list[str] = []
-    for part in (p.strip(" ,.!?") for p in _EN_SPLIT.split(phrase)):
-        if not part:
-            continue
-        if parts and (amount := quantity_alone(part)) is not None and quantity_alone(parts[-1]) is None:
-            parts[-1] = f"{amount} of {parts[-1]}"  # "frozen peas, like one bag": the peas' amount
-        else:
-            parts.append(part)
-    return parts
+    return with_amounts_after([p.strip(" ,.!?") for p in _EN_SPLIT.split(phrase) if p.strip(" ,.!?")])
 
 
 def things_in(text: str, tool: str) -> list[tuple[str, str | None]]:

@@ -16,6 +16,7 @@ Korean particles need no parsing: a name is found inside the words with their sp
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -234,6 +235,12 @@ def names_something(text: str, entities: Sequence[HomeEntity], temperature: bool
     return any(says(label, said) for e in entities for label in (*labels(e), *area_labels(e.area, e.area_aliases)))
 
 
+@functools.cache
+def _kind_words() -> frozenset[str]:
+    """Every word of every kind of thing, in both languages."""
+    return frozenset(w for english, korean, _ in KINDS.values() for w in (*english, *korean))
+
+
 def _room_not_here(said: str, entities: Sequence[HomeEntity]) -> bool:
     """Whether the words name a room this home has no area for ("the bedroom lamp" in a home with a
     kitchen and a living room): then nothing in the home is meant, and no other room's lamp is
@@ -245,7 +252,7 @@ def _room_not_here(said: str, entities: Sequence[HomeEntity]) -> bool:
     for e in entities:
         known.update(labels(e))
         known.update(area_labels(e.area, e.area_aliases))
-    kinds = {w for english, korean, _ in KINDS.values() for w in (*english, *korean)}
+    kinds = _kind_words()
     named = [label for label in (*known, *kinds) if says(label, said)]
     for room in ROOMS:
         if any(says(word, said) for word in room) and not any(word in known or word in kinds for word in room) \
@@ -270,7 +277,7 @@ def _unknown_words(said: str, pool: Sequence[HomeEntity]) -> list[str]:
     for e in pool:
         for label in (*labels(e), *area_labels(e.area, e.area_aliases)):
             known.update(label.split())
-    kinds = {w for english, korean, _ in KINDS.values() for w in (*english, *korean)}
+    kinds = _kind_words()
     unknown = []
     for word in said.split():
         bare = _KO_PARTICLE.sub("", word) or word
