@@ -15,6 +15,7 @@ from agent.model.llm import ChatMessage
 from agent.record import ConversationRecord, RecordEntry
 from agent.timeline import Timeline
 from agent.deciding.confirm import PendingAct
+from agent.deciding.home_commands import home_things
 from agent.deciding.undo import Act
 from agent.deps import TurnDeps
 from agent.listening.listen import Press
@@ -80,6 +81,8 @@ class Assistant:
         """The last act made (a timer, the list), which "undo that" takes back."""
         self.last_tool: str | None = None
         """The tool the last answered turn called, if any ("again" after a recipe step is the step)."""
+        self.last_things: tuple[str, ...] = ()
+        """The home's things the last answered turn switched or asked about, which "turn it off" means."""
         self._prewarming: asyncio.Task[int] | None = None
         """The reasoner's heads for the conversation as it stands, evaluated between turns."""
         self._announcing: asyncio.Task[None] | None = None
@@ -264,6 +267,7 @@ class Assistant:
             pending=pending,
             last_act=self.last_act,
             last_tool=self.last_tool,
+            last_things=self.last_things,
         )
         self._launch(turn, number)
         return turn
@@ -292,6 +296,7 @@ class Assistant:
             pending=pending,
             last_act=self.last_act,
             last_tool=self.last_tool,
+            last_things=self.last_things,
             transcript=text,
         )
         self._launch(turn, number)
@@ -367,6 +372,7 @@ class Assistant:
         if result.outcome == Outcome.ANSWERED and not result.repeated:
             ran = [c for c in result.tool_calls if c.ran]
             self.last_tool = ran[-1].name if ran else None
+            self.last_things = home_things(ran[-1].name, ran[-1].data) if ran else ()
         acts = [c for c in result.tool_calls if c.acted]
         if acts:
             self.last_act = Act(acts[-1].name, dict(acts[-1].args), dict(acts[-1].data))

@@ -105,6 +105,7 @@ class Turn:
         pending: PendingAct | None = None,
         last_act: Act | None = None,
         last_tool: str | None = None,
+        last_things: tuple[str, ...] = (),
         transcript: str | None = None,
     ) -> None:
         self.deps = deps
@@ -114,6 +115,8 @@ class Turn:
         """The tool the turn before called ("recipe_step": "again" means the step again)."""
         self.last_act = last_act
         """The last act made in this conversation, which "undo that" takes back."""
+        self.last_things = last_things
+        """The home's things the turn before switched or asked about ("Is the fan on?" then "turn it off")."""
         self.pending = pending
         """The act the turn before asked about; this utterance may answer it."""
         self.audio = audio
@@ -360,7 +363,8 @@ class Turn:
         if self.deps.tools is not None:
             responder = Responder(
                 self.deps, self.timeline, self.result, self._committed, self.history,
-                pending=self.pending, last_act=self.last_act, last_tool=self.last_tool, speculation=self.speculation, emit=self.emit,
+                pending=self.pending, last_act=self.last_act, last_tool=self.last_tool, last_things=self.last_things,
+                speculation=self.speculation, emit=self.emit,
                 hearing=self.hearing, on_decided=self._decided,
             )
             think = responder.without_model(text) or responder.think

@@ -129,6 +129,16 @@ def test_mentions_all() -> None:
         ("감자도 추가해", False, ("감자", None)),
         ("목록에서 깻잎 빼 줘", True, ("깻잎", None)),
         ("what is on the list", False, None),
+        # a container said in the plural is still the container
+        ("add two bottles of fish sauce to the list", False, ("fish sauce", "2 bottles")),
+        ("put three boxes of cereal on the list", False, ("cereal", "3 boxes")),
+        ("add 4 jars of pesto to the shopping list", False, ("pesto", "4 jars")),
+        # a particle after the amount leaves it the amount ("만" only, "정도" about, "씩" each)
+        ("목록에 두부 두 모만 넣어 줘.", False, ("두부", "2모")), ("계란 한 판 정도 목록에 넣어 줘", False, ("계란", "1판")),
+        ("두유 세 팩쯤 추가해 줘", False, ("두유", "3팩")), ("배 하나만 추가해 줘", False, ("배", "1")),
+        # when it was bought is no part of the thing
+        ("방금 대파 사 왔어, 목록에서 지워 줘.", True, ("대파", None)), ("어제 우유 샀으니까 목록에서 빼 줘", True, ("우유", None)),
+        ("아까 김 사 왔으니까 지워요.", True, ("김", None)),
     ],
 )
 def test_shopping_items(text: str, complete: bool, expected: tuple[str, str | None] | None) -> None:
@@ -192,6 +202,9 @@ def test_conversions(text: str, expected: Conversion) -> None:
         ("떡국 만드는 법 알려 줘", "떡국"),
         # how a dish is done, by the verb said of it
         ("감자조림 하는 법 좀 찾아 줄래?", "감자조림"), ("김치전 부치는 법 찾아 줘", "김치전"), ("된장찌개 끓이는 방법 알려 줘", "된장찌개"),
+        # who it is for, or when, is no dish
+        ("Look up a falafel recipe for me, would you?", "falafel"), ("Search for a chili recipe for us please.", "chili"),
+        ("Could you find a curry recipe for us?", "curry"),
         ("what time is it", None),
     ],
 )
@@ -401,6 +414,23 @@ def test_the_millilitre_as_said_in_korean_kitchens(text: str, wanted: str) -> No
 
 @pytest.mark.parametrize(("text", "where"), [("저기, 대구 공기 어때요?", "대구"), ("혹시 부산 날씨 어때?", "부산"), ("음 광주 미세먼지 어때", "광주")])
 def test_a_korean_place_after_a_filler(text: str, where: str) -> None:
+    assert place(text) == where
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ("How's Seoul looking weather-wise tomorrow?", "Seoul"), ("What's Busan like this weekend?", "Busan"),
+    ("How is Jeju looking for Saturday?", "Jeju"), ("How's the weather looking?", None), ("What's Monday looking like?", None),
+])
+def test_an_english_place_asked_about_as_the_subject(text: str, where: str | None) -> None:
+    assert place(text) == where
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ("대구 쪽 공기는 어때?", "대구"), ("제주도 쪽 비 와?", "제주도"), ("내일 강릉 놀러 가는데 날씨 어때?", "강릉"),
+    ("이번 주에 전주 출장 가는데 거기 비 온대?", "전주"), ("우리 동네 쪽 공기 어때?", None), ("내일 날씨 어때?", None),
+])
+def test_a_korean_place_told_by_the_word_after_it(text: str, where: str | None) -> None:
+    # "쪽", "근처", "가는데": the word before is a place, not a day, a filler or the weather
     assert place(text) == where
 
 

@@ -17,6 +17,10 @@ from agent.deciding.corrections import corrected
         ("Set a timer for 1 minute, no, 2 minutes", "Set a timer for 2 minutes"),
         ("부산, 아니 일산 미세먼지 어때?", "일산 미세먼지 어때?"),
         ("타이머 10분, 아니 20분 맞춰 줘", "타이머 20분 맞춰 줘"),
+        # the phrase said again ends in a word said before, not last: that phrase is taken back
+        ("Put red onions on the list, no, I mean white onions.", "Put white onions on the list."),
+        ("Start the pasta timer for ten minutes, no, the rice timer.", "Start the rice timer for ten minutes."),
+        ("Add milk to the list, no, oat milk.", "Add oat milk to the list."),
         # Not corrections: an answer, a question with "no" in it, no marker at all.
         ("No, thanks.", "No, thanks."),
         ("Is it snowing? No?", "Is it snowing? No?"),

@@ -77,6 +77,8 @@ def test_the_many_ways_to_switch_a_thing_the_home_has(text, language, action, en
     # a thing of a kind the home has, in a room it has no area for: never another room's
     ("Switch on the bathroom light.", "en", "bathroom light"), ("Turn the bedroom lamp off, please.", "en", "bedroom lamp"),
     ("침실 불 켜 줘", "ko", "침실 불"), ("화장실 불 꺼 줄래?", "ko", "화장실 불"),
+    ("작은방 불 켜 줄래요?", "ko", "작은방 불"), ("Turn on the spare room light.", "en", "spare room light"),
+    ("다용도실 불 좀 꺼 줘.", "ko", "다용도실 불"),
     # a split verb too: never another tool's act on the thing's name
     ("Get the toaster going.", "en", "toaster"), ("Could you get the dishwasher running?", "en", "dishwasher"),
 ])
@@ -247,3 +249,105 @@ def test_with_nothing_read_from_home_assistant_a_kind_of_thing_is_the_homes_and_
     for text in ("Turn on the kitchen lights.", "Switch the fan off.", "거실 불 켜 줘"):
         plan = home_command(text, "ko" if "불" in text else "en", lambda words, temperature=False: names_something(words, [], temperature))
         assert plan is not None and plan.tool == "home_control", text
+
+
+@pytest.mark.parametrize("text, value", [
+    ("Living room thermostat, twenty degrees please.", 20), ("Thermostat, 19 degrees.", 19),
+    ("Heating at twenty-one degrees, ta.", 21),
+    # the thing its subject, then a verb of going to the number
+    ("Brr, could the heating go up to 22?", 22), ("The thermostat can come down to eighteen.", 18),
+    ("I'm cold, can the heating be at twenty-three?", 23),
+])
+def test_a_thing_and_a_temperature_with_no_verb_of_setting_sets_it(text, value):
+    plan = home_command(text, "en", refers)
+    assert plan is not None and plan.args["action"] == "set" and plan.args["value"] == value and meant(plan) == ["climate.thermostat"], plan
+
+
+@pytest.mark.parametrize("text", ["The pasta needs ten minutes.", "The kids are 8 and 10.", "The oven light is out again, twenty years old."])
+def test_a_number_beside_a_thing_is_no_setting_without_degrees_or_a_verb(text):
+    plan = home_command(text, "en", refers)
+    assert plan is None or plan.args.get("action") != "set", plan
+
+
+@pytest.mark.parametrize("text, action, entity", [
+    ("Front door needs locking, can you do that?", "lock", "lock.front_door"),
+    ("The hood fan needs switching off.", "off", "switch.hood_fan"),
+    ("The garage needs to be closed before the rain.", "close", "cover.garage_door"),
+    ("Kitchen lights need turning on, it's dark.", "on", "light.kitchen_lights"),
+])
+def test_what_a_thing_needs_is_the_act(text, action, entity):
+    plan = home_command(text, "en", refers)
+    assert plan is not None and plan.args["action"] == action and meant(plan) == [entity], plan
+
+
+@pytest.mark.parametrize("text, action", [
+    ("Can you get the garage door up? I'm pulling in.", "open"), ("Bring the garage door down, we're in.", "close"),
+    ("Put the garage up for me.", "open"),
+])
+def test_a_cover_got_up_opens_and_brought_down_closes(text, action):
+    plan = home_command(text, "en", refers)
+    assert plan is not None and plan.args["action"] == action and meant(plan) == ["cover.garage_door"], plan
+
+
+@pytest.mark.parametrize("text", ["Get the heating up a bit.", "Bring the soup up to a boil."])
+def test_up_and_down_open_and_close_only_a_cover(text):
+    plan = home_command(text, "en", refers)
+    assert plan is None or plan.args.get("action") not in ("open", "close"), plan
+
+
+@pytest.mark.parametrize("text, entity", [
+    ("Has anybody remembered to lock our front door?", "lock.front_door"), ("Did you forget to turn off the oven?", "switch.oven"),
+    ("Has someone remembered to close the garage door?", "cover.garage_door"),
+])
+def test_whether_someone_remembered_an_act_reads_the_thing(text, entity):
+    plan = home_command(text, "en", refers)
+    assert plan is not None and plan.tool == "home_state" and meant(plan) == [entity], plan
+
+
+@pytest.mark.parametrize("text, thing", [
+    ("Could you fire up the boiler? I want a bath.", "boiler"), ("Run the dishwasher please.", "dishwasher"),
+    ("Start the washing machine.", "washing machine"),
+])
+def test_an_appliance_the_home_does_not_share_is_refused_after_any_verb(text, thing):
+    plan = home_command(text, "en", refers)
+    assert plan is not None and plan.tool is None and thing in plan.say, plan
+
+
+@pytest.mark.parametrize("tool, data, things", [
+    ("home_control", {"entity_ids": ["switch.hood_fan"]}, ("switch.hood_fan",)),
+    ("home_state", {"states": {"switch.oven": "on"}}, ("switch.oven",)),
+    ("home_state", {"states": {f"light.l{i}": "on" for i in range(5)}}, ()),
+    ("timer_status", {"timers": []}, ()),
+])
+def test_it_is_what_the_turn_before_switched_or_asked_about(tool, data, things):
+    from agent.deciding.home_commands import home_things
+
+    assert home_things(tool, data) == things
+    if things:
+        plan = home_command("Turn it off then.", "en", refers, list(things))
+        assert plan is not None and plan.args["entity_ids"] == list(things)
+
+
+@pytest.mark.parametrize("text, language, action, entity", [
+    ("후드 소리 너무 시끄럽다, 그만 꺼 줘.", "ko", "off", "switch.hood_fan"), ("오븐 열기 장난 아니네, 이제 꺼 줘요.", "ko", "off", "switch.oven"),
+    ("The hood fan is so loud, turn it off.", "en", "off", "switch.hood_fan"),
+    ("The kitchen lights are way too bright, switch them off.", "en", "off", "light.kitchen_lights"),
+])
+def test_a_verb_with_no_thing_acts_on_the_thing_another_clause_is_about(text, language, action, entity):
+    plan = home_command(text, language, refers)
+    assert plan is not None and plan.args["action"] == action and meant(plan) == [entity], plan
+
+
+@pytest.mark.parametrize("text, entity", [
+    ("현관문 잠겨 있는 거 맞지?", "lock.front_door"), ("오븐 꺼져 있는 거죠?", "switch.oven"), ("차고 문 닫혀 있겠지?", "cover.garage_door"),
+    ("후드 돌아가고 있는 거 맞아?", "switch.hood_fan"),
+])
+def test_a_korean_state_asked_to_be_confirmed_reads_it(text, entity):
+    plan = home_command(text, "ko", refers)
+    assert plan is not None and plan.tool == "home_state" and meant(plan) == [entity], plan
+
+
+@pytest.mark.parametrize("text, value", [("좀 덥네, 난방 18도로 낮춰 줘요.", 18), ("거실 온도 이십이 도로 높여 줘.", 22), ("난방 20도로 맞춰 둬.", 20)])
+def test_a_korean_temperature_lowered_or_raised_to_a_number_sets_it(text, value):
+    plan = home_command(text, "ko", refers)
+    assert plan is not None and plan.args["action"] == "set" and plan.args["value"] == value and meant(plan) == ["climate.thermostat"], plan

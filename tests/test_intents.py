@@ -249,3 +249,19 @@ def test_a_request_beside_a_greeting_is_no_small_talk(text: str, language: str) 
     from agent.deciding.intents import small_talk
 
     assert small_talk(text, language) is None
+
+
+@pytest.mark.parametrize(("text", "tool"), [
+    ("Sorry, I wasn't listening.", "shopping_list"), ("Let the dough settle for a bit.", "timer_start"),
+    ("She's a real timekeeper.", "time_now"),
+])
+def test_a_word_that_only_begins_like_a_cue_cues_nothing(text: str, tool: str) -> None:
+    assert tool not in cued_tools(text, "en")
+
+
+@pytest.mark.parametrize(("text", "tool"), [
+    ("Cancel both timers.", "timer_cancel"), ("Will it be sunny later?", "weather"), ("What's on my shopping lists?", "shopping_list"),
+    ("Can you read the listed items?", "shopping_list"),
+])
+def test_a_cue_with_an_ending_still_cues(text: str, tool: str) -> None:
+    assert tool in cued_tools(text, "en")

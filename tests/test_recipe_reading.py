@@ -35,6 +35,17 @@ def test_asking_for_a_recipe_read_aloud(text: str, dish: str) -> None:
     assert recipe_to_read(text, "en") == dish
 
 
+@pytest.mark.parametrize(("text", "dish"), [
+    ("Read out the shepherd's pie recipe, I've honestly no idea how it goes.", "shepherd's pie"),
+    ("Read me the crumble recipe a bit at a time, I've got butter on my fingers.", "crumble"),
+    ("Can you read the carbonara recipe, my fingers are covered in egg?", "carbonara"),
+    ("Take me through the flapjack recipe bit by bit.", "flapjack"),
+])
+def test_the_dish_to_read_is_named_in_the_clause_that_asks(text: str, dish: str) -> None:
+    # the remark beside the request ("my hands are full") is no part of the dish, nor a reason to search
+    assert recipe_to_read(text, "en") == dish
+
+
 @pytest.mark.parametrize("text", ["find me a pancake recipe", "what can I make with eggs", "I read the recipe already, thanks"])
 def test_a_search_is_not_a_reading(text: str) -> None:
     assert recipe_to_read(text, "en") is None
@@ -59,7 +70,7 @@ def test_moves_through_a_recipe(text: str, reading: bool, move: str | None) -> N
     ("Hold on, which step was before this one?", "back"), ("Go back one, please.", "back"), ("앞 단계로 다시 가 줘", "back"),
     ("Sorry, say that again?", "repeat"), ("I missed that, one more time.", "repeat"), ("한 번 더 읽어 줄래?", "repeat"),
     ("Okay, I'm done, what now?", "next"), ("Right, carry on.", "next"), ("응 넘어가자", "next"),
-    ("Remind me of the ingredients?", None), ("So what goes in it?", "ingredients"), ("재료가 뭐였지?", "ingredients"),
+    ("Remind me of the ingredients?", "ingredients"), ("So what goes in it?", "ingredients"), ("재료가 뭐였지?", "ingredients"),
     ("Read the first step again.", "first"), ("Let's start over from the top.", "first"), ("처음부터 다시 읽어 줘", "first"),
     ("Start at the top please.", "first"), ("Can you start from the beginning?", "first"),
     # the ingredients asked for again are the ingredients, not the step just read
@@ -70,7 +81,8 @@ def test_a_move_is_read_from_its_words_among_words_any_move_holds(text: str, mov
     assert recipe_move(text, "en", reading=True) == move
 
 
-@pytest.mark.parametrize("text", ["Go back to the store later.", "Say hello to grandma again.", "다시 타이머 맞춰 줘"])
+@pytest.mark.parametrize("text", ["Go back to the store later.", "Say hello to grandma again.", "다시 타이머 맞춰 줘",
+                                  "Remind me to stir it in five minutes."])
 def test_words_beside_a_move_make_it_something_else(text: str) -> None:
     assert recipe_move(text, "en", reading=True) is None
 
@@ -90,6 +102,12 @@ def _language(text: str) -> str:
     # the ingredients, however they are asked for
     ("Are eggs one of the ingredients?", "ingredients"), ("재료에 설탕 들어가?", "ingredients"),
     ("Hmm, what ingredients does the sauce use?", "ingredients"),
+    # asked to be told again: no reminder unless a length is said
+    ("Remind me what goes into the batter.", "ingredients"), ("Jog my memory, what went into it?", "ingredients"),
+    ("Remind me the ingredients, I wasn't listening.", "ingredients"),
+    # from the very beginning, however it is put
+    ("I lost my place, can we begin again from the top?", "first"), ("Sorry, back to step one please.", "first"),
+    ("Okay, from step one, slowly.", "first"),
 ])
 def test_while_reading_a_move_is_heard_among_remarks(text: str, move: str) -> None:
     language = _language(text)

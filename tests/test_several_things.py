@@ -274,6 +274,9 @@ def test_a_remark_after_the_things_is_no_thing(text: str, tool: str, things: lis
 @pytest.mark.parametrize(("text", "items"), [
     ("And olives and capers.", ["olives", "capers"]), ("Oh and crackers, while you are at it.", ["crackers"]),
     ("Also foil and cling film.", ["foil", "cling film"]),
+    # what the thing is for, said after it, is no thing
+    ("Oh, and some crackers to go with it.", ["crackers"]), ("And buns for the burgers.", ["buns"]),
+    ("And a lemon for the fish too.", ["lemon"]),
 ])
 def test_things_joined_on_after_an_addition_are_each_added(text: str, items: list[str]) -> None:
     plan = continued(Act("shopping_add", {"item": "butter"}, {}), text, "en")
@@ -337,6 +340,24 @@ def test_right_after_a_pause_a_word_to_go_on_lets_that_timer_go_on(text: str, la
 ])
 def test_a_word_to_go_on_with_something_else_or_after_no_pause_resumes_nothing(text: str, language: str, act: str) -> None:
     assert continued(Act(act, {"label": "rice", "duration_s": 60}, {}), text, language) is None
+
+
+@pytest.mark.parametrize(("text", "language", "delta"), [
+    ("Oh hang on, let's say twelve minutes instead.", "en", 240), ("Make that six minutes.", "en", -120),
+    ("Actually, nine minutes would be better.", "en", 60), ("No wait, ten minutes.", "en", 120),
+    ("아니 십 분으로 해 줘.", "ko", 120), ("그냥 칠 분으로 바꿔 줘.", "ko", -60), ("아 참, 팔 분 말고 구 분으로 해.", "ko", 60), ("Not eight minutes, seven minutes.", "en", -60),
+])
+def test_right_after_a_timer_a_new_length_taken_back_changes_it(text: str, language: str, delta: int) -> None:
+    plan = continued(Act("timer_start", {"duration_s": 480, "label": "rice"}, {"duration_s": 480, "label": "rice"}), text, language)
+    assert plan is not None and (plan.tool, plan.args) == ("timer_adjust", {"delta_s": delta, "label": "rice"})
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("And another ten minutes for the pasta.", "en"), ("Ten minutes.", "en"), ("Set one more for ten minutes.", "en"),
+    ("감자 타이머 십 분도 맞춰 줘.", "ko"), ("Make it eight minutes.", "en"),  # the length it has: nothing to change
+])
+def test_a_second_length_or_another_timer_is_no_change_of_the_first(text: str, language: str) -> None:
+    assert continued(Act("timer_start", {"duration_s": 480}, {"duration_s": 480}), text, language) is None
 
 
 @pytest.mark.parametrize("text", ["Actually, scratch the yoghurt, we have two.", "Oh scratch the bacon, we have some.",

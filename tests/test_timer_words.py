@@ -41,6 +41,9 @@ def test_a_timers_name_said_around_its_length(text: str, label: str) -> None:
     ("The barley needs forty minutes.", "barley"), ("Brisket takes an hour forty.", "brisket"),
     ("Soup gets twenty minutes.", "soup"),
     ("국 끓이는 타이머 얼마 남았지?", "국"), ("감자 삶는 타이머 꺼 줘.", "감자"), ("고기 굽는 거 십 분 맞춰 줘.", "고기"),
+    # what it is doing as it cooks
+    ("So the eggs are boiling now, put nine minutes on them.", "eggs"), ("Chickpeas are simmering, forty minutes please.", "chickpeas"),
+    ("The lamb's resting, give it fifteen minutes.", "lamb"),
 ])
 def test_a_timers_name_given_or_said_as_what_cooks(text: str, label: str) -> None:
     assert timer_label(text) == label
@@ -53,7 +56,8 @@ def test_who_needs_the_time_or_where_it_cooks_is_no_name(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", ["Add ten minutes to the timer.", "다시 돌려", "Set a timer for five minutes.", "에어컨 꺼 줘",
-                                  "선풍기 멈춰"])
+                                  "선풍기 멈춰", "30초짜리 타이머 하나만.", "오 분짜리 타이머 맞춰 줘.", "10분 정도 타이머 켜 줘",
+                                  "한 시간짜리 타이머 하나 돌려 줘"])
 def test_words_that_name_no_timer_give_no_name(text: str) -> None:
     assert timer_label(text) is None
 

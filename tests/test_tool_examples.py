@@ -198,3 +198,13 @@ def test_example_values_are_what_a_copying_model_would_write() -> None:
     values = example_values()
     assert {"chicago", "noodles", "만두"} <= values
     assert all(value == value.casefold() for value in values)
+
+
+@pytest.mark.parametrize("text", ["장 볼 거 뭐 남았는지 읽어 줄래?", "살 거 뭐 남았는지 알려 줘.", "What's left for me to buy, can you read it out?"])
+def test_a_look_up_asked_for_in_words_is_no_small_talk_though_a_timer_word_is_heard(text: str, tmp_path: Path) -> None:
+    # "남았" and "left" are also a timer's time left; named with buying, they ask the list alone
+    registry, _ = build_registry(tmp_path)
+    language = "ko" if any("가" <= c <= "힣" for c in text) else "en"
+    narrowed = NarrowedChat(RecordingChat({}), registry, ExamplePicker(language), n=2, none_within=3)
+    branches = narrowed.schema_for(text)["anyOf"]
+    assert [b["properties"]["tool"]["const"] for b in branches] == ["shopping_list"]

@@ -10,13 +10,18 @@ from agent.deciding.undo import Act, asks_to_undo, opposite
 @pytest.mark.parametrize("text", ["Undo that.", "No, put it back.", "Take that back", "undo", "아니 취소", "방금 거 취소해 줘", "되돌려 줘",
                                   # regret said first asks for nothing else
                                   "Sorry, my bad, take that back.", "Whoops, undo it please.", "앗 실수, 되돌려 줘",
-                                  "어 잘못 말했어, 방금 거 취소해."])
+                                  "어 잘못 말했어, 방금 거 취소해.",
+                                  # a reason said after asks for nothing else
+                                  "Hang on, no, undo that, there's a jar in the cupboard.", "Take that back, I changed my mind.",
+                                  "Undo that, we've got loads.", "방금 거 취소해, 아직 많이 있더라."])
 def test_asking_to_undo(text: str) -> None:
     assert asks_to_undo(text, "en")
 
 
 @pytest.mark.parametrize("text", ["Cancel the pasta timer.", "Put it on the list.", "타이머 취소해 줘", "Undo the pasta timer and start a new one",
-                                  "Oops, I dropped the spoon.", "아이고, 타이머 취소해 줘"])
+                                  "Oops, I dropped the spoon.", "아이고, 타이머 취소해 줘",
+                                  # something more asked after the undo is its own request
+                                  "Undo that, and add oat milk.", "Undo that, what time is it?", "Take that back, can you add pears?"])
 def test_other_requests_are_not_undo(text: str) -> None:
     assert not asks_to_undo(text, "en")
 

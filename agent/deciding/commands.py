@@ -17,7 +17,7 @@ from typing import Any
 
 from agent.deciding.intents import asks_time_left, cued_tools, speaks_korean, utterance_words
 from agent.deciding.lexicon import lexicon
-from agent.deciding.spoken_numbers import EN_ONES, KO_NATIVE_ONES, korean_number
+from agent.deciding.spoken_numbers import EN_ONES, KO_NATIVE_ONES, durations, korean_number
 from agent.deciding.tool_calls import ToolPlan
 
 READING_TOOLS = ("recipe_read", "recipe_step")
@@ -57,10 +57,12 @@ _KO_DOWN = re.compile(rf"{_KO_SOUND}.*(?:줄여|작게|낮춰|내려)|더 작게
 
 _EN_POLITE = r"(?:(?:ok|okay|alright|all right|right|great|thanks|thank you|and|so|hearth)\s+)*"
 _EN_TAIL = r"(?:\s+(?:please|thanks|thank you))*"
+_EN_BIT_BY_BIT = r"step by step|bit by bit|(?:one|a) (?:step|bit|little bit|part) at a time"
+"""Words that ask for a recipe in parts, one after another ("a bit at a time", "step by step")."""
 _EN_READ = re.compile(
     r"\b(?:read|walk me through|take me through|go through|talk me through)\b.*\brecipe\b"
     r"|^(?:\w+\s+){0,3}(?:walk|talk|take) (?:me|us) through (?:the |a |how to make )?\w"
-    r"|\brecipe\b.*\b(?:step by step|one step at a time)\b|\bstep by step\b|\bone step at a time\b"
+    rf"|\brecipe\b.*\b(?:{_EN_BIT_BY_BIT})\b|\b(?:{_EN_BIT_BY_BIT})\b"
     r"|\bread (?:me )?(?:the )?(?:recipe|instructions|method|steps)\b"
 )
 _EN_READ_ONE = re.compile(r"^(?:\w+\s+){0,3}?read\s+(?:out\s+|me\s+|us\s+)?(?:the\s+)?(?P<dish>(?!the\b|a\b|this\b|that\b|first\b|second\b|third\b|last\b|next\b|other\b)\w+(?:\s+\w+){0,2}?)\s+one(?:\s+please)?$")
@@ -69,7 +71,7 @@ _EN_TOLD = re.compile(r"\b(?:i|we)(?: have| 've|'ve| just| already)? (?:read|wen
 """The user saying what they did ("I read the recipe already"), not asking."""
 _EN_READ_WORDS = re.compile(
     r"\b(?:can you|could you|would you|please|read|me|walk|take|talk|go|through|the|recipe|recipes|for|step by step|"
-    r"one step at a time|tell|how|to|make|do i|i|out|loud|aloud|instructions|method|steps|of|a|an|let's|lets|cook)\b"
+    rf"{_EN_BIT_BY_BIT}|tell|how|to|make|do i|i|out|loud|aloud|instructions|method|steps|of|a|an|let's|lets|cook)\b"
 )
 _KO_READ = re.compile(r"(?:레시피|(?:만드|끓이|하)는 ?(?:법|방법|거)|요리법|조리법).*(?:읽어|단계별|차근차근|하나씩)|(?:단계별로|차근차근|하나씩).*(?:알려|읽어|말해)")
 _KO_READ_WORDS = re.compile(r"레시피|(?:만드|끓이|하)는 ?(?:법|방법|거)|요리법|조리법|처음부터|읽어 ?줘|읽어 ?주세요|읽어 ?줄래요?|읽어|단계별로|차근차근|하나씩|알려 ?줘|알려 ?줄래요?|말해 ?줘|좀|줄래요?")
@@ -113,9 +115,13 @@ def _korean_forms(token: str) -> list[str]:
 def volume_command(text: str, language: str) -> dict[str, Any] | None:
     """The volume_set arguments the utterance asks for, or None."""
     words = utterance_words(text)
+    korean = speaks_korean(words, language)
+    if not korean:
+        # the dish is named in the clause that asks: "Read out the omelette recipe, I've never made one"
+        words = next((c for c in (utterance_words(c) for c in re.split(r"[,.;!?]+", text)) if _EN_READ.search(c)), words)
     if not words or len(words.split()) > MAX_COMMAND_WORDS:
         return None
-    if speaks_korean(words, language):
+    if korean:
         if (found := _KO_LEVEL.search(words)) is not None:
             value = found.group(1) or found.group(2)
             level = {"최대": 10, "최소": 1, "열": 10}.get(value)
@@ -166,6 +172,9 @@ def recipe_move(text: str, language: str, reading: bool) -> str | None:
     # "잠깐" also pause a timer, and said before a move they do not.
     fillers = _move_fillers(korean)
     rest = " ".join(w for i, w in enumerate(words.split()) if i not in covered and not any(f in fillers for f in _forms(w, korean)))
+    if not korean and not durations(text):
+        # "Remind me what goes into it": told again, no reminder; "remind me in five minutes" is one
+        rest = re.sub(rf"\b(?:{lexicon('en').alternation('move_tell_again')}|remind)\b", " ", rest)
     if not found or _asks_another_tool(rest, language):
         return None
     if "ingredients" in found:
@@ -225,15 +234,19 @@ def recipe_to_read(text: str, language: str) -> str | None:
     """The dish, when the utterance asks for a recipe read aloud ("read me the banana bread recipe",
     "how do I make pancakes step by step", "김치찌개 레시피 읽어 줘"); "" when it names none."""
     words = utterance_words(text)
+    korean = speaks_korean(words, language)
+    if not korean:
+        # the dish is named in the clause that asks: "Read out the omelette recipe, I've never made one"
+        words = next((c for c in (utterance_words(c) for c in re.split(r"[,.;!?]+", text)) if _EN_READ.search(c)), words)
     if not words or len(words.split()) > MAX_COMMAND_WORDS:
         return None
-    if speaks_korean(words, language):
+    if korean:
         if (one := _KO_READ_ONE.search(words)) is not None and one["dish"] not in lexicon("ko").phrases("not_a_dish"):
             return one["dish"]  # "된장국 거 읽어 줄래?": the one of that name, among those found
         return " ".join(_KO_READ_WORDS.sub(" ", words).split()) if _KO_READ.search(words) else None
     if (one := _EN_READ_ONE.search(words)) is not None and one["dish"] not in lexicon("en").phrases("not_a_dish"):
         return one["dish"]  # "read out the lentil soup one"
-    if not _EN_READ.search(words) or _EN_TOLD.search(words):
+    if not _EN_READ.search(words) or _EN_TOLD.search(utterance_words(text)):
         return None
     return " ".join(_EN_READ_WORDS.sub(" ", words).split())
 

@@ -58,6 +58,8 @@ def corrected(text: str) -> str:
         return swapped
     before = _WORD.findall(text[: last.start()])
     after = text[last.end() :].strip()
+    if not korean and (again := _said_again(before, after)) is not None:
+        return again
     if korean:
         # Korean puts the value first and the verb last: the word just before is the one taken back.
         replaced = min(1, len(before))
@@ -67,6 +69,25 @@ def corrected(text: str) -> str:
             replaced -= 1  # an English request opens with its verb ("add", "set"): keep it
     kept = before[: len(before) - replaced]
     return " ".join([*kept, after]).strip()
+
+
+def _said_again(before: list[str], after: str) -> str | None:
+    """``before`` with the phrase ``after`` replaces put back in its place, when ``after`` ends in a
+    word said before, not last: "Add red peppers to the list, no, I mean yellow peppers" takes back
+    "red peppers", not "the list"."""
+    said = _WORD.findall(after)
+    bare = [w.strip(",.;:!?…").casefold() for w in before]
+    head = said[-1].strip(",.;:!?…").casefold() if said else ""
+    at = max((i for i, w in enumerate(bare) if w == head), default=None)
+    if at is None or at == len(before) - 1 or len(said) > at + 1:
+        return None  # not said before, or said last (the counted words are right), or too long
+    start = at + 1 - len(said)
+    if start == 0 and lexicon("en").has("command_open", bare[0]):
+        start = 1  # "Add milk to the list, no, oat milk": the verb stays
+    tail = before[at][len(before[at].rstrip(",.;:!?…")):]
+    end = said[-1][len(said[-1].rstrip(",.;:!?…")):]  # how the whole was said to end
+    words = [*before[:start], *said[:-1], said[-1].rstrip(",.;:!?…") + tail, *before[at + 1 :]]
+    return (" ".join(words).rstrip(",;") + end).strip()
 
 
 def _new_length(before: str, after: str) -> str | None:

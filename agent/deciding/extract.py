@@ -83,10 +83,12 @@ def could_be_label(value: str) -> bool:
     if _EN_ORDINAL.search(f"{prepare(value)} one") or _KO_ORDINAL.fullmatch(prepare(value).replace(" ", "")):
         return True
     if HANGUL.search(value):
-        return not any(w in _ko_not_labels() or re.search(r"(?:분|초|시간)$", w) or korean_number(w) is not None for w in words)
+        return not any(w in _ko_not_labels() or _KO_LENGTH_WORD.search(w) or korean_number(w) is not None for w in words)
     return not all(w in _en_not_labels() or re.fullmatch(r"[\d.,]+", w) for w in words)
 
 
+_KO_LENGTH_WORD = re.compile(r"(?:분|초|시간)(?:짜리|동안|정도|쯤)?$|^짜리$")
+"""A word that is a length, or says what length a thing is ("삼십 초짜리 타이머"): no timer's name."""
 _EN_ORDINAL = re.compile(r"\b(?:the\s+)?(first|second|third|fourth|fifth|last|latest|newest)\s+(?:one|timer)\b")
 _KO_ORDINAL = re.compile(r"(첫|두|세|네|다섯)\s*번째|마지막")
 
@@ -144,10 +146,12 @@ _EN_NAMING = re.compile(
     r"\b(?:named|called|labell?ed|(?:call|name|label)\s+(?:it|this|that)(?:\s+(?:one|timer))?)\s+(?:the\s+)?")
 _EN_WHAT_COOKS = re.compile(
     r"(?P<x>[a-z']+(?:\s+(?!just\b|has\b|have\b|now\b)[a-z]+)?)"
-    r"(?:(?:\s+(?:just|has|have|now)){0,2}(?:\s+(?:went|gone|goes|go|is|are)|'s|'re)\s+(?:in|on)\b"
+    r"(?:(?:\s+(?:just|has|have|now)){0,2}(?:\s+(?:went|gone|goes|go|is|are)|'s|'re)\s+(?:in|on|boiling|simmering|roasting|baking|"
+    r"cooking|frying|steaming|resting|proving|poaching|stewing|braising)\b"
     r"|\s+(?:needs|need|takes|take|gets|get|wants)\s+(?=\S))")
-"""What cooks, said before where it went or how long it takes: "the lasagna just went in", "the
-potatoes are on", "rice needs eighteen minutes", "pasta gets twelve"."""
+"""What cooks, said before where it went, what it is doing or how long it takes: "the lasagna just
+went in", "the potatoes are on", "the eggs are boiling", "rice needs eighteen minutes", "pasta gets
+twelve"."""
 
 
 def _label_of_what_cooks(prepared: str) -> str | None:
@@ -218,7 +222,7 @@ def _korean_label(text: str) -> str | None:
 
 def _korean_name(word: str) -> str | None:
     word = strip_korean_particle(word)
-    if word in _ko_not_labels() or word in _ko_label_lead() or re.search(r"(?:분|초|시간)$", word) or korean_number(word) is not None:
+    if word in _ko_not_labels() or word in _ko_label_lead() or _KO_LENGTH_WORD.search(word) or korean_number(word) is not None:
         return None
     return word
 
@@ -349,6 +353,8 @@ _KO_COMPLETE = (
 # Counters only things bought take (두부 두 모, 양파 한 망: the class ``shopping_counter``) are not
 # among the numbers' counters, where "모" would read "둘 모두" as a count.
 _KO_COUNT_ALONE = "하나|둘|셋|넷|다섯|여섯|일곱|여덟|아홉|열"
+_KO_AMOUNT_PARTICLE = r"(?:\s*(?:정도|쯤|만큼)|만|씩|이나|나|도)?"
+"""A particle after an amount that leaves it the amount ("두부 두 모만", "계란 한 판 정도")."""
 # "um, the eggs": a pause's filler goes as an article does
 _EN_ITEM_LEAD = re.compile(r"^(?:the|a|an|some|my|our|more|some more|any|um|uh|er|erm)\s*,?\s+")
 _EN_ITEM_LEAD_KEEPING_A = re.compile(r"^(?:the|some|my|our|more|some more|any|um|uh|er|erm)\s*,?\s+")
@@ -393,7 +399,7 @@ def _split_english_quantity(phrase: str) -> tuple[str, str | None]:
         word = words[j]
         if word in _shopping_units():
             unit, j = _shopping_units()[word], j + 1
-        elif word.rstrip("s").rstrip("e") in _containers() or word in _containers():
+        elif {word, word.removesuffix("s"), word.removesuffix("es")} & _containers():  # "bottles", "boxes", "bags"
             unit, j = word, j + 1
     if article_only and not unit:
         return " ".join(words[1:]) or phrase, None
@@ -505,10 +511,10 @@ def _restore_case(lowered: str, phrase: str) -> str:
 
 def _split_korean_quantity(phrase: str) -> tuple[str, str | None]:
     counters = "|".join(sorted((*ko_counters(), *lexicon("ko").phrases("shopping_counter")), key=len, reverse=True))
-    match = re.match(rf"^(?P<item>.+?)\s*(?P<num>{KO_NUMBER})\s*(?P<counter>{counters})$", phrase.strip())
+    match = re.match(rf"^(?P<item>.+?)\s*(?P<num>{KO_NUMBER})\s*(?P<counter>{counters}){_KO_AMOUNT_PARTICLE}$", phrase.strip())
     if match is None:
         # "배 하나": a count said on its own, without a counter word.
-        alone = re.match(rf"^(?P<item>.+?)\s+(?P<num>{_KO_COUNT_ALONE})$", phrase.strip())
+        alone = re.match(rf"^(?P<item>.+?)\s+(?P<num>{_KO_COUNT_ALONE}){_KO_AMOUNT_PARTICLE}$", phrase.strip())
         if alone is None or (value := korean_number(alone["num"])) is None:
             return phrase.strip(), None
         return alone["item"].strip(), _number_text(value)

@@ -16,9 +16,12 @@ log = logging.getLogger(__name__)
 
 # -- recipes ---------------------------------------------------------------------------------------
 
-_EN_DISH_END = r"(?=\s*(?:[,.!?]|$|\s(?:please|tonight|today|tomorrow|for\s+(?:dinner|lunch|breakfast|tonight)|that|which)\b))"
+_EN_DISH_END = (r"(?=\s*(?:[,.!?]|$|\s(?:please|tonight|today|tomorrow|for\s+(?:dinner|lunch|breakfast|tonight|me|us)|that|which|"
+                r"would you|will you|could you)\b))")
+_EN_NOT_A_DISH = r"(?!(?:me|us|you|him|her|them|tonight|today|dinner|lunch|breakfast)\b)"
+"""Words after "a recipe for" that name who or when, not the dish ("a guacamole recipe for me")."""
 _EN_RECIPE = (
-    rf"\brecipes?\s+(?:for|with|using|of|to make)\s+(?:a\s+|an\s+|some\s+|the\s+)?(?P<x>[a-z][a-z' &]*?){_EN_DISH_END}",
+    rf"\brecipes?\s+(?:for|with|using|of|to make)\s+(?:a\s+|an\s+|some\s+|the\s+)?{_EN_NOT_A_DISH}(?P<x>[a-z][a-z' &]*?){_EN_DISH_END}",
     rf"\b(?:how\s+(?:do|can|should|would|could)\s+(?:i|you|we|one)|how\s+to)\s+(?:make|cook|bake|prepare|do)\s+"
     rf"(?:a\s+|an\s+|some\s+|the\s+)?(?P<x>[a-z][a-z' &]*?){_EN_DISH_END}",
     rf"\b(?:want|like|going)\s+to\s+(?:cook|make|bake)\s+(?:a\s+|an\s+|some\s+)?(?P<x>[a-z][a-z' &]*?){_EN_DISH_END}",
@@ -150,7 +153,25 @@ def place(text: str, known: Iterable[str] = ()) -> str | None:
         if candidate.startswith(_place_articles()) and place_key(candidate) not in keys:
             continue
         return original(text, prepared, match.start("x"), match.end("x"))
-    return _place_before_its_day(text)
+    return _place_as_subject(text) or _place_before_its_day(text)
+
+
+_EN_PLACE_SUBJECT = re.compile(
+    r"\b(?i:how's|how\s+is|how\s+does|what's|what\s+is)\s+(?P<x>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+(?i:looking|look|like|doing|shaping\s+up)\b")
+
+
+def _place_as_subject(text: str) -> str | None:
+    """A place asked about as the subject ("How's Seoul looking weather-wise tomorrow?", "What's
+    Busan like this weekend?"): a name, written capitalised, and no word that names no place."""
+    match = _EN_PLACE_SUBJECT.search(text)
+    if match is None:
+        return None
+    en = lexicon("en")
+    said_of_weather = {*en.phrases("cue_weather"), *en.phrases("cue_air_quality"), *en.phrases("lookup_weather_word")}
+    if any(w.casefold() in _en_not_place() or w.casefold() in said_of_weather or en.has("lead", w.casefold())
+           or w.casefold() in ("it", "that", "this", "everything", "things", "everyone") for w in match["x"].split()):
+        return None
+    return match["x"]
 
 
 def _place_before_its_day(text: str) -> str | None:
@@ -194,6 +215,9 @@ def _korean_place(prepared: str) -> str | None:
         locative = re.search(r"(?:에서|에|의)$", word) and len(word) > 2
         if rest and rest[0].startswith(weather) and not word.startswith(weather):
             return strip_korean_particle(word)
+        if rest and not word.startswith(weather) and re.fullmatch(r"[가-힣]{2,}", word) \
+                and (rest[0] in lexicon("ko").phrases("place_follow") or " ".join(rest[:2]) in lexicon("ko").phrases("place_follow")):
+            return word  # "대구 쪽 공기는?", "부산 가는데 거기 날씨 괜찮대?": a place, by the word after it
         if locative:
             return re.sub(r"(?:에서|에|의)$", "", word)
         return None

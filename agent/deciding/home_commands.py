@@ -21,11 +21,12 @@ Guards, whatever the words' form:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from agent.deciding.intents import speaks_korean, spoken_to_another, utterance_words
 from agent.deciding.lexicon import Lexicon, lexicon
-from agent.deciding.spoken_numbers import KO_NUMBER, english_numbers, korean_number
+from agent.deciding.spoken_numbers import EN_ONES, EN_TENS, KO_NUMBER, english_numbers, korean_number
 from agent.deciding.tool_calls import ToolPlan
 from tools.home_assistant.names import HERE
 from tools.spoken import topic
@@ -63,9 +64,13 @@ def home_command(text: str, language: str, refers: Refers, last: list[str] | Non
         if found is None:
             continue
         plan, weak = found
-        if _is_pronoun(str(plan.args.get("target") or "").strip(), lex, korean):
-            # "The hood fan, is it still on?": "it" is the thing named in a clause of its own
-            named = next((t for c in clauses[1:] if c != clause and (t := _thing_alone(c, lex, korean, refers))), None)
+        target = str(plan.args.get("target") or "").strip()
+        if not target or _is_pronoun(target, lex, korean):
+            # "The hood fan, is it still on?": "it" is the thing named in a clause of its own, or
+            # the one another clause is about ("후드 너무 시끄럽다, 그만 꺼 줘")
+            others = [c for c in clauses[1:] if c != clause]
+            named = next((t for c in others if (t := _thing_alone(c, lex, korean, refers))), None) \
+                or next((t for c in others if (t := _topic(c, lex, korean, refers))), None)
             if named is not None:
                 plan = ToolPlan("", plan.tool, {**plan.args, "target": named})
         decided = _decide(plan, weak, refers, last, lex, korean)
@@ -75,6 +80,19 @@ def home_command(text: str, language: str, refers: Refers, last: list[str] | Non
     return refusal
 
 
+MAX_THINGS_ASKED = 3
+"""The most things asked about that "it" or "them" may mean: a question about all the lights at home is no one thing."""
+
+
+def home_things(tool: str, data: Mapping[str, Any]) -> tuple[str, ...]:
+    """The home's things a call switched (``home_control``) or read the state of (``home_state``),
+    from what the tool reported: what "it" means in the turn after ("Is the fan on?", "turn it off")."""
+    if tool == "home_control":
+        return tuple(str(e) for e in data.get("entity_ids") or [])
+    asked = list(data.get("states") or {}) if tool == "home_state" else []
+    return tuple(str(e) for e in asked) if len(asked) <= MAX_THINGS_ASKED else ()
+
+
 def _thing_alone(clause: str, lex: Lexicon, korean: bool, refers: Refers) -> str | None:
     """The thing a clause is made of alone ("the oven", "거실 불"), when the home has it."""
     words = utterance_words(clause).strip()
@@ -82,6 +100,19 @@ def _thing_alone(clause: str, lex: Lexicon, korean: bool, refers: Refers) -> str
     if not words or len(words.split()) > MAX_REFUSED_WORDS or _is_pronoun(words, lex, korean):
         return None
     return words if refers(words) else None
+
+
+def _topic(clause: str, lex: Lexicon, korean: bool, refers: Refers) -> str | None:
+    """The thing a clause opens with and is about ("the hood fan is so loud", "후드 소리 너무
+    시끄럽다"): its first words while each names something in the home."""
+    words = re.sub(r"^(?:" + lex.alternation("lead") + r"\s+)+", "", utterance_words(clause)).split()
+    article = words[:1] if words[:1] == ["the"] and not korean else []
+    kept: list[str] = []
+    for word in words[len(article):]:
+        if not refers(word):
+            break
+        kept.append(word)
+    return " ".join(article + kept) if kept and refers(" ".join(kept)) else None
 
 
 def _clauses(text: str) -> Iterator[str]:
@@ -108,9 +139,16 @@ def _decide(plan: ToolPlan, weak: bool, refers: Refers, last: list[str] | None, 
     temperature = plan.args.get("what") == "temperature"
     if refers(target, temperature=temperature):
         return plan
-    if plan.tool == "home_control" and not weak and _a_thing(target, lex, korean):
+    if plan.tool == "home_control" and (not weak or _an_appliance(target, lex, korean)) and _a_thing(target, lex, korean):
         return ToolPlan(_cannot_control(target, korean), None, {})
     return None
+
+
+def _an_appliance(target: str, lex: Lexicon, korean: bool) -> bool:
+    """Whether ``target`` names a kind of appliance ("the boiler", "the dishwasher"): refused by
+    name even after a verb with other kitchen meanings ("fire up the boiler")."""
+    bare = " ".join(w for w in target.split() if w not in lex.phrases("fill")) if korean else re.sub(r"^(?:the|my|our)\s+", "", target)
+    return lex.has("appliance", bare)
 
 
 def _is_pronoun(target: str, lex: Lexicon, korean: bool) -> bool:
@@ -171,6 +209,12 @@ def _english_question(words: str, lex: Lexicon) -> ToolPlan | None:
     reading = re.match(r"how many degrees\b", words) is not None
     if re.match(lex.alternation("know_how") + r"\b", words) and not reading:
         return None
+    # "Did you remember to close the garage door?": whether it is closed
+    m = re.match(r"^(?:did|has|have)\s+(?:anyone|anybody|someone|somebody|you|we|i|they)\s+(?:remember(?:ed)?|forget|forgot|think|thought)\s+"
+                 r"(?:to\s+|of\s+)?(?:lock(?:ing)?|clos(?:e|ing)|shut(?:ting)?|turn(?:ing)?\s+(?:off|on)|switch(?:ing)?\s+(?:off|on))"
+                 r"\s+(?P<x>.+)$", words)
+    if m is not None:
+        return ToolPlan("", "home_state", {"target": m["x"]})
     body = re.sub(r"^" + lex.alternation("question_open") + r"\s+", "", words)
     if re.search(lex.alternation("home_temperature"), words):
         target = re.sub(r"^.*?\b(?:in|of|is|are)\s+", "", body) if re.search(r"\b(?:in|of|is|are)\s", body) else body
@@ -189,6 +233,10 @@ def _thing(words: str, lex: Lexicon) -> str:
     words = re.sub(r"^(?:the\s+)?(?:temperature|temp)\s+(?:in|of)\s+", "", words)
     words = re.sub(r"\s+(?:still\s+)?" + lex.alternation("home_state_word") + r"(?:\s+(?:right now|now|still|yet|to))?$", "", words)
     return re.sub(r"\s+(?:still|right now|now)$", "", words).strip()
+
+
+_EN_NUMBER_FIRST = "(?=\\d|(?:" + "|".join(sorted({*EN_ONES, *EN_TENS}, key=len, reverse=True)) + ")\\b)"
+"""Where a number said in English begins: a digit or a number's word."""
 
 
 def _english_act(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
@@ -214,6 +262,26 @@ def _english_act(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
         m = re.match(rf"(?P<v>{lex.alternation('home_' + action)})\s+(?P<x>.+)$", words)
         if m is not None:
             return ToolPlan("", "home_control", {"action": action, "target": m["x"]}), " ".join(m["v"].split()) in weak
+    # "Living room thermostat, twenty-two degrees": a thing and a temperature, no verb, sets it;
+    # "could the heating go up to 21?": the thing its subject, a verb of going, then the number
+    m = re.match(rf"^(?:(?:could|can|would|will|should)\s+)?(?P<x>(?:the\s+)?[\w' ]{{2,40}}?)\s+(?P<v>(?:{lex.alternation('home_level_verb')})\s+)?"
+                 rf"(?:up\s+|down\s+)?(?P<p>(?:to|at)\s+)?(?P<n>{_EN_NUMBER_FIRST}[\w.]+(?:[ -][\w.]+)?)\s*(?P<u>{lex.alternation('temperature_unit')})?$", words)
+    said_degrees = re.search(rf"\s{lex.alternation('temperature_unit')}$", words) is not None
+    if m is not None and (said_degrees or (m["p"] and m["v"])) and (numbers := english_numbers(m["n"])) \
+            and not re.search(r"\b(?:is|are|was|were|it|i|we|you)\b|'s\b", m["x"]):
+        return ToolPlan("", "home_control", {"action": "set", "target": m["x"], "value": numbers[0].value}), True
+    # "the front door needs locking", "the hood fan needs turning off"
+    m = re.match(rf"^(?P<x>(?:the\s+)?[\w' ]{{2,40}}?)\s+needs?\s+(?P<v>{lex.alternation('home_needs')})"
+                 r"(?:\s+(?:before|when|by|for|so|now|tonight|soon|asap)\b.*)?$", words)
+    if m is not None:
+        said = " ".join(m["v"].split()).removeprefix("to be ")
+        action = next(a for stem, a in (("unlock", "unlock"), ("lock", "lock"), ("open", "open"), ("clos", "close"), ("shut", "close"),
+                                        ("on", "on"), ("off", "off")) if stem in said.split()[-1] or said.endswith(stem))
+        return ToolPlan("", "home_control", {"action": action, "target": m["x"]}), False
+    # "get the garage door up", "bring the blinds down": a cover raised opens, lowered closes
+    m = re.match(rf"^(?:{lex.alternation('home_raise_verb')})\s+(?P<x>(?:the\s+)?[\w' ]{{2,40}}?)\s+(?P<d>up|down)$", words)
+    if m is not None and re.search(rf"\b{lex.alternation('cover_word')}$", m["x"]):
+        return ToolPlan("", "home_control", {"action": "open" if m["d"] == "up" else "close", "target": m["x"]}), True
     # "kitchen lights on": a bare thing and its state asks; "the oven is on" says how things are.
     m = re.match(r"^(?P<x>(?:the\s+)?[\w' ]{2,40}?)\s+(?P<a>on|off)$", words)
     if m is not None and not re.search(r"\b(?:is|are|was|were|be|been|still|it|that|this|i|we|you)\b|'s\b", m["x"]):
@@ -233,7 +301,9 @@ def _korean(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
     if m is not None and (value := korean_number(m["n"])) is not None:
         return ToolPlan("", "home_control", {"action": "set", "target": _ko_thing(m["x"], lex), "value": value}), False
     # A question about a state reads it, before any verb inside it ("켜져 있어?" holds "켜") is taken for an act.
-    m = re.match(rf"^(?P<x>.+?)\s*(?:아직\s*|혹시\s*)?{lex.alternation('home_state_question')}(?:\s*(?:\?|알려\s*줘|알려\s*주세요|봐\s*줘|확인해\s*줘))*\s*$", words)
+    m = re.match(rf"^(?P<x>.+?)\s*(?:아직\s*|혹시\s*)?(?:{lex.alternation('home_state_question')}|"
+                 rf"{lex.alternation('home_state_stem')}\s*{lex.alternation('home_state_confirm')})"
+                 rf"(?:\s*(?:\?|알려\s*줘|알려\s*주세요|봐\s*줘|확인해\s*줘))*\s*$", words)
     if m is not None:
         return ToolPlan("", "home_state", {"target": _ko_thing(m["x"], lex)}), False
     m = re.match(rf"^(?P<x>.+?)\s*(?:온도\s*(?:가|는)?\s*)?{lex.alternation('home_temperature_question')}", words)

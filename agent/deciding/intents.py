@@ -110,6 +110,7 @@ def _rules(language: str) -> dict[str, re.Pattern[str]]:
             "other_list": re.compile(rf"(?<![가-힣])(?!{a('list_of_shopping')})[가-힣]+\s*(?:목록|리스트)(?:이|가|은|는|을|를|도)(?:\s|$)"),
             # "와, 시간 진짜 빨리 간다.": a remark in the plain present, which asks nothing
             "remark": re.compile(r"(?:[는]다|[가-힣](?<=[간온난한된진]다)|구나|구먼)$"),
+            "span_of_days": re.compile(a("span_of_days")),
         }
     meal, cook = a("meal"), a("cook_verb")
     return {
@@ -160,6 +161,13 @@ def _rules(language: str) -> dict[str, re.Pattern[str]]:
         ),
         # "the list of reasons she gave", "a list of guests": a list, but not of things to buy
         "other_list": re.compile(rf"\blist\s+of\s+(?!{a('list_of_shopping')}\b)\w+"),
+        # "Honestly, that timer beep drives the dog mad": a subject first, and two words or more after it
+        "remark": re.compile(rf"^(?:{a('lead')}\s+)*(?:{a('remark_lead')}\s+)*{a('remark_subject')}(?:\s+[\w']+){{2,}}"),
+        # "Ten minutes is never enough", "half an hour was too long": a length first, then a verb that judges it
+        "length_judged": re.compile(
+            rf"^(?:{a('lead')}\s+)*(?:{a('remark_lead')}\s+)*(?:[\w']+\s+){{0,4}}?"
+            rf"(?:minutes?|mins?|hours?|seconds?|secs?|half|quarter)\s+{a('length_judged')}\b"
+        ),
     }
 
 
@@ -208,6 +216,9 @@ def small_talk(text: str, language: str) -> str | None:
     if last and len(last.split()) <= MAX_ABOUT_HEARTH_WORDS and says_any(last, korean, "about_hearth") \
             and not cued_tools(text, language) - {"date_today", "time_now"}:
         return "greeting"  # "So how's your day been?", "오늘 하루 어땠어?": asked of hearth itself, answered as a greeting
+    if last and len(last.split()) <= MAX_ABOUT_HEARTH_WORDS and is_question(text, language) and not korean \
+            and says_any(last, korean, "hearth_taste"):
+        return "greeting"  # "What's your favourite thing to cook?": hearth's own taste, whatever food it names
     return None
 
 
@@ -349,19 +360,30 @@ def tells_of_past(text: str, language: str) -> bool:
 
 @found_once
 def tells_what_is_written(text: str, language: str) -> bool:
-    """Whether English words tell what a box, a recipe or a label says ("The back of the packet says
-    to bake it forty minutes", "The recipe says two eggs"): a remark, no request, unless it asks for
-    an act in words or a clause opens with one ("The box says forty minutes, set a timer for that")."""
+    """Whether the words tell what a box, a recipe, a label or someone else says ("The back of the
+    packet says to bake it forty minutes", "The recipe says two eggs", "My sister reckons you should
+    salt the water", "라면은 원래 사 분 끓이는 거래"): a remark, no request, unless it asks for an act
+    in words or a clause opens with one ("The box says forty minutes, set a timer for that")."""
     words = utterance_words(text)
-    if not words or speaks_korean(words, language):
+    if not words:
         return False
+    if speaks_korean(words, language):
+        # "라면은 원래 사 분 끓이는 거래", "계란은 칠 분 삶아야 반숙이 된대요": told as heard from others
+        return _KO_HEARSAY.search(words) is not None and not is_question(text, language) and not asks_for_act(text, language)
     lex = lexicon("en")
-    if re.search(rf"\b{lex.alternation('written_source')}\s+(?:says|said|reckons|recommends|wants)\b", words) is None:
+    if re.search(rf"\b{lex.alternation('written_source')}\s+(?:says|said|reckons|recommends|wants)\b", words) is None and not (
+            makes_a_remark(text, language) and _REPORTED.search(words)):
         return False
     if asks_for_act(text, language):
         return False
     clauses = [utterance_words(c) for c in re.split(r"[,.;!?]+|\b(?:so|and then)\b", text) if c.strip()]
     return not any(_rules("en")["command_open"].search(c) for c in clauses)
+
+
+_KO_HEARSAY = re.compile(r"(?:거래|거래요|(?:[한된온간는있없났했었았였좋맞]|이)대(?:요|더라)?|(?:다|라)(?:더라|던데|더라고)(?:요)?)$")
+"""How a Korean sentence ends when it tells what others say ("…끓이는 거래", "…된대요", "…맛있다더라")."""
+_REPORTED = re.compile(r"\b(?:said|says|told (?:me|us|him|her|them)|reckons|recommends)\s+(?:to|that|you|we|it|i|they|he|she)\b")
+"""Someone's words told ("the chef on the telly just said to add salt to everything"): told, not asked for."""
 
 
 @found_once
@@ -394,12 +416,42 @@ def _called_by_name(said: str) -> bool:
 
 @found_once
 def makes_a_remark(text: str, language: str) -> bool:
-    """Whether Korean words are a remark in the plain present ("시간 진짜 빨리 간다", "비 온다"):
-    no question and no request, nothing to look up."""
+    """Whether the words are a remark about the world, no question and no request, nothing to look
+    up: Korean in the plain present ("시간 진짜 빨리 간다", "비 온다"); English opened by its
+    subject ("Honestly, that timer beep drives the dog mad", "The list your dad wrote is
+    unreadable"), with no clause that opens with a command ("The pasta's done, stop the timer")."""
     words = utterance_words(text)
-    if not speaks_korean(words, language) or is_question(text, language) or asks_for_act(text, language):
+    if not words or is_question(text, language) or asks_for_act(text, language):
         return False
-    return _rules("ko")["remark"].search(words) is not None
+    if speaks_korean(words, language):
+        return _rules("ko")["remark"].search(words) is not None
+    rules = _rules("en")
+    if rules["remark"].search(words) is None or rules["own_plan"].search(words) is not None:
+        return False
+    return not any(opens_with_a_command(clause, language) for clause in _clauses(text))
+
+
+@found_once
+def judges_a_length(text: str, language: str) -> bool:
+    """Whether English words judge a length said as their subject ("Ten minutes is never enough for
+    these potatoes", "Half an hour was way too long for the brownies"): no timer is asked for."""
+    words = utterance_words(text)
+    if not words or speaks_korean(words, language) or asks_for_act(text, language):
+        return False
+    rules = _rules("en")
+    return rules["length_judged"].search(words) is not None and not any(opens_with_a_command(c, language) for c in _clauses(text))
+
+
+def opens_with_a_command(text: str, language: str) -> bool:
+    """Whether English words open, after any lead words, with a verb a request to act opens with
+    ("add eggs", "okay, set it"); Korean says its requests at the end (:func:`asks_for_act`)."""
+    words = utterance_words(text)
+    return bool(words) and not speaks_korean(words, language) and _rules("en")["command_open"].search(words) is not None
+
+
+def _clauses(text: str) -> list[str]:
+    """The words of each clause of English ``text``: split at punctuation and at words that join clauses."""
+    return [w for w in (utterance_words(c) for c in re.split(r"[,.;:!?]+|\b(?:so|and then|but|because)\b", text)) if w]
 
 
 def speaks_korean(text: str, language: str) -> bool:
@@ -421,7 +473,7 @@ def says(cue: str, text: str, korean: bool) -> bool:
             # "1분 더": 더 as its own word; in "있더라" it is an ending that tells what was seen
             return re.search(rf"(?:^|\s){re.escape(cue)}(?!라|니|군)", text) is not None
         return cue in text
-    if re.search(r"(?<![\w'])" + re.escape(cue), text) is not None:
+    if re.search(r"(?<![\w'])" + re.escape(cue) + _EN_CUE_ENDING, text) is not None:
         return True
     verb, _, particle = cue.partition(" ")
     if not particle or " " in particle or not lexicon("en").has("particle", particle):
@@ -434,6 +486,10 @@ def says_any(text: str, korean: bool, *classes: str) -> bool:
     lex = lexicon("ko" if korean else "en")
     return any(says(phrase, text, korean) for name in classes for phrase in lex.phrases(name))
 
+
+_EN_CUE_ENDING = r"(?:s|es|'s|d|ed|ing|er|ers|y|ier|iest|[a-z](?:ing|ed|er|ers|y))?(?![\w'])"
+"""What may end a word a cue begins ("timers", "added", "setting", "reminder", "sunny"): "listening" holds no
+"list", nor "settle" a "set"."""
 
 MAX_SPLIT_WORDS = 4
 """How many words may stand between a verb and its particle ("turn the big pasta timer off")."""
@@ -450,6 +506,8 @@ def cued_tools(text: str, language: str, tools: Iterable[str] | None = None) -> 
     rules = _rules("ko" if korean else "en")
     table = cues("ko" if korean else "en")
     normalized = utterance_words(text, keep="-")
+    if korean:
+        normalized = rules["span_of_days"].sub(" ", normalized)  # "며칠째 지지직거려": no date asked
     undated = rules["other_list"].sub(" ", rules["day_named"].sub(" ", normalized))
     names = table.keys() if tools is None else [t for t in tools if t in table]
     cued = {name for name in names if any(says(cue, undated, korean) for cue in table[name])}

@@ -132,6 +132,7 @@ class Responder:
         pending: PendingAct | None = None,
         last_act: Act | None = None,
         last_tool: str | None = None,
+        last_things: tuple[str, ...] = (),
         speculation: SpeculativeRecord | None = None,
         emit: Callable[[Event], None] = lambda _e: None,
         hearing: Hearing = SURE,
@@ -156,6 +157,8 @@ class Responder:
         self.pending = pending
         self.last_act = last_act
         self.last_tool = last_tool
+        self.last_things = last_things
+        """The home's things the turn before switched or asked about: what "it" means."""
         self.speculation = speculation
         self.results: list[str] = []
         """The texts of the tools run in this turn, as the models read them: not the user's words."""
@@ -218,11 +221,9 @@ class Responder:
         command = local_command(text, d.language, self.tools.registry, self.last_tool in READING_TOOLS)
         home = self.tools.home_devices
         if home is not None and "home_control" in self.tools.registry:
-            # "Turn it off" means the device the turn just before switched, and only then: said to a
-            # ringing timer an hour later, it must not find the lights.
-            act = self.last_act
-            last = act.data.get("entity_ids") if act is not None and act.tool == "home_control" and self.last_tool == "home_control" else None
-            at_home = home_command(text, d.language, home, last)
+            # "Turn it off" means the device the turn just before switched or asked about, and only
+            # then: said to a ringing timer an hour later, it must not find the lights.
+            at_home = home_command(text, d.language, home, list(self.last_things) or None)
             # A thing of the home named ("stop the hood fan") is the home's, whatever else the words
             # could be; "it" is the home's only when no command of hearth's own took the words.
             if at_home is not None and (command is None or "entity_ids" not in at_home.args):

@@ -26,7 +26,7 @@ from typing import Any
 from agent.deciding.arguments import READ_ONLY, changes_time_only, repair_arguments
 from agent.deciding.banks import NONE, Entry, example_bank
 from agent.deciding.intents import (
-    asks_for_act, asks_how_things_are, asks_to_know, cued_alone, cued_tools, is_question, makes_a_remark, offered, requests_an_act,
+    asks_for_act, asks_how_things_are, asks_to_know, cued_alone, cued_tools, is_question, judges_a_length, makes_a_remark, offered, requests_an_act,
     small_talk, spoken_to_another, tells_of_past, tells_what_is_written,
 )
 from agent.model.llm import ChatMessage
@@ -182,12 +182,14 @@ class ExamplePicker:
             allowed &= READ_ONLY | {NONE}  # a "why" question, or "did I put eggs on the list?", never acts
         elif spoken_to_another(text, language) or small_talk(text, language) is not None:
             allowed = {NONE}  # "Kids, dinner in five minutes!": said to someone else; "how's your day been?": to hearth
-        elif makes_a_remark(text, language):
-            # "시간 진짜 빨리 간다": nothing to look up, and no act the words do not hold whole
-            allowed = {NONE} | {t for t in allowed - READ_ONLY if self._holds_whole(t, text)}
+        elif judges_a_length(text, language):
+            allowed = {NONE}  # "Ten minutes is never enough for these potatoes": a length judged, no timer asked for
         elif tells_of_past(text, language) or tells_what_is_written(text, language):
             # A story acts on nothing, and asks nothing unless it is a question; "I got the eggs" ticks them off
             allowed &= (READ_ONLY if is_question(text, language) else set()) | {NONE, "shopping_complete"}
+        elif makes_a_remark(text, language):
+            # "시간 진짜 빨리 간다": nothing to look up, and no act the words do not hold whole
+            allowed = {NONE} | {t for t in allowed - READ_ONLY if self._holds_whole(t, text)}
         kept = [s for s in ranked if s.entry[2] in allowed]
         return self._alone_first(self._whole_first(kept, text, language), text, language)
 
@@ -366,7 +368,7 @@ class NarrowedChat:
         if tool not in READ_ONLY or needs_values(self.registry, tool):
             return False
         language = language_of(text, self.picker.language)
-        cued = cued_tools(text, language)
+        cued = set(offered(text, language, sorted(cued_tools(text, language))))  # "장 볼 거 뭐 남았는지": the list's, not a timer's
         asks = is_question(text, language) or asks_for_act(text, language)  # "and then she said it was fine" tells
         return asks and tool in cued and cued_alone(text, language, cued) == {tool} and not tells_of_past(text, language)
 

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agent.deciding.intents import speaks_korean, utterance_words
+from agent.deciding.intents import asks_for_act, is_question, opens_with_a_command, speaks_korean, utterance_words
 from agent.deciding.lexicon import lexicon
 from agent.deciding.spoken_numbers import durations
 from agent.deciding.utterance import found_once
@@ -34,7 +34,21 @@ def asks_to_undo(text: str, language: str) -> bool:
     # "Oops, no, undo that", "아 잘못 말했다, 방금 거 취소해": the regret said first is no other request
     regret = lexicon("ko" if korean else "en").alternation("undo_lead")
     words = re.sub(rf"^(?:{regret}(?:\s*,\s*|\s+))+", "", words).strip(" ,")
-    return bool(words) and (_UNDO_KO if korean else _UNDO_EN).match(words) is not None
+    undo = _UNDO_KO if korean else _UNDO_EN
+    if not words:
+        return False
+    if undo.match(words) is not None:
+        return True
+    # "Undo that, we have a spare bottle", "방금 거 취소해, 아직 있더라": the reason said after asks nothing more
+    parts = words.split(",")
+    return any(undo.match(",".join(parts[:i]).strip()) is not None and not _asks_more(",".join(parts[i:]), language)
+               for i in range(1, len(parts)))
+
+
+def _asks_more(reason: str, language: str) -> bool:
+    """Whether words said after an undo ask for something of their own (a request or a question)."""
+    return any(asks(clause, language) for clause in reason.split(",") if clause.strip()
+               for asks in (asks_for_act, is_question, opens_with_a_command))
 
 
 @dataclass(frozen=True)

@@ -56,16 +56,19 @@ same words, so what they take for "here" is what is matched as here)."""
 ROOMS: tuple[tuple[str, ...], ...] = (
     ("kitchen", "주방", "부엌"),
     ("living room", "lounge", "거실"),
-    ("bedroom", "침실", "안방"),
+    ("bedroom", "master bedroom", "침실", "안방"),
+    ("spare room", "guest room", "small room", "box room", "작은방", "작은 방", "손님방", "옷방"),
     ("bathroom", "욕실", "화장실"),
     ("dining room", "다이닝룸", "식당"),
     ("hallway", "hall", "복도"),
     ("entrance", "entryway", "현관"),
     ("office", "study", "서재"),
-    ("kids room", "children's room", "아이방", "애들방"),
+    ("kids room", "children's room", "nursery", "playroom", "아이방", "애들방", "아기방", "놀이방"),
     ("garage", "차고"),
     ("balcony", "베란다", "발코니"),
-    ("laundry", "laundry room", "세탁실"),
+    ("laundry", "laundry room", "utility room", "세탁실", "다용도실"),
+    ("attic", "loft", "다락방"),
+    ("basement", "cellar", "지하실"),
 )
 """Common rooms in both languages, so a Korean household's "거실" finds an area Home Assistant
 calls "Living Room" without an alias set (areas with aliases need none of this)."""
