@@ -17,6 +17,9 @@ from test_several_things import kitchen_picker
     ("Guys, set the table please.", "en"), ("얘들아, 밥 오 분 뒤에 먹자", "ko"), ("여보, 타이머 좀 봐 줘", "ko"),
     # someone called by name, with the calling ending
     ("민준아, 숟가락 좀 가져와.", "ko"), ("서연아, 오 분 있다가 불 꺼.", "ko"), ("하은아, 장보기 목록 봤어?", "ko"),
+    # called last
+    ("Did you pick up the milk, honey?", "en"), ("Can you start the rice in ten minutes, kids?", "en"),
+    ("Put the eggs on the list when you're done, guys.", "en"), ("밥 다 됐어, 얘들아.", "ko"), ("타이머 좀 봐 줄래, 여보?", "ko"),
 ])
 def test_words_said_to_someone_else_ask_hearth_nothing(text: str, language: str, tmp_path: Path) -> None:
     assert spoken_to_another(text, language)
@@ -92,6 +95,7 @@ def test_an_english_remark_looks_nothing_up(text: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("text", ["The pasta's done, stop the timer.", "Is the list long?", "The kitchen light, please.",
+                                  "Okay, it's back in the oven, let the timer carry on.", "That's the last of the rice, so pop it on the list.",
                                   "I'll sort the onions myself in a bit.", "Set a timer for the kids' pasta, ten minutes."])
 def test_a_request_a_question_or_a_plan_is_no_english_remark(text: str) -> None:
     assert not makes_a_remark(text, "en")

@@ -9,7 +9,7 @@ import pytest
 from agent.deciding.arguments import act_asked_for
 from agent.deciding.extract import shopping_item, timer_label
 from agent.deciding.intents import tells_of_past
-from agent.deciding.routing import route_by_words
+from agent.deciding.routing import route_by_words, several_acts
 from agent.deciding.several import continued, each_thing, things_in, timers_in
 from agent.deciding.undo import Act
 from agent.deciding.tool_calls import ToolPlan
@@ -402,3 +402,12 @@ def test_each_of_several_timers_with_the_unit_said_once_is_borne_out_by_the_word
 
     timers = timers_in(text)
     assert len(timers) == 2 and all(grounded("timer_start", timer, text) for timer in timers), timers
+
+
+@pytest.mark.parametrize(("text", "items"), [
+    ("양파, 마늘, 대파 목록에 넣어 줘.", ["양파", "마늘", "대파"]), ("두부, 애호박이랑 버섯 장보기 목록에 추가해 줘.", ["두부", "애호박", "버섯"]),
+    ("우유 두 팩이랑 식빵, 잼도 목록에 적어 줘요.", ["우유", "식빵", "잼"]), ("음, 두유 목록에 넣어 줘.", ["두유"]),
+])
+def test_korean_things_with_commas_before_the_list_are_each_added(text: str, items: list[str]) -> None:
+    assert [item for item, _ in things_in(text, "shopping_add")] == items
+    assert not several_acts(text, "ko")  # one act on several things, never the reasoner's

@@ -334,7 +334,8 @@ _KO_ADD = (
     # "참기름 거의 없네": what is nearly gone
     r"^(?P<x>[^,.!?]+?)\s+거의\s+(?:없네|없어|다\s*썼)",
     # "두유 장보기 목록에 넣어 줘": the item before the list, the most usual order.
-    rf"^(?P<x>[^,.!?]+?)\s+{_KO_LIST}(?:에다가|에다|에)\s*(?:추가|넣어|넣|담아|담|적어|올려)",
+    # "양파, 마늘, 대파 목록에 넣어 줘": several things, with commas between
+    rf"^(?P<x>[^.!?]+?)\s+{_KO_LIST}(?:에다가|에다|에)\s*(?:추가|넣어|넣|담아|담|적어|올려)",
     # "두부 좀 적어 줘, 장보기 목록에.": where it goes said after, as an afterthought
     rf"^(?P<x>[^,.!?]+?)\s+(?:좀\s+)?(?:적어|올려|넣어|추가해|담아)[^,.!?]*,\s*{_KO_LIST}(?:에다가|에다|에)?\s*[.!?]*$",
     r"^(?P<x>[^,.!?]+?)\s*(?:추가|넣어|담아)",
@@ -479,8 +480,9 @@ def read_item(phrase: str, korean: bool, complete: bool = False) -> tuple[str, s
     """(item, quantity or None) of the words naming one thing; None when they name nothing."""
     if korean:
         item, quantity = _split_korean_quantity(phrase)
-        item = " ".join(strip_korean_particle(w) for w in item.split() if w not in lexicon("ko").phrases("item_filler"))
-        if len(item) == 2 and item[1] in "은는을를이가":
+        words = [w.strip(",") for w in item.split()]  # "음, 두유": a filler and its comma
+        item = " ".join(strip_korean_particle(w) for w in words if w and w not in lexicon("ko").phrases("item_filler"))
+        if len(item) == 2 and item[1] in "은는을를이가도" and not lexicon("ko").has("noun_ending_in_do", item):
             item = item[0]  # "쌀은 체크해 줘": a thing of one syllable keeps no particle either
         if item in lexicon("ko").phrases("not_an_item"):
             return None  # "돈이 거의 없네": short of money, not of a thing to buy
@@ -543,10 +545,11 @@ _KO_NOTE = (
 
 def note_text(text: str) -> str | None:
     """What to write down: "make a note that X" → X, "X라고 메모해 줘" → X; not a counted thing
-    alone ("삼겹살 한 근 적어 줘" is for the shopping list)."""
+    alone, nor a thing written on the list ("삼겹살 한 근 적어 줘", "깻잎 목록에 적어 줘" are for
+    the shopping list)."""
     prepared = prepare(text)
-    if HANGUL.search(text) and re.match(_KO_COUNTED_WRITTEN, prepared):
-        return None
+    if HANGUL.search(text) and (re.match(_KO_COUNTED_WRITTEN, prepared) or re.search(rf"{_KO_LIST}(?:에다가|에다|에)\s*적어", prepared)):
+        return None  # "계란 목록에 적어 줘": written on the shopping list, not a note
     for pattern in _KO_NOTE if HANGUL.search(text) else _EN_NOTE:
         match = pattern.search(prepared)
         if match:

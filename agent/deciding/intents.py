@@ -104,7 +104,7 @@ def _rules(language: str) -> dict[str, re.Pattern[str]]:
             "time_left": re.compile(a("time_left")),
             "question_ending": re.compile(rf"{a('question_ending')}$"),
             "question_word": re.compile(rf"{a('question_word')}|(?:^|\s){a('question_word_alone')}(?:\s|$)|까$"),
-            "to_another": re.compile(rf"^\s*{a('addressee')}\s*[,!]"),
+            "to_another": re.compile(rf"^\s*{a('addressee')}\s*[,!]|,\s*{a('addressee')}\s*[.!?~]*\s*$"),
             # "이유 목록이 아주 길더라": a list of other things, the list said as a subject or object
             # ("우유 목록에 넣어 줘" puts milk on the list)
             "other_list": re.compile(rf"(?<![가-힣])(?!{a('list_of_shopping')})[가-힣]+\s*(?:목록|리스트)(?:이|가|은|는|을|를|도)(?:\s|$)"),
@@ -153,7 +153,8 @@ def _rules(language: str) -> dict[str, re.Pattern[str]]:
         ),
         "time_left_word": re.compile(rf"\b{a('time_left_word')}\b|^how much longer$"),
         "know_how_phrase": re.compile(rf"\b(?:{a('know_how_phrase')}|does \w+ take)\b"),
-        "to_another": re.compile(rf"^\s*(?:(?:hey|oi|okay|ok|right)\s+)?{a('addressee')}\s*[,!]"),
+        # "Kids, dinner in five!", "Did you get the milk, love?": someone else called first or last
+        "to_another": re.compile(rf"^\s*(?:(?:hey|oi|okay|ok|right)\s+)?{a('addressee')}\s*[,!]|,\s*{a('addressee')}\s*[.!?]*\s*$"),
         # "Is it six yet?", "Has it gone half past five already?": the time asked about a time of day
         "clock_question": re.compile(
             rf"^(?:{a('lead')}\s+)*(?:is it|has it gone|is it already|is it past)\s+(?:{a('clock_part')}\s+)?"
@@ -163,6 +164,10 @@ def _rules(language: str) -> dict[str, re.Pattern[str]]:
         "other_list": re.compile(rf"\blist\s+of\s+(?!{a('list_of_shopping')}\b)\w+"),
         # "Honestly, that timer beep drives the dog mad": a subject first, and two words or more after it
         "remark": re.compile(rf"^(?:{a('lead')}\s+)*(?:{a('remark_lead')}\s+)*{a('remark_subject')}(?:\s+[\w']+){{2,}}"),
+        # a later clause of a remark: "…, like that's news"
+        "remark_clause": re.compile(rf"^(?:{a('lead')}\s+)*(?:{a('remark_lead')}\s+)*{a('remark_subject')}(?:\s+[\w']+)+"),
+        # "to be honest", "like, you know": a clause that is only an aside
+        "aside": re.compile(rf"(?:(?:{a('lead')}|{a('remark_lead')})(?:\s+|$))+"),
         # "Ten minutes is never enough", "half an hour was too long": a length first, then a verb that judges it
         "length_judged": re.compile(
             rf"^(?:{a('lead')}\s+)*(?:{a('remark_lead')}\s+)*(?:[\w']+\s+){{0,4}}?"
@@ -388,8 +393,9 @@ _REPORTED = re.compile(r"\b(?:said|says|told (?:me|us|him|her|them)|reckons|reco
 
 @found_once
 def spoken_to_another(text: str, language: str) -> bool:
-    """Whether the words are said to someone else in the room, named first ("Kids, dinner in five
-    minutes!", "Honey, can you grab the salt?", "얘들아, 밥 먹어"): hearth is not asked anything."""
+    """Whether the words are said to someone else in the room, called first or last ("Kids, dinner in
+    five minutes!", "Honey, can you grab the salt?", "Did you get the milk, love?", "얘들아, 밥 먹어"):
+    hearth is not asked anything."""
     said = read(text).lowered.strip()  # the comma kept
     if _rule(text, language, "to_another").search(said) is not None:
         return True
@@ -428,7 +434,9 @@ def makes_a_remark(text: str, language: str) -> bool:
     rules = _rules("en")
     if rules["remark"].search(words) is None or rules["own_plan"].search(words) is not None:
         return False
-    return not any(opens_with_a_command(clause, language) for clause in _clauses(text))
+    # every clause a statement too: "It's back in, let the timer carry on" asks in its last
+    return all(rules["remark_clause"].search(c) or rules["aside"].fullmatch(c) for c in _clauses(text)) \
+        and not any(opens_with_a_command(clause, language) for clause in _clauses(text))
 
 
 @found_once

@@ -178,10 +178,10 @@ class ExamplePicker:
         allowed = set(offered(text, language, tools)) | {NONE}
         if "timer_adjust" in allowed and changes_time_only(text):
             allowed.discard("timer_start")  # "another three minutes onto the cookie timer": a change, not a new timer
-        if asks_to_know(text, language) or asks_how_things_are(text, language):
-            allowed &= READ_ONLY | {NONE}  # a "why" question, or "did I put eggs on the list?", never acts
-        elif spoken_to_another(text, language) or small_talk(text, language) is not None:
+        if spoken_to_another(text, language) or small_talk(text, language) is not None:
             allowed = {NONE}  # "Kids, dinner in five minutes!": said to someone else; "how's your day been?": to hearth
+        elif asks_to_know(text, language) or asks_how_things_are(text, language):
+            allowed &= READ_ONLY | {NONE}  # a "why" question, or "did I put eggs on the list?", never acts
         elif judges_a_length(text, language):
             allowed = {NONE}  # "Ten minutes is never enough for these potatoes": a length judged, no timer asked for
         elif tells_of_past(text, language) or tells_what_is_written(text, language):
