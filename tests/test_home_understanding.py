@@ -289,7 +289,7 @@ def test_a_cover_got_up_opens_and_brought_down_closes(text, action):
     assert plan is not None and plan.args["action"] == action and meant(plan) == ["cover.garage_door"], plan
 
 
-@pytest.mark.parametrize("text", ["Get the heating up a bit.", "Bring the soup up to a boil."])
+@pytest.mark.parametrize("text", ["Get the heating up a bit.", "Bring the soup up to a boil.", "Put the living room blinds up."])
 def test_up_and_down_open_and_close_only_a_cover(text):
     plan = home_command(text, "en", refers)
     assert plan is None or plan.args.get("action") not in ("open", "close"), plan
