@@ -411,3 +411,11 @@ def test_each_of_several_timers_with_the_unit_said_once_is_borne_out_by_the_word
 def test_korean_things_with_commas_before_the_list_are_each_added(text: str, items: list[str]) -> None:
     assert [item for item, _ in things_in(text, "shopping_add")] == items
     assert not several_acts(text, "ko")  # one act on several things, never the reasoner's
+
+
+@pytest.mark.parametrize(("text", "items"), [
+    ("우유 다 떨어졌네, 목록에 추가해 줄래?", ["우유"]), ("두부 사야 돼, 장보기 목록에 추가해 줘.", ["두부"]),
+    ("계란이 없어, 목록에 넣어 줘.", []),  # what is said of a thing before the comma is no thing; the model reads it
+])
+def test_a_korean_clause_said_of_a_thing_before_the_comma_is_no_thing_itself(text: str, items: list[str]) -> None:
+    assert [item for item, _ in things_in(text, "shopping_add")] == items

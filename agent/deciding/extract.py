@@ -334,14 +334,15 @@ _KO_ADD = (
     # "참기름 거의 없네": what is nearly gone
     r"^(?P<x>[^,.!?]+?)\s+거의\s+(?:없네|없어|다\s*썼)",
     # "두유 장보기 목록에 넣어 줘": the item before the list, the most usual order.
-    # "양파, 마늘, 대파 목록에 넣어 줘": several things, with commas between
-    rf"^(?P<x>[^.!?]+?)\s+{_KO_LIST}(?:에다가|에다|에)\s*(?:추가|넣어|넣|담아|담|적어|올려)",
+    rf"^(?P<x>[^,.!?]+?)\s+{_KO_LIST}(?:에다가|에다|에)\s*(?:추가|넣어|넣|담아|담|적어|올려)",
     # "두부 좀 적어 줘, 장보기 목록에.": where it goes said after, as an afterthought
     rf"^(?P<x>[^,.!?]+?)\s+(?:좀\s+)?(?:적어|올려|넣어|추가해|담아)[^,.!?]*,\s*{_KO_LIST}(?:에다가|에다|에)?\s*[.!?]*$",
     r"^(?P<x>[^,.!?]+?)\s*(?:추가|넣어|담아)",
     r"^(?P<x>[^,.!?]+?)\s+(?:좀\s+)?사(?:야\s*(?:돼|해|함|겠|할)|\s*와|\s*오)",
     # "계란 다 떨어졌어", "고춧가루 거의 다 썼어": what ran out is what to buy.
     r"^(?P<x>[^,.!?]+?)\s+(?:(?:거의\s+)?다\s+)?(?:떨어졌|떨어져\s*가|떨어지|써\s*가|썼)",
+    # "양파, 마늘, 대파 목록에 넣어 줘": several things, with commas between, when nothing above read them
+    rf"^(?P<x>[^.!?]+?)\s+{_KO_LIST}(?:에다가|에다|에)\s*(?:추가|넣어|넣|담아|담|적어|올려)",
 )
 _KO_COMPLETE = (
     rf"{_KO_LIST}에서\s+(?P<x>.+?)\s*(?:빼|지워|지우|삭제|체크|없애)",
@@ -459,9 +460,14 @@ def item_phrase(text: str, complete: bool = False) -> str | None:
     for pattern in patterns:
         match = re.search(pattern, prepared)
         if match is not None and (phrase := original(text, prepared, match.start("x"), match.end("x"))) \
+                and not (korean and any(_KO_CLAUSE_END.search(part.strip()) for part in prepared[match.start("x"):match.end("x")].split(",")[:-1])) \
                 and read_item(phrase := phrase if korean else _before_a_remark(phrase), korean, complete) is not None:
             return phrase
     return None
+
+
+_KO_CLAUSE_END = re.compile(r"(?:없어|있어|없네|있네|했어|졌어|졌네|됐어|돼|돼요|해요|거든|는데|잖아|었어|았어|였어|다)$")
+"""How a clause before a comma ends when it is said of a thing, not the thing ("계란이 없어, 목록에 넣어 줘")."""
 
 
 def _before_a_remark(phrase: str) -> str:
