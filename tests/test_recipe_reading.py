@@ -46,6 +46,15 @@ def test_the_dish_to_read_is_named_in_the_clause_that_asks(text: str, dish: str)
     assert recipe_to_read(text, "en") == dish
 
 
+@pytest.mark.parametrize(("text", "dish"), [
+    ("Read me how to make the goulash, step by step.", "goulash"), ("How do I make gnocchi, step by step?", "gnocchi"),
+    ("Talk me through how to make paella, a bit at a time.", "paella"),
+])
+def test_the_dish_named_in_another_clause_than_the_one_that_asks(text: str, dish: str) -> None:
+    # "step by step" asks, in a clause of its own: the dish is in the words before
+    assert recipe_to_read(text, "en") == dish
+
+
 @pytest.mark.parametrize("text", ["find me a pancake recipe", "what can I make with eggs", "I read the recipe already, thanks"])
 def test_a_search_is_not_a_reading(text: str) -> None:
     assert recipe_to_read(text, "en") is None

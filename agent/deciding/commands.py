@@ -234,19 +234,35 @@ def recipe_to_read(text: str, language: str) -> str | None:
     """The dish, when the utterance asks for a recipe read aloud ("read me the banana bread recipe",
     "how do I make pancakes step by step", "김치찌개 레시피 읽어 줘"); "" when it names none."""
     words = utterance_words(text)
-    korean = speaks_korean(words, language)
-    if not korean:
-        # the dish is named in the clause that asks: "Read out the omelette recipe, I've never made one"
-        words = next((c for c in (utterance_words(c) for c in re.split(r"[,.;!?]+", text)) if _EN_READ.search(c)), words)
-    if not words or len(words.split()) > MAX_COMMAND_WORDS:
+    if not words:
         return None
-    if korean:
+    if speaks_korean(words, language):
+        if len(words.split()) > MAX_COMMAND_WORDS:
+            return None
         if (one := _KO_READ_ONE.search(words)) is not None and one["dish"] not in lexicon("ko").phrases("not_a_dish"):
             return one["dish"]  # "된장국 거 읽어 줄래?": the one of that name, among those found
         return " ".join(_KO_READ_WORDS.sub(" ", words).split()) if _KO_READ.search(words) else None
+    if _EN_TOLD.search(words):
+        return None
+    # The dish is named in the clause that asks ("Read out the omelette recipe, I've never made
+    # one"), else anywhere in the words ("Read me how to make the minestrone, step by step").
+    asking = [c for c in (utterance_words(c) for c in re.split(r"[,.;!?]+", text)) if _EN_READ.search(c)]
+    found = None
+    for said in (*asking[:1], words):
+        dish = _english_dish(said)
+        if dish:
+            return dish
+        found = dish if dish is not None else found
+    return found
+
+
+def _english_dish(words: str) -> str | None:
+    """The dish English words ask to be read ("" when they name none), or None when they ask no reading."""
+    if len(words.split()) > MAX_COMMAND_WORDS:
+        return None
     if (one := _EN_READ_ONE.search(words)) is not None and one["dish"] not in lexicon("en").phrases("not_a_dish"):
         return one["dish"]  # "read out the lentil soup one"
-    if not _EN_READ.search(words) or _EN_TOLD.search(utterance_words(text)):
+    if not _EN_READ.search(words):
         return None
     return " ".join(_EN_READ_WORDS.sub(" ", words).split())
 
