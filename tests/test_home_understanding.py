@@ -123,6 +123,8 @@ def test_a_request_with_thanks_after_it_is_still_the_request():
 @pytest.mark.parametrize("text, language", [
     ("yes, do it", "en"), ("yeah go ahead", "en"), ("sure, go for it please", "en"),
     ("응 해 줘", "ko"), ("네 부탁해요", "ko"), ("그래 그렇게 해 줘", "ko"), ("응응", "ko"),
+    # the yes said again before going on
+    ("Yep, that's fine, go ahead.", "en"), ("Yes, sounds good.", "en"), ("네 괜찮아요, 해 주세요", "ko"),
 ])
 def test_a_yes_that_goes_on_is_a_yes(text, language):
     assert answer_of(text, language) == "yes"
@@ -131,6 +133,7 @@ def test_a_yes_that_goes_on_is_a_yes(text, language):
 @pytest.mark.parametrize("text, language, act", [
     ("open it", "en", "open"), ("please lock it", "en", "lock"), ("go ahead and lock it", "en", "lock"),
     ("열어 줘", "ko", "open"), ("응 잠가 줘", "ko", "lock"), ("네 열어 주세요", "ko", "open"),
+    ("Yep, that's fine, open it.", "en", "open"), ("Yeah, all good, lock it.", "en", "lock"), ("응 괜찮아, 열어 줘", "ko", "open"),
 ])
 def test_the_offered_act_said_back_is_a_yes(text, language, act):
     assert answer_of(text, language, act) == "yes"
@@ -351,3 +354,9 @@ def test_a_korean_state_asked_to_be_confirmed_reads_it(text, entity):
 def test_a_korean_temperature_lowered_or_raised_to_a_number_sets_it(text, value):
     plan = home_command(text, "ko", refers)
     assert plan is not None and plan.args["action"] == "set" and plan.args["value"] == value and meant(plan) == ["climate.thermostat"], plan
+
+
+@pytest.mark.parametrize("text", ["That's fine.", "That's okay.", "That works."])
+def test_a_word_of_content_alone_is_no_yes(text):
+    # alone, "that's fine" may decline ("Shall I add more? That's fine."): only after a yes is it one
+    assert answer_of(text, "en", "open") is None

@@ -106,7 +106,10 @@ def answer_of(text: str, language: str, act: str | None = None) -> Answer | None
         return "no"
     rest = words
     if (m := re.match(lex.alternation("yes") + r"\s+(?P<rest>.+)$", words)) is not None:
-        rest = re.sub(r"^(?:and|then)\s+", "", m["rest"])
+        # "yep, that's fine, open it": the yes said again is still the yes
+        rest = re.sub(rf"^(?:(?:and|then|{lex.alternation('yes_again')})(?:\s+|$))+", "", m["rest"]).strip()
+        if not rest:
+            return "yes"
     elif act is None:
         return None
     if re.search(r"(?<![\w가-힣])" + lex.alternation("negation") + r"(?![\w])", rest) or (korean and re.search(r"지\s*마", rest)):
