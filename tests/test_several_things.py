@@ -355,6 +355,7 @@ def test_right_after_a_timer_a_new_length_taken_back_changes_it(text: str, langu
 @pytest.mark.parametrize(("text", "language"), [
     ("And another ten minutes for the pasta.", "en"), ("Ten minutes.", "en"), ("Set one more for ten minutes.", "en"),
     ("감자 타이머 십 분도 맞춰 줘.", "ko"), ("Make it eight minutes.", "en"),  # the length it has: nothing to change
+    ("타이머 일 분 삼십 초로 해 줘.", "ko"),  # a length asked for with nothing taken back: maybe a new timer, the model's to read
 ])
 def test_a_second_length_or_another_timer_is_no_change_of_the_first(text: str, language: str) -> None:
     assert continued(Act("timer_start", {"duration_s": 480}, {"duration_s": 480}), text, language) is None

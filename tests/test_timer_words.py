@@ -57,7 +57,7 @@ def test_who_needs_the_time_or_where_it_cooks_is_no_name(text: str) -> None:
 
 @pytest.mark.parametrize("text", ["Add ten minutes to the timer.", "다시 돌려", "Set a timer for five minutes.", "에어컨 꺼 줘",
                                   "선풍기 멈춰", "30초짜리 타이머 하나만.", "오 분짜리 타이머 맞춰 줘.", "10분 정도 타이머 켜 줘",
-                                  "한 시간짜리 타이머 하나 돌려 줘"])
+                                  "한 시간짜리 타이머 하나 돌려 줘", "한 시간 반짜리 타이머 맞춰 줘."])
 def test_words_that_name_no_timer_give_no_name(text: str) -> None:
     assert timer_label(text) is None
 

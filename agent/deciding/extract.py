@@ -87,7 +87,7 @@ def could_be_label(value: str) -> bool:
     return not all(w in _en_not_labels() or re.fullmatch(r"[\d.,]+", w) for w in words)
 
 
-_KO_LENGTH_WORD = re.compile(r"(?:분|초|시간)(?:짜리|동안|정도|쯤)?$|^짜리$")
+_KO_LENGTH_WORD = re.compile(r"(?:분|초|시간)(?:짜리|동안|정도|쯤)?$|^반?짜리$|^반(?:짜리|동안|정도|쯤)?$")
 """A word that is a length, or says what length a thing is ("삼십 초짜리 타이머"): no timer's name."""
 _EN_ORDINAL = re.compile(r"\b(?:the\s+)?(first|second|third|fourth|fifth|last|latest|newest)\s+(?:one|timer)\b")
 _KO_ORDINAL = re.compile(r"(첫|두|세|네|다섯)\s*번째|마지막")
