@@ -255,3 +255,23 @@ async def test_an_item_asked_back_is_one_the_user_said(heard: str, item: str, as
     (first, then), _ = await run_text(deps, executor, heard, answer)
     assert first.reply == asked and kitchen.shopping[:1] == [added]
     assert item not in asked or item in heard
+
+
+@pytest.mark.parametrize(("text", "language", "delta"), [
+    ("Oh hang on, let's say twelve minutes instead.", "en", 240), ("Make that six minutes.", "en", -120),
+    ("Actually, nine minutes would be better.", "en", 60), ("No wait, ten minutes.", "en", 120),
+    ("Not eight minutes, seven minutes.", "en", -60),
+    ("아니 십 분으로 해 줘.", "ko", 120), ("그냥 칠 분으로 바꿔 줘.", "ko", -60), ("아 참, 팔 분 말고 구 분으로 해.", "ko", 60),
+])
+def test_a_length_taken_back_in_other_words_changes_the_timer_just_set(text: str, language: str, delta: int) -> None:
+    started = Act("timer_start", {"duration_s": 480, "label": "rice"}, {"duration_s": 480, "label": "rice"})
+    assert amended(started, text, language) == ("timer_adjust", {"label": "rice", "delta_s": delta})
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("And another ten minutes for the pasta.", "en"), ("Ten minutes.", "en"), ("Set one more for ten minutes.", "en"),
+    ("감자 타이머 십 분도 맞춰 줘.", "ko"), ("Make it eight minutes.", "en"),  # the length it has: nothing to change
+    ("타이머 일 분 삼십 초로 해 줘.", "ko"),  # a length asked for with nothing taken back: maybe a new timer, the model's to read
+])
+def test_a_second_length_or_another_timer_is_no_change_of_the_first(text: str, language: str) -> None:
+    assert amended(Act("timer_start", {"duration_s": 480}, {"duration_s": 480}), text, language) is None

@@ -115,13 +115,9 @@ def _korean_forms(token: str) -> list[str]:
 def volume_command(text: str, language: str) -> dict[str, Any] | None:
     """The volume_set arguments the utterance asks for, or None."""
     words = utterance_words(text)
-    korean = speaks_korean(words, language)
-    if not korean:
-        # the dish is named in the clause that asks: "Read out the omelette recipe, I've never made one"
-        words = next((c for c in (utterance_words(c) for c in re.split(r"[,.;!?]+", text)) if _EN_READ.search(c)), words)
     if not words or len(words.split()) > MAX_COMMAND_WORDS:
         return None
-    if korean:
+    if speaks_korean(words, language):
         if (found := _KO_LEVEL.search(words)) is not None:
             value = found.group(1) or found.group(2)
             level = {"최대": 10, "최소": 1, "열": 10}.get(value)

@@ -382,7 +382,7 @@ def tells_what_is_written(text: str, language: str) -> bool:
     if asks_for_act(text, language):
         return False
     clauses = [utterance_words(c) for c in re.split(r"[,.;!?]+|\b(?:so|and then)\b", text) if c.strip()]
-    return not any(_rules("en")["command_open"].search(c) for c in clauses)
+    return not any(opens_with_a_command(c, language) for c in clauses)
 
 
 _KO_HEARSAY = re.compile(r"(?:거래|거래요|(?:[한된온간는있없났했었았였좋맞]|이)대(?:요|더라)?|(?:다|라)(?:더라|던데|더라고)(?:요)?)$")
@@ -435,8 +435,8 @@ def makes_a_remark(text: str, language: str) -> bool:
     if rules["remark"].search(words) is None or rules["own_plan"].search(words) is not None:
         return False
     # every clause a statement too: "It's back in, let the timer carry on" asks in its last
-    return all(rules["remark_clause"].search(c) or rules["aside"].fullmatch(c) for c in _clauses(text)) \
-        and not any(opens_with_a_command(clause, language) for clause in _clauses(text))
+    return all((rules["remark_clause"].search(c) or rules["aside"].fullmatch(c)) and not opens_with_a_command(c, language)
+               for c in _clauses(text))
 
 
 @found_once

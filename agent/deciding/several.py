@@ -268,8 +268,6 @@ def continued(act: Act | None, text: str, language: str) -> ToolPlan | None:
     go on ("Okay, carry on.", "됐어, 계속해 줘."); or None."""
     if act is not None and act.tool == "timer_pause":
         return _resumed(act, text, language)
-    if act is not None and act.tool == "timer_start":
-        return _relengthed(act, text, language)
     if act is None or act.tool not in LIST_TOOLS:
         return None
     joined = _joined_on(text, language)
@@ -287,36 +285,6 @@ def _read_all(parts: list[str], korean: bool, complete: bool) -> list[tuple[str,
         return []
     things = [read_item(part, korean, complete) for part in parts]
     return [] if any(thing is None for thing in things) else [thing for thing in things if thing is not None]
-
-
-def _relengthed(started: Act, text: str, language: str) -> ToolPlan | None:
-    """The timer just started given another length, when the words take its length back and say
-    only the new one ("Oh wait, let's say ten minutes instead.", "아니 십 분으로 해 줘"): changed
-    by the difference, never a second timer."""
-    old = started.data.get("duration_s", started.args.get("duration_s"))
-    said, lengths = prepare(text), durations(text)
-    if len(lengths) == 2 and lengths[0].value == old:
-        # "팔 분 말고 구 분으로 해", "not eight, nine minutes": the old length named, then the new
-        first, lengths = lengths[0], lengths[1:]
-        said = said[: first.start] + " " * (first.end - first.start) + said[first.end :]
-    if not isinstance(old, (int, float)) or len(lengths) != 1 or lengths[0].value == old:
-        return None
-    words = utterance_words(text)
-    korean = speaks_korean(words, language)
-    lex = lexicon("ko" if korean else "en")
-    rest = f" {said[: lengths[0].start]} {said[lengths[0].end :]} "
-    rest = " ".join(re.sub(r"[^\w'가-힣\s]", " ", rest).split())
-    took_back = False
-    for name in ("relength", "relength_filler"):
-        for phrase in sorted(lex.phrases(name), key=len, reverse=True):
-            pattern = rf"(?<![\w']){re.escape(phrase)}(?![\w'])" if not korean else re.escape(phrase)
-            if re.search(pattern, rest):
-                took_back |= name == "relength"
-                rest = re.sub(pattern, " ", rest)
-    if not took_back or rest.split():
-        return None  # "and another ten minutes for the rice": something more than a new length
-    label = started.data.get("label", started.args.get("label"))
-    return ToolPlan("", "timer_adjust", {"delta_s": int(lengths[0].value - old), **({"label": label} if label else {})})
 
 
 def _resumed(paused: Act, text: str, language: str) -> ToolPlan | None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from agent.deciding.intents import asks_for_act, is_question, opens_with_a_command, speaks_korean, utterance_words
 from agent.deciding.lexicon import lexicon
-from agent.deciding.spoken_numbers import durations
+from agent.deciding.spoken_numbers import durations, prepare
 from agent.deciding.utterance import found_once
 
 _UNDO_EN = re.compile(
@@ -157,6 +157,27 @@ def amended(act: Act | None, text: str, language: str) -> tuple[str, dict[str, A
         return None
     words = utterance_words(text)
     korean = speaks_korean(words, language)
+    started = act.data.get("duration_s", act.args.get("duration_s")) if act.tool == "timer_start" else None
+    length = _amended_length(words, korean)
+    if length is None:
+        length = _length_taken_back(text, korean, started)
+    if length is None:
+        return None
+    wanted = int(round(length))
+    label = act.data.get("label", act.args.get("label")) or "last"
+    if act.tool == "timer_start":
+        before = started
+    else:
+        before = act.args.get("delta_s")
+        wanted = wanted if isinstance(before, int) and before >= 0 else -wanted
+    if not isinstance(before, int) or isinstance(before, bool) or wanted == before:
+        return None
+    return "timer_adjust", {"label": label, "delta_s": wanted - before}
+
+
+def _amended_length(words: str, korean: bool) -> float | None:
+    """The one length of words in the amending forms ("actually, make that fifteen minutes",
+    "아니, 십오 분으로 해 줘"), or None."""
     match = (_AMEND_KO if korean else _AMEND_EN).match(words)
     if match is None:
         return None
@@ -164,16 +185,32 @@ def amended(act: Act | None, text: str, language: str) -> tuple[str, dict[str, A
     found = durations(said)
     if len(found) != 1 or _other_words(said, found[0].start, found[0].end, korean):
         return None
-    wanted = int(round(found[0].value))
-    label = act.data.get("label", act.args.get("label")) or "last"
-    if act.tool == "timer_start":
-        before = act.data.get("duration_s", act.args.get("duration_s"))
-    else:
-        before = act.args.get("delta_s")
-        wanted = wanted if isinstance(before, int) and before >= 0 else -wanted
-    if not isinstance(before, int) or isinstance(before, bool) or wanted == before:
+    return found[0].value
+
+
+def _length_taken_back(text: str, korean: bool, started: object) -> float | None:
+    """The new length, when the words take the last one back in other ways and say only the new
+    one: a word of the class ``relength`` and nothing but fillers around the length ("Oh wait,
+    let's say ten minutes instead.", "그냥 칠 분으로 바꿔 줘"); the old length may be named first
+    ("팔 분 말고 구 분으로 해", "not eight minutes, seven minutes")."""
+    said, lengths = prepare(text), durations(text)
+    if len(lengths) == 2 and lengths[0].value == started:
+        first, lengths = lengths[0], lengths[1:]
+        said = said[: first.start] + " " * (first.end - first.start) + said[first.end :]
+    if len(lengths) != 1:
         return None
-    return "timer_adjust", {"label": label, "delta_s": wanted - before}
+    lex = lexicon("ko" if korean else "en")
+    rest = " ".join(re.sub(r"[^\w'가-힣\s]", " ", f" {said[: lengths[0].start]} {said[lengths[0].end :]} ").split())
+    took_back = False
+    for name in ("relength", "relength_filler"):
+        for phrase in sorted(lex.phrases(name), key=len, reverse=True):
+            pattern = re.escape(phrase) if korean else rf"(?<![\w']){re.escape(phrase)}(?![\w'])"
+            if re.search(pattern, rest):
+                took_back |= name == "relength"
+                rest = re.sub(pattern, " ", rest)
+    if not took_back or rest.split():
+        return None  # "and another ten minutes for the rice": something more than a new length
+    return lengths[0].value
 
 
 def _other_words(said: str, start: int, end: int, korean: bool) -> bool:
