@@ -30,28 +30,16 @@ from tools.timers import TimerStore, timer_tools
     ("read the recipe", ""),
     ("김치찌개 레시피 읽어 줘", "김치찌개"),
     ("떡볶이 만드는 법 차근차근 알려줘", "떡볶이"),
-])
-def test_asking_for_a_recipe_read_aloud(text: str, dish: str) -> None:
-    assert recipe_to_read(text, "en") == dish
-
-
-@pytest.mark.parametrize(("text", "dish"), [
+    # the dish is named in the clause that asks: the remark beside it is no part of the dish, nor a reason to search
     ("Read out the shepherd's pie recipe, I've honestly no idea how it goes.", "shepherd's pie"),
     ("Read me the crumble recipe a bit at a time, I've got butter on my fingers.", "crumble"),
     ("Can you read the carbonara recipe, my fingers are covered in egg?", "carbonara"),
     ("Take me through the flapjack recipe bit by bit.", "flapjack"),
-])
-def test_the_dish_to_read_is_named_in_the_clause_that_asks(text: str, dish: str) -> None:
-    # the remark beside the request ("my hands are full") is no part of the dish, nor a reason to search
-    assert recipe_to_read(text, "en") == dish
-
-
-@pytest.mark.parametrize(("text", "dish"), [
+    # "step by step" asks in a clause of its own: the dish is in the words before
     ("Read me how to make the goulash, step by step.", "goulash"), ("How do I make gnocchi, step by step?", "gnocchi"),
     ("Talk me through how to make paella, a bit at a time.", "paella"),
 ])
-def test_the_dish_named_in_another_clause_than_the_one_that_asks(text: str, dish: str) -> None:
-    # "step by step" asks, in a clause of its own: the dish is in the words before
+def test_asking_for_a_recipe_read_aloud(text: str, dish: str) -> None:
     assert recipe_to_read(text, "en") == dish
 
 
