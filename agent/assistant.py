@@ -30,6 +30,19 @@ ANSWER_WINDOW_S = 60.0
 """How long a question hearth asked ("Cancel the pasta timer?") waits for its answer: the next
 utterance within it answers; one after it is a new request."""
 """How many finished turns' results are kept in memory (the record on disk keeps them all)."""
+THINGS_WINDOW_S = 120.0
+"""How long the home's things a turn switched or asked about stay what "it" means, through turns
+that called no tool ("Turn on the hood." "Is it on now?" "Great, turn it off."): a "turn it off"
+said much later is no longer about them."""
+
+
+def things_after(called: tuple[str, ...] | None, kept: tuple[str, ...], kept_at: float, now: float) -> tuple[tuple[str, ...], float]:
+    """What "it" means after a turn, and since when: the home's things the turn's last tool
+    switched or asked about (``called``; () for a tool of another kind), or, when it called none,
+    the things kept before while :data:`THINGS_WINDOW_S` has not passed."""
+    if called is not None:
+        return called, now
+    return (kept, kept_at) if now - kept_at <= THINGS_WINDOW_S else ((), kept_at)
 
 
 class Assistant:
@@ -82,7 +95,9 @@ class Assistant:
         self.last_tool: str | None = None
         """The tool the last answered turn called, if any ("again" after a recipe step is the step)."""
         self.last_things: tuple[str, ...] = ()
-        """The home's things the last answered turn switched or asked about, which "turn it off" means."""
+        """The home's things the last turn that called a tool switched or asked about, which "turn it
+        off" means (kept through turns that called none, within :data:`THINGS_WINDOW_S`)."""
+        self._things_at = 0.0
         self._prewarming: asyncio.Task[int] | None = None
         """The reasoner's heads for the conversation as it stands, evaluated between turns."""
         self._announcing: asyncio.Task[None] | None = None
@@ -267,7 +282,7 @@ class Assistant:
             pending=pending,
             last_act=self.last_act,
             last_tool=self.last_tool,
-            last_things=self.last_things,
+            last_things=self._things(),
         )
         self._launch(turn, number)
         return turn
@@ -296,7 +311,7 @@ class Assistant:
             pending=pending,
             last_act=self.last_act,
             last_tool=self.last_tool,
-            last_things=self.last_things,
+            last_things=self._things(),
             transcript=text,
         )
         self._launch(turn, number)
@@ -357,6 +372,10 @@ class Assistant:
             if self.current is None:
                 self.on_event(StateChanged(State.IDLE))
 
+    def _things(self) -> tuple[str, ...]:
+        """What "it" means for the next turn: the last things, while they are recent."""
+        return things_after(None, self.last_things, self._things_at, time.monotonic())[0]
+
     def _finished(self, turn: Turn, task: asyncio.Task[TurnResult], number: int = 0) -> None:
         self._numbers.pop(id(turn), None)
         if task.cancelled():
@@ -372,7 +391,8 @@ class Assistant:
         if result.outcome == Outcome.ANSWERED and not result.repeated:
             ran = [c for c in result.tool_calls if c.ran]
             self.last_tool = ran[-1].name if ran else None
-            self.last_things = home_things(ran[-1].name, ran[-1].data) if ran else ()
+            self.last_things, self._things_at = things_after(
+                home_things(ran[-1].name, ran[-1].data) if ran else None, self.last_things, self._things_at, time.monotonic())
         acts = [c for c in result.tool_calls if c.acted]
         if acts:
             self.last_act = Act(acts[-1].name, dict(acts[-1].args), dict(acts[-1].data))

@@ -441,7 +441,7 @@ def test_a_korean_dish_of_two_words(text: str, dish: str) -> None:
 
 
 @pytest.mark.parametrize(("text", "said"), [("How's the weather looking in Busan this weekend?", "this weekend"),
-                                            ("Will it rain at the weekend?", "at the weekend"), ("이번 주말 부산 날씨는요?", "이번 주말")])
+                                            ("Will it rain at the weekend?", "the weekend"), ("이번 주말 부산 날씨는요?", "이번 주말")])
 def test_the_weekend_is_when_asked_about(text: str, said: str) -> None:
     assert when(text) == said
 

@@ -21,6 +21,19 @@ from agent.deciding.corrections import corrected
         ("Put red onions on the list, no, I mean white onions.", "Put white onions on the list."),
         ("Start the pasta timer for ten minutes, no, the rice timer.", "Start the rice timer for ten minutes."),
         ("Add milk to the list, no, oat milk.", "Add oat milk to the list."),
+        # a bare number said again keeps the unit or the thing counted of the number it takes back
+        ("Roast timer for forty minutes, no, make that forty-five.", "Roast timer for forty five minutes"),
+        ("Set the stock timer for three hours, er, actually four.", "Set the stock timer for four hours"),
+        ("Timer for six minutes, sorry, I mean seven, the pan is thick.", "Timer for seven minutes"),
+        ("Add two lemons to the list, no, three.", "Add three lemons to the list"),
+        # a sound made before the correction is no word taken back; a number and its counter go together
+        ("감자 타이머 이십 분, 어 아니 이십오 분으로 해 줘.", "감자 타이머 이십오 분으로 해 줘."),
+        ("칠 분 맞춰 줘, 아 아니다, 구 분.", "구 분 맞춰 줘"),
+        ("계란 두 개, 아니 세 개 목록에 넣어 줘", "계란 세 개 목록에 넣어 줘"),
+        # the reason said after the correction is no part of it; the words closing the request stay
+        ("Put cheddar on the list, oh wait, mozzarella, the kids prefer it.", "Put mozzarella on the list"),
+        ("Add white bread to the list, no, sorry, brown bread, it keeps longer.", "Add brown bread to the list"),
+        ("Add butter to the list please, no, margarine", "Add margarine to the list please"),
         # Not corrections: an answer, a question with "no" in it, no marker at all.
         ("No, thanks.", "No, thanks."),
         ("Is it snowing? No?", "Is it snowing? No?"),

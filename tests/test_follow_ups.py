@@ -81,6 +81,14 @@ RICE = Act("timer_start", {"duration_s": 600, "label": "rice"}, {"label": "rice"
     ("Set it to nine minutes", -60),
     ("아니, 십오 분으로 해 줘.", 300),
     ("8분으로 바꿔 줘", -120),
+    # a bare number counts in the unit of the length it takes back; a reason after it is no more
+    ("Ah, no, I meant twenty, it has to go a lot longer.", 600),
+    ("Oops, I meant fifteen.", 300),
+    ("No, sorry, twelve, I misread the packet.", 120),
+    # regret said first, the new length with a copula
+    ("아 잘못 말했다, 십오 분이야.", 300),
+    ("내가 잘못 말했어, 이십 분이에요.", 600),
+    ("아니 이십 분이라고.", 600),
 ])
 def test_a_change_of_length_is_the_last_timers(text: str, delta: int) -> None:
     assert amended(RICE, text, "ko" if any("가" <= c <= "힣" for c in text) else "en") == ("timer_adjust", {"label": "rice", "delta_s": delta})
@@ -92,6 +100,8 @@ def test_a_change_of_length_is_the_last_timers(text: str, delta: int) -> None:
     (RICE, "Set the timer for fifteen minutes."),  # maybe a second timer: the talker decides
     (RICE, "Actually, make that fifteen minutes for the pasta."),
     (RICE, "Actually, ten minutes."),  # what it is already
+    (RICE, "Twenty please."),  # no word that takes the length back
+    (RICE, "And another ten minutes for the rice, it's a big pot."),
     (Act("shopping_add", {"item": "milk"}, {}), "Actually, make that fifteen minutes."),
     (None, "Actually, make that fifteen minutes."),
 ])

@@ -348,3 +348,104 @@ def test_a_korean_temperature_lowered_or_raised_to_a_number_sets_it(text, value)
 def test_a_word_of_content_alone_is_no_yes(text):
     # alone, "that's fine" may decline ("Shall I add more? That's fine."): only after a yes is it one
     assert answer_of(text, "en", "open") is None
+
+
+@pytest.mark.parametrize("text, language, entity", [
+    ("Quick question, kitchen lights, on or off?", "en", "light.kitchen_lights"),
+    ("The hood fan, is it on or off right now?", "en", "switch.hood_fan"),
+    ("Front door, locked or unlocked?", "en", "lock.front_door"),
+    ("I've a feeling we left the oven on, is it?", "en", "switch.oven"),
+    ("I think I left the garage door open, didn't I?", "en", "cover.garage_door"),
+    ("Pretty sure someone left the hood fan running, is it still?", "en", "switch.hood_fan"),
+    ("현관문 잠갔나 모르겠네, 확인 좀 해 줄래?", "ko", "lock.front_door"),
+    ("오븐 껐는지 모르겠어, 봐 줄래?", "ko", "switch.oven"),
+    ("차고 문 닫았나?", "ko", "cover.garage_door"),
+])
+def test_a_doubt_or_a_choice_of_two_states_reads_the_thing_and_never_acts(text, language, entity):
+    plan = home_command(text, language, refers)
+    assert plan is not None and plan.tool == "home_state", plan
+    assert meant(plan) == [entity]
+
+
+@pytest.mark.parametrize("text, language, tool, action", [
+    ("Is it actually on now? I can't hear it.", "en", "home_state", None),
+    ("Is it really off?", "en", "home_state", None),
+    ("Is it definitely on?", "en", "home_state", None),
+    ("Great, now turn it off again.", "en", "home_control", "off"),
+    ("그럼 그거 이제 필요 없어, 꺼 줄래요?", "ko", "home_control", "off"),
+    ("아 이제 됐어, 꺼 줘.", "ko", "home_control", "off"),
+    ("다시 켜 줘.", "ko", "home_control", "on"),
+])
+def test_it_or_a_verb_alone_is_the_thing_the_turn_before_was_about(text, language, tool, action):
+    plan = home_command(text, language, refers, ["switch.hood_fan"])
+    assert plan is not None and plan.tool == tool and plan.args["entity_ids"] == ["switch.hood_fan"], plan
+    assert plan.args.get("action") == action
+    assert home_command(text, language, refers) is None  # with nothing just switched or asked, "it" is no device
+
+
+@pytest.mark.parametrize("text, language, action, entity", [
+    ("Pop the kitchen lights on for Grandad, he wants to read.", "en", "on", "light.kitchen_lights"),
+    ("Flick the kitchen lights off so the baby can sleep.", "en", "off", "light.kitchen_lights"),
+    ("Stick the hood fan on for a while, it's smoky.", "en", "on", "switch.hood_fan"),
+    ("Garage door up, please.", "en", "open", "cover.garage_door"),
+    ("The garage door down, thanks.", "en", "close", "cover.garage_door"),
+    ("오븐 전원 좀 넣어 줘.", "ko", "on", "switch.oven"),
+    ("후드 전원 꺼 줘.", "ko", "off", "switch.hood_fan"),
+])
+def test_more_ways_to_switch_and_what_the_act_is_for_said_after_it(text, language, action, entity):
+    plan = home_command(text, language, refers)
+    assert plan is not None and plan.tool == "home_control" and plan.args["action"] == action, plan
+    assert meant(plan) == [entity]
+
+
+@pytest.mark.parametrize("text, language, thing", [
+    ("Open the kitchen window a crack, it's steamy in here.", "en", "the kitchen window"),
+    ("Stick the telly on for the football, the living room one.", "en", "the telly"),
+    ("Switch the kettle on, would you?", "en", "the kettle"),
+    ("베란다 창문 닫아 주세요.", "ko", "베란다 창문"),
+    ("거실 티비 좀 켜 줘.", "ko", "거실 티비"),
+    ("냉장고 꺼 줘.", "ko", "냉장고"),
+])
+def test_a_thing_in_a_room_the_home_has_no_such_thing_of_is_refused(text, language, thing):
+    plan = home_command(text, language, refers)
+    assert plan is not None and plan.tool is None, plan
+    assert thing.split()[-1] in plan.say
+
+
+@pytest.mark.parametrize("text, language, act, answer", [
+    ("아 잠깐, 하지 마. 비 오기 시작했어.", "ko", "open", "no"),
+    ("Wait, no, leave it, it's started raining.", "en", "open", "no"),
+    ("아니, 그냥 둬, 내가 나갈게.", "ko", "open", "no"),
+    ("응, 풀어 줘, 빨리.", "ko", "unlock", "yes"),
+    ("Yes, unlock it, quick.", "en", "unlock", "yes"),
+    ("네, 열어 주세요, 장 봐 왔어요.", "ko", "open", "yes"),
+    ("Yeah, go ahead, the car is outside.", "en", "open", "yes"),
+    ("Yes, and set a timer for five minutes.", "en", "open", None),
+    ("응, 그리고 불 꺼 줘.", "ko", "open", None),
+])
+def test_an_answer_in_a_clause_of_its_own_with_the_reason_after_it(text, language, act, answer):
+    assert answer_of(text, language, act) == answer
+
+
+@pytest.mark.parametrize("text, language, thing", [
+    ("식기세척기에 그릇 꽉 찼어, 작동시켜 줘요.", "ko", "식기세척기"),
+    ("The dishwasher is full, run it please.", "en", "dishwasher"),
+    ("세탁기 다 됐나? 그럼 꺼 줘.", "ko", "세탁기"),
+    ("That boiler again, switch it on.", "en", "boiler"),
+])
+def test_it_is_never_the_last_thing_when_the_words_name_an_appliance_the_home_lacks(text, language, thing):
+    plan = home_command(text, language, refers, ["light.living_room_light"])
+    assert plan is not None and plan.tool is None and thing in plan.say, plan
+
+
+def test_it_stays_the_thing_through_turns_that_call_no_tool_and_no_longer():
+    from agent.assistant import THINGS_WINDOW_S, things_after
+
+    fan = ("switch.hood_fan",)
+    # "Turn on the hood fan." then "Is it actually on now?" answered without a tool: still the fan
+    assert things_after(fan, (), 0.0, 10.0) == (fan, 10.0)
+    assert things_after(None, fan, 10.0, 30.0) == (fan, 10.0)
+    # a timer set in between: "turn it off" is no longer the fan's
+    assert things_after((), fan, 10.0, 40.0) == ((), 40.0)
+    # long after, with no tool called since: forgotten
+    assert things_after(None, fan, 10.0, 10.0 + THINGS_WINDOW_S + 1) == ((), 10.0)

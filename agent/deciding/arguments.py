@@ -65,7 +65,7 @@ def _list_words() -> frozenset[str]:
     return frozenset(lexicon("en").phrases("list_itself")) | frozenset(lexicon("ko").phrases("list_itself"))
 
 
-_TIMER_REFERENCE = re.compile(r"\btimers?\b|타이머|\b(?:it|that|them|this one|that one|all|every)\b|그거|다\s")
+_TIMER_REFERENCE = re.compile(r"\btimers?\b|타이머|\b(?:it|that|them|this one|that one|all|every)\b|그거|다\s|멈춘\s*거|멈춰\s*(?:둔|놓은)\s*거")
 
 
 _CHANGES_TIME = re.compile(

@@ -15,9 +15,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agent.deciding.intents import asks_time_left, cued_tools, speaks_korean, utterance_words
+from agent.deciding.corrections import tells_a_reason
+from agent.deciding.extract_lookup import place, when
+from agent.deciding.intents import asks_time_left, cued_tools, is_question, speaks_korean, utterance_words
 from agent.deciding.lexicon import lexicon
-from agent.deciding.spoken_numbers import EN_ONES, KO_NATIVE_ONES, durations, korean_number
+from agent.deciding.spoken_numbers import EN_ONES, KO_NATIVE_ONES, durations, korean_number, prepare
 from agent.deciding.tool_calls import ToolPlan
 
 READING_TOOLS = ("recipe_read", "recipe_step")
@@ -113,9 +115,14 @@ def _korean_forms(token: str) -> list[str]:
 
 
 def volume_command(text: str, language: str) -> dict[str, Any] | None:
-    """The volume_set arguments the utterance asks for, or None."""
+    """The volume_set arguments the utterance asks for, or None. A long utterance is read by its
+    first clause, the reason said after it aside ("Turn yourself up a bit, the tap's running and I
+    can barely make you out")."""
     words = utterance_words(text)
-    if not words or len(words.split()) > MAX_COMMAND_WORDS:
+    if words and len(words.split()) > MAX_COMMAND_WORDS:
+        first = re.split(r"[,.;!?]", text, maxsplit=1)[0]
+        return volume_command(first, language) if first.strip() and first.strip() != text.strip() else None
+    if not words:
         return None
     if speaks_korean(words, language):
         if (found := _KO_LEVEL.search(words)) is not None:
@@ -171,12 +178,17 @@ def recipe_move(text: str, language: str, reading: bool) -> str | None:
     if not korean and not durations(text):
         # "Remind me what goes into it": told again, no reminder; "remind me in five minutes" is one
         rest = re.sub(rf"\b(?:{lexicon('en').alternation('move_tell_again')}|remind)\b", " ", rest)
+    clauses = [utterance_words(c) for c in re.split(r"[,.;!?]+", text)]
+    moves = [m for c in clauses if c and (m := _move_alone(c, korean, reading)) is not None]
+    lead = re.compile(rf"(?:(?:{lexicon('ko' if korean else 'en').alternation('lead')})(?:\s+|$))+")
+    if moves and not korean and all(_move_alone(c, korean, reading) is not None or lead.fullmatch(c)
+                                    or (tells_a_reason(c) and not is_question(c, language)) for c in clauses if c):
+        # "Wait, back one, I missed how long to beat it for": what was missed tells why, it asks no timer
+        return next(move for move, *_ in _MOVE_CLASSES if move in moves)
     if not found or _asks_another_tool(rest, language):
         return None
     if "ingredients" in found:
         return "ingredients"
-    clauses = [utterance_words(c) for c in re.split(r"[,.;!?]+", text)]
-    moves = [m for c in clauses if c and (m := _move_alone(c, korean, reading)) is not None]
     return next((move for move, *_ in _MOVE_CLASSES if move in moves), None)
 
 
@@ -271,4 +283,59 @@ def local_command(text: str, language: str, tools: Any, reading: bool = False) -
         return ToolPlan("", "recipe_step", {"move": move})
     if "recipe_read" in tools and (dish := recipe_to_read(text, language)) is not None:
         return ToolPlan("", "recipe_read", {"query": dish})
+    if "shopping_list" in tools and asks_to_read_the_list(text, language):
+        return ToolPlan("", "shopping_list", {})
     return None
+
+
+MAX_LIST_READING_WORDS = 10
+
+
+def asks_to_read_the_list(text: str, language: str) -> bool:
+    """Whether the words ask only for the shopping list read out ("목록에 뭐 적혀 있는지 쭉 불러 줘",
+    "Read me the shopping list", "Read out the list for me"): the list named, a word of reading or
+    asking what, and no thing to put on it or take off (those are the list's acts)."""
+    words = utterance_words(text)
+    if not words or len(words.split()) > MAX_LIST_READING_WORDS:
+        return False
+    korean = speaks_korean(words, language)
+    lex = lexicon("ko" if korean else "en")
+    said = (lambda name: any(p in words for p in lex.phrases(name))) if korean else (
+        lambda name: re.search(rf"\b(?:{lex.alternation(name)})\b", words) is not None)
+    if not said("list_word") or not said("list_read_word"):
+        return False
+    rest = words
+    for name in ("list_word", "list_read_word", "list_read_filler", "lead"):
+        rest = re.sub(rf"(?:{lex.alternation(name)})" if korean else rf"\b(?:{lex.alternation(name)})\b", " ", rest)
+    return not rest.split()  # "우유 목록에 넣어 줘", "is milk on the list?": a thing named, no reading
+
+
+MAX_LOOKUP_AGAIN_WORDS = 7
+
+
+def lookup_again(text: str, language: str, last_tool: str | None) -> ToolPlan | None:
+    """The weather or the air looked up again for another day or place, when the words are only
+    that, right after that look-up ("모레는?", "And Friday?", "What about over the weekend there?",
+    "부산은?"); None otherwise. The place of the turn before is the caller's to carry over."""
+    if last_tool not in ("weather", "air_quality"):
+        return None
+    words = utterance_words(text)
+    if not words or len(words.split()) > MAX_LOOKUP_AGAIN_WORDS:
+        return None
+    korean = speaks_korean(words, language)
+    day = when(text) if last_tool == "weather" else None
+    where = place(text)
+    if day is None and where is None:
+        return None
+    rest = f" {prepare(words).casefold()} "
+    for said in (day, where, *(["over"] if day and not korean else [])):
+        if said:
+            rest = rest.replace(said.casefold(), " ")
+    lex = lexicon("ko" if korean else "en")
+    fillers = sorted(lex.phrases("lookup_again_filler"), key=len, reverse=True)
+    for filler in fillers:
+        rest = re.sub(rf"(?<![\w가-힣]){re.escape(filler)}(?![\w가-힣])" if not korean else re.escape(filler), " ", rest)
+    if rest.split():
+        return None
+    return ToolPlan("", last_tool, {**({"when": day} if day else {}), **({"location": where} if where else {})})
+

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from agent.deciding.corrections import corrected
+from agent.deciding.corrections import corrected, tells_a_reason
 from agent.deciding.extract import HANGUL, shopping_item, timer_durations, timer_label
-from agent.deciding.intents import speaks_korean, utterance_words
+from agent.deciding.intents import asks_for_act, is_question, opens_with_a_command, speaks_korean, utterance_words
 from agent.deciding.lexicon import Lexicon, lexicon
 from agent.deciding.utterance import found_once
 from agent.deciding.tool_calls import ToolPlan
@@ -100,6 +100,8 @@ def answer_of(text: str, language: str, act: str | None = None) -> Answer | None
         return None
     korean = speaks_korean(words, language)
     lex = lexicon("ko" if korean else "en")
+    if (said := _answer_with_reason(text, language, act, lex)) is not None:
+        return said
     if lex.has("yes", words):
         return "yes"
     if lex.has("no", words) or re.match(lex.alternation("no_lead") + r"(?:\s|$)", words):
@@ -121,6 +123,52 @@ def answer_of(text: str, language: str, act: str | None = None) -> Answer | None
     return None
 
 
+def _answer_with_reason(text: str, language: str, act: str | None, lex: Lexicon) -> Answer | None:
+    """A whole yes or no said in a clause of its own, with only sounds or "wait" before it and
+    nothing after it that asks anything ("아 잠깐, 하지 마. 비 오기 시작했어.", "Wait, no, leave it,
+    it's raining", "응, 풀어 줘, 빨리."), else None."""
+    lead = re.compile(r"^(?:(?:" + lex.alternation("lead") + r"|" + lex.alternation("fill") + r")(?:\s+|$))+")
+    said = [utterance_words(c) for c in re.split(r"[,.;!?…]+", text)]
+    clauses = [c if lex.has("yes", c) or lex.has("no", c) else lead.sub("", c).strip() for c in said]
+    clauses = [c for c in clauses if c]
+    if len(clauses) < 2:
+        return None
+    first, rest = clauses[0], clauses[1:]
+    answer: Answer | None = "yes" if lex.has("yes", first) else "no" if lex.has("no", first) else None
+    if answer is None:
+        return None
+    korean = speaks_korean(first, language)
+    negation = re.compile(r"(?<![\w가-힣])" + lex.alternation("negation") + r"(?![\w])|지\s*마")
+    for clause in rest:
+        if answer == "yes" and (lex.has("yes", clause) or lex.has("yes_again", clause) or _goes_on(clause, lex, korean)
+                                or (act is not None and _says_act(clause, act, lex, korean))):
+            continue
+        if answer == "no" and (lex.has("no", clause) or _leave_it(clause, lex)):
+            continue
+        if answer == "yes" and negation.search(clause):
+            return None  # "yes, don't": taken back
+        if not _a_reason(clause, language, lex, korean):
+            return None
+    return answer
+
+
+def _a_reason(clause: str, language: str, lex: Lexicon, korean: bool) -> bool:
+    """Whether a clause after an answer only tells why ("it's raining", "비 오기 시작했어", "장 봐
+    왔어요"): a statement, no request or question of its own."""
+    if asks_for_act(clause, language) or is_question(clause, language) or opens_with_a_command(clause, language):
+        return False
+    if korean:
+        # "요" and "라" alone end statements too ("장 봐 왔어요")
+        helping = [re.escape(p).replace(r"\ ", r"\s*") for p in lex.phrases("request_end") if p not in ("요", "라")]
+        return re.search(r"(?:" + "|".join(helping) + r")$", clause) is None
+    return tells_a_reason(clause)
+
+
+def _leave_it(clause: str, lex: Lexicon) -> bool:
+    """Whether the words only ask to leave things as they are ("leave it", "그냥 둬")."""
+    return lex.has("leave_it", clause)
+
+
 def _goes_on(rest: str, lex: Lexicon, korean: bool) -> bool:
     """Whether the words after a yes only ask to go on: "go ahead", "do it please", "해 줘"."""
     if korean:
@@ -134,6 +182,8 @@ def _says_act(rest: str, act: str, lex: Lexicon, korean: bool) -> bool:
     name = f"home_{act}"
     if name not in lex.classes:
         return False
+    if f"{name}_answer" in lex.classes and lex.has(f"{name}_answer", rest):
+        return True  # "풀어 줘" to "현관문 잠금을 풀까요?": the act's short verb, enough as an answer
     if korean:
         return len(rest.split()) <= 3 and re.fullmatch(
             r"(?:(?:그거|그것|그걸|좀)\s*)*" + lex.alternation(name) + r"(?:\s*" + lex.alternation("request_end") + r")*", rest) is not None

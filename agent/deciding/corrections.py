@@ -16,7 +16,7 @@ import unicodedata
 
 from agent.deciding.extract import HANGUL
 from agent.deciding.lexicon import lexicon
-from agent.deciding.spoken_numbers import durations, prepare
+from agent.deciding.spoken_numbers import durations, numbers, prepare
 
 
 @functools.cache
@@ -31,7 +31,11 @@ def _en() -> re.Pattern[str]:
     return re.compile(r"(?:^|[,.;!?…]|\s)\s*(?:(?:" + markers + r")\b\s*[,.;:!…]*\s*)+(?=\S)", re.IGNORECASE)
 
 
-_KO = re.compile(r"(?:^|[,.;!?…]|\s)\s*(?:(?:아니(?:다|요|야)?|아 ?참|그게 아니라|정정할게)\s*[,.;:!…]*\s*)+(?=\S)")
+_KO = re.compile(r"(?:^|[,.;!?…]|\s)\s*(?:(?:(?:아|어|음|아이)\s+)?(?:아니(?:다|요|야)?|아 ?참|그게 아니라|정정할게)\s*[,.;:!…]*\s*)+(?=\S)")
+"""The Korean corrections, with the sound made before one ("팔 분, 아 아니 십 분"): the sound is no word
+taken back."""
+_HESITATION = re.compile(r"(?:[,\s]+(?:er|erm|um|uh|uhh|umm|oh|ah|hmm|아|어|음|그))+[,\s]*$", re.IGNORECASE)
+"""A sound made just before a correction ("four hours, er, actually five"): no word taken back."""
 _NUMBER = re.compile(
     r"^(\d|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|"
     r"ninety|a|an|half|quarter)\b", re.IGNORECASE
@@ -53,17 +57,28 @@ def corrected(text: str) -> str:
             last = match
     if last is None:
         return text
-    swapped = _new_length(text[: last.start()], text[last.end() :])
-    if swapped is not None:
-        return swapped
-    before = _WORD.findall(text[: last.start()])
-    after = text[last.end() :].strip()
+    said_before = _HESITATION.sub("", text[: last.start()])
+    said_after = without_reason(text[last.end() :], korean)
+    for swap in (_new_length, _new_number):
+        if (swapped := swap(said_before, said_after)) is not None:
+            return swapped
+    before = _WORD.findall(said_before)
+    after = _EN_SAY_AGAIN.sub("", said_after).strip() if not korean else said_after.strip()
     if not korean and (again := _said_again(before, after)) is not None:
         return again
     if korean:
         # Korean puts the value first and the verb last: the word just before is the one taken back.
         replaced = min(1, len(before))
+        if len(before) >= 2 and len(found := numbers(before[-2])) == 1 and found[0].end - found[0].start == len(prepare(before[-2])):
+            replaced = 2  # a number and its counter ("두 개, 아니 세 개") are taken back together
     else:
+        # "Put cheddar on the list, oh wait, mozzarella": the words after the thing stay where they were
+        tail = re.search(r"(?:\s+(?:" + lexicon("en").alternation("request_tail") + r"))+[\s,.;:!…]*$", " " + " ".join(before), re.IGNORECASE)
+        kept_tail = _WORD.findall(tail.group()) if tail is not None else []
+        if kept_tail and len(kept_tail) < len(before):
+            before = before[: len(before) - len(kept_tail)]
+            after = " ".join([after.rstrip(" ,.;:!?…"), *kept_tail]).rstrip(",;")
+            return " ".join([*before[: len(before) - min(len(_WORD.findall(after)) - len(kept_tail), len(before) - 1)], after]).strip()
         replaced = min(len(_WORD.findall(after)), len(before))
         if replaced == len(before) and not _NUMBER.match(before[0]):
             replaced -= 1  # an English request opens with its verb ("add", "set"): keep it
@@ -104,18 +119,79 @@ def _new_length(before: str, after: str) -> str | None:
         return None
     said, source = prepare(after), unicodedata.normalize("NFKC", before)
     rest = _FILLER.sub(" ", said[: new[0].start] + " " + said[new[0].end :])
-    if rest.strip(" ,.;:!?…") or len(prepare(before)) != len(source):
+    if rest.strip(" ,.;:!?…"):
         return None  # more than a length after it ("an hour for the soup"): the words are counted
+    if len(prepare(before)) != len(source):
+        source = prepare(before)  # the offsets are the prepared words' ("9분"), and so is the text
     spelled = unicodedata.normalize("NFKC", after)
     length = (spelled if len(spelled) == len(said) else said)[new[0].start : new[0].end]  # the user's own spelling
     value = old[-1]
     if not re.search(r"\w", source[value.end :]):
-        return None  # the length was the last thing said before the correction: the words are counted
+        # the length was said last ("사 분 아니 오 분 맞춰 줘"): what follows the new one stays
+        return (source[: value.start] + unicodedata.normalize("NFKC", after).strip()).strip()
     return (source[: value.start] + length + source[value.end :]).strip().rstrip(",;")
+
+
+_UNIT_SAID = re.compile(r"(?:minutes?|mins?|hours?|hrs?|seconds?|secs?|분|시간|초)$", re.IGNORECASE)
+
+
+def _new_number(before: str, after: str) -> str | None:
+    """``before`` with its last number replaced by the bare number ``after`` says, when ``after`` is
+    a number and nothing but that (fillers aside): "nine minutes, no, make that eleven" keeps the
+    minutes, "두 개, 아니 세 개" the count, "two lemons, no, three" the lemons; else None."""
+    bare = _EN_SAY_AGAIN.sub("", after.strip()).strip(" ,.;:!?…")
+    found = numbers(bare)
+    said = prepare(bare)
+    if len(found) != 1 or _FILLER.sub(" ", said[: found[0].start] + " " + said[found[0].end :]).strip(" ,.;:!?…"):
+        return None
+    number = said[found[0].start : found[0].end]
+    source = unicodedata.normalize("NFKC", before)
+    if len(prepare(before)) != len(source):
+        source = prepare(before)
+    lengths = durations(source)
+    if lengths:
+        value = lengths[-1]
+        unit = _UNIT_SAID.search(source[value.start : value.end].rstrip())
+        if unit is None:
+            return None  # "an hour and a half, no, two": which part is meant is not said
+        return (source[: value.start] + f"{number} {unit.group()}" + source[value.end :]).strip().rstrip(",;")
+    counted = numbers(source)
+    if not counted:
+        return None
+    value = counted[-1]
+    return (source[: value.start] + number + source[value.end :]).strip().rstrip(",;")
+
+
+_EN_SAY_AGAIN = re.compile(r"^\s*(?:(?:make (?:it|that)|i mean|i meant|it should be|change (?:it|that) to|let's say|say)\s+)+",
+                           re.IGNORECASE)
+"""How a value is said again after a correction ("no, make that eleven"): the words before the value."""
+
+
+def tells_a_reason(clause: str) -> bool:
+    """Whether an English clause opens as a reason does: with its own subject or a word of cause, or
+    a thing and what it is ("it's raining", "because we're out", "the pan is thick")."""
+    lex = lexicon("en")
+    reason = re.compile(rf"(?:{lex.alternation('reason_lead')})\b|(?:the|this|that|these|those|my|our|his|her|their)\s+"
+                        rf"(?:[\w']+\s+){{0,2}}?(?:{lex.alternation('reason_verb')})\b", re.IGNORECASE)
+    return reason.match(clause.strip()) is not None
+
+
+def without_reason(said: str, korean: bool) -> str:
+    """The words without the reasons said after them ("almond milk, she's switched again", "make
+    that eleven, they're the big ones", "no, I meant twenty, it needs to reduce more"): a last
+    clause that opens with its subject or a word of cause asks nothing more. The first clause, and
+    one that says a number, always stay."""
+    if korean:
+        return said
+    clauses = re.split(r"(?<=[,;.!?])\s+", said.strip())
+    while len(clauses) > 1 and tells_a_reason(clauses[-1]) and not numbers(clauses[-1]):
+        clauses.pop()
+    return " ".join(clauses).rstrip(" ,;") if len(clauses) > 0 else said
+
 
 
 _FILLER = re.compile(
     r"\b(?:make|set|change|do|it|that|to|for|please|instead|then|actually|rather|just|only|be|should|a|an|the)\b|"
-    r"(?<=[\d분초간])(?:으로|로)|(?:해|바꿔|맞춰|하자|할게|해요|주세요|줘|요|로|으로|그걸|그거)(?=\s|$|[,.!?])"
+    r"(?<=[\d분초간])(?:으로|로)|(?<![\w가-힣])(?:으로|로)(?=\s|$)|(?:해|바꿔|맞춰|하자|할게|해요|주세요|줘|요|로|으로|그걸|그거)(?=\s|$|[,.!?])"
 )
 """Words around a new length that add nothing to it ("make it an hour", "한 시간으로 해 줘")."""

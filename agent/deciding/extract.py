@@ -217,7 +217,25 @@ def _korean_label(text: str) -> str | None:
         for match in pattern.finditer(prepared):
             if (word := _korean_name(match.group(1))) is not None:
                 return word
-    return _korean_name_before_length(prepared)
+    return _korean_name_before_length(prepared) or _korean_what_cooks(prepared)
+
+
+def _korean_what_cooks(prepared: str) -> str | None:
+    """"수육 삶을 거라서, 사십오 분짜리 타이머 걸어 줘", "사골 국물 올렸어요. 한 시간 이십 분 부탁해요":
+    the timer's name as the thing that cooks, said first in a clause of its own with the verb of
+    cooking it, when a length is asked for beside it."""
+    if not korean_durations(prepared):
+        return None
+    stems = lexicon("ko").alternation("cook_stem")
+    for clause in re.split(r"[,.!?]", prepared):
+        words = [w for w in clause.split() if w not in _ko_label_lead()]
+        at = next((i for i, w in enumerate(words) if re.match(stems, w)), None)
+        if at is None or at == 0 or at > 2 or korean_durations(" ".join(words[:at])):
+            continue
+        for word in words[:at]:
+            if (name := _korean_name(word)) is not None:
+                return name
+    return None
 
 
 def _korean_name(word: str) -> str | None:
@@ -314,6 +332,10 @@ _EN_COMPLETE = (
     rf"\b(?:remove|delete|complete|strike|cross off|check off|tick off|mark off|take off)\s*,?\s+(?P<x>.+?)\s+(?:from|on|in|off|of)\s+{_LIST}",
     r"\b(?:check|tick|cross|mark|strike)\s+off\s+(?P<x>.+?)\s*[.!?]*$",
     r"\bmark\s+(?P<x>.+?)\s+as\s+(?:bought|done|got|gotten)\b",
+    # "Got the parsley from the garden, so you can mark that one done": what was got, then ticked off as "that"
+    r"^(?:(?:oh|ok|okay|so|right|well)\s*,?\s+)*(?:i've\s+|we've\s+|i\s+|we\s+)?(?:got|bought|picked\s+up|grabbed|found)\s+"
+    r"(?P<x>[^,.!?]+?)(?:\s+(?:from|at|in)\s+[^,.!?]+?)?\s*[,.]?\s+(?:so\s+)?(?:you\s+can\s+)?(?:mark|tick|cross|check|take)\s+"
+    r"(?:that|it|them|those|that\s+one|those\s+ones)\s+(?:off|done)\b",
     r"\bi\s+(?:bought|got|picked up)\s+(?P<x>.+?)\s*(?:[,.!?]|$)",
     # "Actually scratch the butter, there's a block left", "scrap the cream": taken back off the list.
     r"^(?:(?:actually|oh|no|wait|ok|okay|and)\s*,?\s+)*(?:scratch|scrap)\s+(?P<x>(?!that\b|it\b)[^,.!?]+?)\s*(?:[,.!?]|$)",
@@ -341,6 +363,8 @@ _KO_ADD = (
     r"^(?P<x>[^,.!?]+?)\s+(?:좀\s+)?사(?:야\s*(?:돼|해|함|겠|할)|\s*와|\s*오)",
     # "계란 다 떨어졌어", "고춧가루 거의 다 썼어": what ran out is what to buy.
     r"^(?P<x>[^,.!?]+?)\s+(?:(?:거의\s+)?다\s+)?(?:떨어졌|떨어져\s*가|떨어지|써\s*가|썼)",
+    # "요거트 두 통이요, 장보기 목록에.": the thing and its amount, then where it goes, no verb at all
+    rf"^(?P<x>[^,.!?]+?(?:{KO_NUMBER})\s*[가-힣]{{1,2}}(?:이요|요)?)\s*,\s*{_KO_LIST}(?:에다가|에다|에)\s*[.!?]*$",
     # "양파, 마늘, 대파 목록에 넣어 줘": several things, with commas between, when nothing above read them
     rf"^(?P<x>[^.!?]+?)\s+{_KO_LIST}(?:에다가|에다|에)\s*(?:추가|넣어|넣|담아|담|적어|올려)",
 )
@@ -355,7 +379,7 @@ _KO_COMPLETE = (
 # Counters only things bought take (두부 두 모, 양파 한 망: the class ``shopping_counter``) are not
 # among the numbers' counters, where "모" would read "둘 모두" as a count.
 _KO_COUNT_ALONE = "하나|둘|셋|넷|다섯|여섯|일곱|여덟|아홉|열"
-_KO_AMOUNT_PARTICLE = r"(?:\s*(?:정도|쯤|만큼)|만|씩|이나|나|도)?"
+_KO_AMOUNT_PARTICLE = r"(?:\s*(?:정도|쯤|만큼)|만|씩|이나|나|도|이요|요)?"
 """A particle after an amount that leaves it the amount ("두부 두 모만", "계란 한 판 정도")."""
 # "um, the eggs": a pause's filler goes as an article does
 _EN_ITEM_LEAD = re.compile(r"^(?:the|a|an|some|my|our|more|some more|any|um|uh|er|erm)\s*,?\s+")
@@ -444,6 +468,8 @@ def _clean_item(phrase: str, keep_a: bool = False) -> str:
     # "a" stays before the quantity is read: "a bag of flour" is one bag.
     lead = _EN_ITEM_LEAD_KEEPING_A if keep_a else _EN_ITEM_LEAD
     phrase = phrase.strip(" ,.!?;:'\"")
+    for tail in ("item_also", "item_tail_time"):  # "tortillas as well", "the bread already"
+        phrase = re.sub(rf"\s+(?:{lexicon('en').alternation(tail)})$", "", phrase, flags=re.IGNORECASE)
     previous = None
     while previous != phrase:
         previous, phrase = phrase, lead.sub("", phrase)
@@ -454,6 +480,12 @@ def item_phrase(text: str, complete: bool = False) -> str | None:
     """The words naming what to add to (or tick off) the shopping list, as said: "eggs, milk and
     butter", "대파랑 양파랑 마늘"; None when no list request is read. The first reading that names a
     thing counts ("Butter on the shopping list, please": not "please")."""
+    found = _item_found(text, complete)
+    return found[0] if found is not None else None
+
+
+def _item_found(text: str, complete: bool) -> tuple[str, str] | None:
+    """The words naming the thing (:func:`item_phrase`) and the words said after the request."""
     prepared = prepare(text)
     korean = bool(HANGUL.search(text))
     patterns = (_KO_COMPLETE if complete else _KO_ADD) if korean else (_EN_COMPLETE if complete else _EN_ADD)
@@ -462,7 +494,7 @@ def item_phrase(text: str, complete: bool = False) -> str | None:
         if match is not None and (phrase := original(text, prepared, match.start("x"), match.end("x"))) \
                 and not (korean and any(_KO_CLAUSE_END.search(part.strip()) for part in prepared[match.start("x"):match.end("x")].split(",")[:-1])) \
                 and read_item(phrase := phrase if korean else _before_a_remark(phrase), korean, complete) is not None:
-            return phrase
+            return phrase, prepared[match.end():]
     return None
 
 
@@ -477,7 +509,8 @@ def _before_a_remark(phrase: str) -> str:
     parts = phrase.split(",")
     for i, part in enumerate(parts[1:], start=1):
         words = part.casefold().split()
-        if any(" ".join(words[: len(o.split())]) == o for o in openers):
+        # "ripe ones if they've got them", "the big ones": which of them, not another thing
+        if any(" ".join(words[: len(o.split())]) == o for o in openers) or "ones" in words[:3]:
             return ",".join(parts[:i]).strip()
     return phrase
 
@@ -485,7 +518,7 @@ def _before_a_remark(phrase: str) -> str:
 def read_item(phrase: str, korean: bool, complete: bool = False) -> tuple[str, str | None] | None:
     """(item, quantity or None) of the words naming one thing; None when they name nothing."""
     if korean:
-        item, quantity = _split_korean_quantity(phrase)
+        item, quantity = _korean_size(*_split_korean_quantity(phrase))
         words = [w.strip(",") for w in item.split()]  # "음, 두유": a filler and its comma
         item = " ".join(strip_korean_particle(w) for w in words if w and w not in lexicon("ko").phrases("item_filler"))
         if len(item) == 2 and item[1] in "은는을를이가도" and not lexicon("ko").has("noun_ending_in_do", item):
@@ -508,8 +541,17 @@ def read_item(phrase: str, korean: bool, complete: bool = False) -> tuple[str, s
 
 def shopping_item(text: str, complete: bool = False) -> tuple[str, str | None] | None:
     """(item, quantity or None) named in a request to add to (or tick off) the shopping list."""
-    phrase = item_phrase(text, complete)
-    return None if phrase is None else read_item(phrase, bool(HANGUL.search(text)), complete)
+    found = _item_found(text, complete)
+    if found is None:
+        return None
+    korean = bool(HANGUL.search(text))
+    read = read_item(found[0], korean, complete)
+    if read is not None and read[1] is None and not complete and not korean:
+        # "Add mince to the list, about 500 grams": the amount said after the request is the thing's
+        after = next((c for c in found[1].split(",") if c.strip(" .!?")), "")
+        if (amount := quantity_alone(after)) is not None:
+            return read[0], _split_english_quantity(f"{amount} of {read[0]}".lower())[1] or amount
+    return read
 
 
 def _restore_case(lowered: str, phrase: str) -> str:
@@ -530,6 +572,20 @@ def _split_korean_quantity(phrase: str) -> tuple[str, str | None]:
     if value is None:
         return phrase.strip(), None
     return match["item"].strip(), f"{_number_text(value)}{match['counter']}"
+
+
+_KO_SIZE = re.compile(rf"^(?P<item>.+?)\s+(?P<size>{KO_NUMBER}\s*(?:킬로|키로|kg|그램|g|리터|l|ml|미리|인분|구)\s*짜리)$")
+"""A size said with 짜리 after the thing ("쌀 십 킬로짜리"): how big each is, part of the amount."""
+
+
+def _korean_size(item: str, quantity: str | None) -> tuple[str, str | None]:
+    """The thing without the size said after it, and the size put before its count ("쌀 십 킬로짜리
+    하나" is one 10 kg bag of rice)."""
+    match = _KO_SIZE.match(item)
+    if match is None:
+        return item, quantity
+    size = " ".join(match["size"].split())
+    return match["item"].strip(), f"{size} {quantity}" if quantity else size
 
 
 # -- notes -----------------------------------------------------------------------------------------

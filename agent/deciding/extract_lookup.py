@@ -227,6 +227,8 @@ def _korean_place(prepared: str) -> str | None:
 _KO_WHEN = (
     re.compile(r"(?:오늘|내일)\s*(?:밤|저녁|아침|오전|오후)"), re.compile(r"내일\s*모레|내일모레|모레|글피"),
     re.compile(r"(?:이번\s*주?|다음\s*주?)?\s*[월화수목금토일]요일"), re.compile(r"(?:이번|다음)\s*주말|주말"), re.compile(r"오늘|내일|낼"),
+    # "오후에 비 와요?": a part of today said alone
+    re.compile(r"(?<![가-힣])(?:오후|오전|아침|저녁|낮)(?=에|\s|$|[,.?!])"),
 )
 """The days and parts of a day said in Korean, in the order tried (오늘 밤 before 오늘)."""
 
@@ -243,6 +245,7 @@ def when(text: str) -> str | None:
     for pattern in _en_when():
         match = pattern.search(prepared)
         if match:
-            return original(text, prepared, match.start(), match.end())
+            # "over the weekend", "at the weekend": the day, without the word before it
+            return re.sub(r"^(?:over|at|during|for)\s+", "", original(text, prepared, match.start(), match.end()))
     match = _en_weekday().search(prepared)
     return original(text, prepared, match.start(), match.end()) if match else None

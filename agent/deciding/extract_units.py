@@ -165,11 +165,14 @@ def _korean(text: str) -> Conversion:
     degrees = lexicon("ko").phrases("unit_degree")
     pairs: list[tuple[float, str, int, int]] = []
     # The recognizer puts commas where the speaker took a breath: "화씨, 350도".
-    amount_unit = re.compile(rf"(?:(?P<scale>{scale_re})[\s,]*)?(?P<num>{KO_NUMBER})\s*(?P<unit>{unit_re})")
+    # "두 컵 반": a half said after the unit is half of one more
+    amount_unit = re.compile(rf"(?:(?P<scale>{scale_re})[\s,]*)?(?P<num>{KO_NUMBER})\s*(?P<unit>{unit_re})(?P<half>\s*반(?=$|[\s,.?!]|이면|이|은|을|에|으로|만|짜리|정도))?")
     for match in amount_unit.finditer(prepared):
         value = korean_number(match["num"])
         if value is None:
             continue
+        if match["half"]:
+            value += 0.5
         # 도: a degree of the scale said before it, else Celsius
         unit = scales[match["scale"]] if match["scale"] and match["unit"] in degrees else units[match["unit"]]
         pairs.append((value, unit, match.start(), match.end()))

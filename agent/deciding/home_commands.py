@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from agent.deciding.extract import strip_korean_particle
 from agent.deciding.intents import speaks_korean, spoken_to_another, utterance_words
 from agent.deciding.lexicon import Lexicon, lexicon
 from agent.deciding.spoken_numbers import EN_ONES, EN_TENS, KO_NUMBER, english_numbers, korean_number
@@ -65,6 +66,10 @@ def home_command(text: str, language: str, refers: Refers, last: list[str] | Non
             continue
         plan, weak = found
         target = str(plan.args.get("target") or "").strip()
+        if (not target or _is_pronoun(target, lex, korean)) and (appliance := _appliance_named(text, lex, korean)) is not None:
+            # "식기세척기에 그릇 꽉 찼어, 작동시켜 줘요": the verb alone is about the appliance named, which
+            # the home does not share, never the thing the turn before switched
+            return ToolPlan(_cannot_control(appliance, korean), None, {})
         if not target or _is_pronoun(target, lex, korean):
             # "The hood fan, is it still on?": "it" is the thing named in a clause of its own, or
             # the one another clause is about ("후드 너무 시끄럽다, 그만 꺼 줘")
@@ -132,15 +137,18 @@ def _names_own_things(words: str, lex: Lexicon, korean: bool) -> bool:
 
 def _decide(plan: ToolPlan, weak: bool, refers: Refers, last: list[str] | None, lex: Lexicon, korean: bool) -> ToolPlan | None:
     target = str(plan.args.get("target") or "").strip()
-    if _is_pronoun(target, lex, korean):
-        if last and plan.tool == "home_control":
-            return ToolPlan("", "home_control", {k: v for k, v in plan.args.items() if k != "target"} | {"entity_ids": list(last)})
+    if not target or _is_pronoun(target, lex, korean):
+        # "turn it off", "is it on now?", "꺼 줄래요?": the thing the turn before switched or asked about
+        if last and plan.tool in ("home_control", "home_state") and plan.args.get("what") != "temperature":
+            return ToolPlan("", plan.tool, {k: v for k, v in plan.args.items() if k != "target"} | {"entity_ids": list(last)})
         return None
     temperature = plan.args.get("what") == "temperature"
     if refers(target, temperature=temperature):
         return plan
-    if plan.tool == "home_control" and (not weak or _an_appliance(target, lex, korean)) and _a_thing(target, lex, korean):
-        return ToolPlan(_cannot_control(target, korean), None, {})
+    # "the telly in the living room": refused by its own name, the room aside
+    thing = target if korean else re.sub(r"\s+(?:in|of)\s+the\s+.*$", "", target)
+    if plan.tool == "home_control" and (not weak or _an_appliance(target, lex, korean)) and _a_thing(thing, lex, korean):
+        return ToolPlan(_cannot_control(thing, korean), None, {})
     return None
 
 
@@ -148,7 +156,16 @@ def _an_appliance(target: str, lex: Lexicon, korean: bool) -> bool:
     """Whether ``target`` names a kind of appliance ("the boiler", "the dishwasher"): refused by
     name even after a verb with other kitchen meanings ("fire up the boiler")."""
     bare = " ".join(w for w in target.split() if w not in lex.phrases("fill")) if korean else re.sub(r"^(?:the|my|our)\s+", "", target)
-    return lex.has("appliance", bare)
+    words = bare.split()
+    # "the kitchen window", "베란다 창문", "the telly in the living room": an appliance among the words
+    return any(lex.has("appliance", " ".join(words[i:j])) for i in range(len(words)) for j in range(i + 1, len(words) + 1))
+
+
+def _appliance_named(text: str, lex: Lexicon, korean: bool) -> str | None:
+    """The appliance the words name anywhere ("식기세척기에", "the dishwasher's"), or None."""
+    words = [strip_korean_particle(w) if korean else w for w in utterance_words(text).split()]
+    return next((" ".join(words[i:j]) for i in range(len(words)) for j in range(len(words), i, -1)
+                 if lex.has("appliance", " ".join(words[i:j]))), None)
 
 
 def _is_pronoun(target: str, lex: Lexicon, korean: bool) -> bool:
@@ -162,6 +179,8 @@ def _a_thing(target: str, lex: Lexicon, korean: bool) -> bool:
     words = target.split()
     if not words or len(words) > MAX_REFUSED_WORDS + (0 if korean else 1) or any(ch.isdigit() for ch in target):
         return False
+    if korean and re.search(r"[어아요다지네해줘야]$", words[-1]):
+        return False  # "됐어 꺼 줘": a word said before the verb that is no thing's name
     return target not in HERE and not any(lex.has("pronoun", w) for w in words)
 
 
@@ -184,11 +203,23 @@ def _english(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
     words = _strip(words, lex)
     if not words:
         return None
+    # "kitchen lights, on or off?": asked which of the two, it reads
+    if (m := re.search(rf"\s+(?:(?:is|are)\s+(?:it|they)\s+)?(?:{lex.alternation('state_either')})$", words)) is not None and m.start() > 0:
+        target = re.sub(r"^(?:(?:is|are)\s+)", "", words[: m.start()])
+        return ToolPlan("", "home_state", {"target": _thing(target, lex)}), False
+    # "I've a feeling I left the oven on, is it?": what was left, asked after
+    m = re.match(rf"^(?:(?:{lex.alternation('state_doubt')})\s+)?(?:i|we|you|someone|somebody)\s+(?:might have\s+|must have\s+|may have\s+)?"
+                 rf"left\s+(?P<x>.+?)\s+(?:on|open|unlocked|running)\s+(?:{lex.alternation('state_tag')})$", words)
+    if m is not None:
+        return ToolPlan("", "home_state", {"target": m["x"]}), False
     # After "can you" and the like are stripped: "can you check if the oven is on" asks, "can you
     # turn on the oven" acts.
     if re.match(lex.alternation("question_open") + r"\b", words):
         plan = _english_question(words, lex)
         return (plan, False) if plan is not None else None
+    # "Pop the kitchen lights on for Grandad", "open the window a crack": what the act is for
+    # and how far it goes are no part of the thing
+    words = _without_purpose(words, lex)
     # "turn the lights on in the living room": the room said last belongs to the thing.
     where = ""
     if (m := re.match(r"^(?P<rest>.+?)\s+(?P<where>(?:in|of)\s+the\s+[\w' ]{2,30}?|" + _HERE + r")$", words)) is not None:
@@ -200,6 +231,13 @@ def _english(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
     if where and plan.args.get("target"):
         plan.args["target"] = f"{plan.args['target']} {where}"
     return plan, weak
+
+
+def _without_purpose(words: str, lex: Lexicon) -> str:
+    """The words without who or what the act is for, said after it ("… on for Grandad", "… off so
+    the baby can sleep")."""
+    words = re.sub(rf"\s+(?:{lex.alternation('purpose_lead')})\s+.*$", "", words)
+    return re.sub(rf"\s+(?:{lex.alternation('degree_tail')})$", "", words)
 
 
 def _english_question(words: str, lex: Lexicon) -> ToolPlan | None:
@@ -216,6 +254,7 @@ def _english_question(words: str, lex: Lexicon) -> ToolPlan | None:
     if m is not None:
         return ToolPlan("", "home_state", {"target": m["x"]})
     body = re.sub(r"^" + lex.alternation("question_open") + r"\s+", "", words)
+    body = re.sub(rf"\s+(?:{lex.alternation('state_adverb')})(?=\s|$)", "", body)
     if re.search(lex.alternation("home_temperature"), words):
         target = re.sub(r"^.*?\b(?:in|of|is|are)\s+", "", body) if re.search(r"\b(?:in|of|is|are)\s", body) else body
         target = re.sub(r"\s+(?:at|now|right now)$", "", target)
@@ -282,6 +321,10 @@ def _english_act(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
     m = re.match(rf"^(?:{lex.alternation('home_raise_verb')})\s+(?P<x>(?:the\s+)?[\w' ]{{2,40}}?)\s+(?P<d>up|down)$", words)
     if m is not None and re.search(rf"\b{lex.alternation('cover_word')}$", m["x"]):
         return ToolPlan("", "home_control", {"action": "open" if m["d"] == "up" else "close", "target": m["x"]}), True
+    # "garage door up": a cover said with its way raises or lowers it
+    m = re.match(r"^(?P<x>(?:the\s+)?[\w' ]{2,40}?)\s+(?P<d>up|down)$", words)
+    if m is not None and re.search(rf"\b{lex.alternation('cover_word')}$", m["x"]):
+        return ToolPlan("", "home_control", {"action": "open" if m["d"] == "up" else "close", "target": m["x"]}), True
     # "kitchen lights on": a bare thing and its state asks; "the oven is on" says how things are.
     m = re.match(r"^(?P<x>(?:the\s+)?[\w' ]{2,40}?)\s+(?P<a>on|off)$", words)
     if m is not None and not re.search(r"\b(?:is|are|was|were|be|been|still|it|that|this|i|we|you)\b|'s\b", m["x"]):
@@ -303,7 +346,7 @@ def _korean(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
     # A question about a state reads it, before any verb inside it ("켜져 있어?" holds "켜") is taken for an act.
     m = re.match(rf"^(?P<x>.+?)\s*(?:아직\s*|혹시\s*)?(?:{lex.alternation('home_state_question')}|"
                  rf"{lex.alternation('home_state_stem')}\s*{lex.alternation('home_state_confirm')})"
-                 rf"(?:\s*(?:\?|알려\s*줘|알려\s*주세요|봐\s*줘|확인해\s*줘))*\s*$", words)
+                 rf"(?:\s*(?:\?|{lex.alternation('home_state_check_tail')}))*\s*$", words)
     if m is not None:
         return ToolPlan("", "home_state", {"target": _ko_thing(m["x"], lex)}), False
     m = re.match(rf"^(?P<x>.+?)\s*(?:온도\s*(?:가|는)?\s*)?{lex.alternation('home_temperature_question')}", words)
@@ -311,7 +354,7 @@ def _korean(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
         return ToolPlan("", "home_state", {"target": _ko_thing(m["x"], lex), "what": "temperature"}), False
     weak = set(lex.phrases("home_weak_verbs"))
     for action in ("unlock", "lock", "on", "off", "open", "close"):
-        m = re.match(rf"^(?P<x>.+?)\s*(?:좀\s*)?(?P<v>{lex.alternation('home_' + action)}){polite}", words)
+        m = re.match(rf"^(?P<x>.*?)\s*(?:좀\s*)?(?P<v>{lex.alternation('home_' + action)}){polite}", words)
         if m is not None:
             return ToolPlan("", "home_control", {"action": action, "target": _ko_thing(m["x"], lex)}), " ".join(m["v"].split()) in weak
     return None

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping
 from agent.deciding.extract import HANGUL
 from agent.deciding.lexicon import lexicon
 from agent.deciding.utterance import found_once, read
-from agent.deciding.spoken_numbers import durations, numbers
+from agent.deciding.spoken_numbers import durations, numbers, prepare
 
 
 @functools.cache
@@ -109,8 +109,13 @@ def _rules(language: str) -> dict[str, re.Pattern[str]]:
             # ("우유 목록에 넣어 줘" puts milk on the list)
             "other_list": re.compile(rf"(?<![가-힣])(?!{a('list_of_shopping')})[가-힣]+\s*(?:목록|리스트)(?:이|가|은|는|을|를|도)(?:\s|$)"),
             # "와, 시간 진짜 빨리 간다.": a remark in the plain present, which asks nothing
-            "remark": re.compile(r"(?:[는]다|[가-힣](?<=[간온난한된진]다)|구나|구먼)$"),
+            # "오 분이면 충분하다니까", "원래 그렇게 하잖아": insisting on how things are, asking nothing
+            "remark": re.compile(r"(?:[는]다|[가-힣](?<=[간온난한된진]다)|구나|구먼|다니까(?:요)?|잖아(?:요)?)$"),
             "span_of_days": re.compile(a("span_of_days")),
+            # after a length: "…이면 충분하다", "…은 너무 길어"
+            "length_judged": re.compile(rf"\s*(?:이면은|이면|면|은|는|이|가|으로는|로는|이나|나)\s+(?:\S+\s+)?{a('length_judged')}"),
+            # "내일 비 온다던데 …", "옆집 아줌마가 그러는데 …": what others said, told before what is said
+            "hearsay_clause": re.compile(rf"^.*{a('hearsay_connective')}(?=\s|,|$)"),
         }
     meal, cook = a("meal"), a("cook_verb")
     return {
@@ -163,9 +168,14 @@ def _rules(language: str) -> dict[str, re.Pattern[str]]:
         # "the list of reasons she gave", "a list of guests": a list, but not of things to buy
         "other_list": re.compile(rf"\blist\s+of\s+(?!{a('list_of_shopping')}\b)\w+"),
         # "Honestly, that timer beep drives the dog mad": a subject first, and two words or more after it
-        "remark": re.compile(rf"^(?:{a('lead')}\s+)*(?:{a('remark_lead')}\s+)*{a('remark_subject')}(?:\s+[\w']+){{2,}}"),
+        # "In my grandma's day nobody measured anything": when it was told first, then the subject
+        "remark": re.compile(rf"^(?:{a('lead')}\s+)*(?:{a('remark_lead')}\s+)*(?:{a('remark_when')}\s+(?:[\w']+\s+){{1,3}}?)?"
+                             rf"{a('remark_subject')}(?:\s+[\w']+){{2,}}"),
+        # "…, hasn't it", "…, doesn't it?": a question tagged on a statement, asking only to agree
+        "tag": re.compile(rf"^{a('tag_question')}$"),
         # a later clause of a remark: "…, like that's news"
-        "remark_clause": re.compile(rf"^(?:{a('lead')}\s+)*(?:{a('remark_lead')}\s+)*{a('remark_subject')}(?:\s+[\w']+)+"),
+        "remark_clause": re.compile(rf"^(?:{a('lead')}\s+)*(?:{a('remark_lead')}\s+)*(?:{a('remark_when')}\s+(?:[\w']+\s+){{1,3}}?)?"
+                                    rf"{a('remark_subject')}(?:\s+[\w']+)+"),
         # "to be honest", "like, you know": a clause that is only an aside
         "aside": re.compile(rf"(?:(?:{a('lead')}|{a('remark_lead')})(?:\s+|$))+"),
         # "Ten minutes is never enough", "half an hour was too long": a length first, then a verb that judges it
@@ -221,14 +231,19 @@ def small_talk(text: str, language: str) -> str | None:
     if last and len(last.split()) <= MAX_ABOUT_HEARTH_WORDS and says_any(last, korean, "about_hearth") \
             and not cued_tools(text, language) - {"date_today", "time_now"}:
         return "greeting"  # "So how's your day been?", "오늘 하루 어땠어?": asked of hearth itself, answered as a greeting
-    if last and len(last.split()) <= MAX_ABOUT_HEARTH_WORDS and is_question(text, language) and not korean \
-            and says_any(last, korean, "hearth_taste"):
+    if last and is_question(text, language) and not korean and says_any(last, korean, "hearth_taste") and (
+            len(last.split()) <= MAX_ABOUT_HEARTH_WORDS or len(last.split()) <= MAX_HEARTH_TASTE_WORDS and (
+                re.match(rf"^(?:{lex.alternation('small_talk_lead')}\s+)*{lex.alternation('hearth_taste')}\b", last)
+                or not cued_tools(text, language) - {"date_today", "time_now"})):
         return "greeting"  # "What's your favourite thing to cook?": hearth's own taste, whatever food it names
     return None
 
 
 MAX_ABOUT_HEARTH_WORDS = 10
 """The most words a question about hearth itself comes in; longer ones ask something more."""
+MAX_HEARTH_TASTE_WORDS = 14
+"""The most words a question about what hearth itself likes or does comes in ("Do you ever get bored
+sitting on the counter all day?"), when it cues no tool but the clock's."""
 
 
 @found_once
@@ -385,7 +400,13 @@ def tells_what_is_written(text: str, language: str) -> bool:
     return not any(opens_with_a_command(c, language) for c in clauses)
 
 
-_KO_HEARSAY = re.compile(r"(?:거래|거래요|(?:[한된온간는있없났했었았였좋맞]|이)대(?:요|더라)?|(?:다|라)(?:더라|던데|더라고)(?:요)?)$")
+def _ko_ending_in_nieun() -> str:
+    """Every Hangul syllable that ends in ㄴ (the present's 는/ㄴ before 대: "못 연대", "넌대")."""
+    return "".join(chr(0xAC00 + 28 * i + 4) for i in range(19 * 21))
+
+
+_KO_HEARSAY = re.compile(rf"(?:거래|거래요|(?:[{_ko_ending_in_nieun()}있없났했었았였좋맞]|이)대(?:요|더라)?|(?:다|라)(?:더라|던데|더라고)(?:요)?|"
+                         r"(?<=[분간초도개번])이래(?:요)?|(?<=[가-힣])더라(?:고)?(?:요)?)$")
 """How a Korean sentence ends when it tells what others say ("…끓이는 거래", "…된대요", "…맛있다더라")."""
 _REPORTED = re.compile(r"\b(?:said|says|told (?:me|us|him|her|them)|reckons|recommends)\s+(?:to|that|you|we|it|i|they|he|she)\b")
 """Someone's words told ("the chef on the telly just said to add salt to everything"): told, not asked for."""
@@ -427,16 +448,26 @@ def makes_a_remark(text: str, language: str) -> bool:
     subject ("Honestly, that timer beep drives the dog mad", "The list your dad wrote is
     unreadable"), with no clause that opens with a command ("The pasta's done, stop the timer")."""
     words = utterance_words(text)
-    if not words or is_question(text, language) or asks_for_act(text, language):
+    if not words or asks_for_act(text, language):
         return False
     if speaks_korean(words, language):
-        return _rules("ko")["remark"].search(words) is not None
+        return not is_question(text, language) and _rules("ko")["remark"].search(words) is not None
     rules = _rules("en")
+    clauses = _clauses(text)
+    tagged = len(clauses) > 1 and rules["tag"].fullmatch(clauses[-1]) is not None
+    if tagged:
+        # "the weather's been miserable all week, hasn't it": agreement asked on what has been; "it's
+        # bound to snow tomorrow, isn't it?" asks what will be
+        clauses = clauses[:-1]
+        if not says_any(" ".join(clauses), False, "remark_past"):
+            return False
+    elif is_question(text, language):
+        return False
     if rules["remark"].search(words) is None or rules["own_plan"].search(words) is not None:
         return False
     # every clause a statement too: "It's back in, let the timer carry on" asks in its last
     return all((rules["remark_clause"].search(c) or rules["aside"].fullmatch(c)) and not opens_with_a_command(c, language)
-               for c in _clauses(text))
+               for c in clauses)
 
 
 @found_once
@@ -444,8 +475,13 @@ def judges_a_length(text: str, language: str) -> bool:
     """Whether English words judge a length said as their subject ("Ten minutes is never enough for
     these potatoes", "Half an hour was way too long for the brownies"): no timer is asked for."""
     words = utterance_words(text)
-    if not words or speaks_korean(words, language) or asks_for_act(text, language):
+    if not words or asks_for_act(text, language):
         return False
+    if speaks_korean(words, language):
+        # "삼겹살은 오 분이면 충분하다니까", "십 분은 너무 길어": the length judged, no timer asked for
+        said = prepare(words)
+        judged = _rules("ko")["length_judged"]
+        return any(judged.match(said[length.end:]) for length in durations(said))
     rules = _rules("en")
     return rules["length_judged"].search(words) is not None and not any(opens_with_a_command(c, language) for c in _clauses(text))
 
@@ -516,12 +552,17 @@ def cued_tools(text: str, language: str, tools: Iterable[str] | None = None) -> 
     normalized = utterance_words(text, keep="-")
     if korean:
         normalized = rules["span_of_days"].sub(" ", normalized)  # "며칠째 지지직거려": no date asked
+        normalized = rules["hearsay_clause"].sub(" ", normalized)  # "내일 비 온다던데 소풍은 다음 주에 가자": told, not asked
     undated = rules["other_list"].sub(" ", rules["day_named"].sub(" ", normalized))
     names = table.keys() if tools is None else [t for t in tools if t in table]
     cued = {name for name in names if any(says(cue, undated, korean) for cue in table[name])}
     if not rules["reading"].search(text.strip().lower()):
         commands = command_cues("ko" if korean else "en")
         cued |= {name for name in names if any(says(cue, undated, korean) for cue in commands.get(name, ()))}
+    if "weather" in cued and numbers(normalized) and not rules["day_named"].search(normalized) \
+            and all(cue in lexicon("ko" if korean else "en").phrases("weak_weather_cue")
+                    for cue in table["weather"] if says(cue, undated, korean)):
+        cued.discard("weather")  # "Is a hundred and twenty too hot for meringues?": an oven's heat, not the day's
     if not korean and "time_now" in names and rules["clock_question"].search(normalized):
         cued.add("time_now")
     if not cued and "date_today" in names and any(says(cue, normalized, korean) for cue in table["date_today"]):

@@ -31,9 +31,9 @@ from contextlib import aclosing, contextmanager
 from dataclasses import replace
 from typing import Any, Protocol
 
-from agent.deciding.arguments import asked_back, supported
+from agent.deciding.arguments import asked_back, repair_arguments, supported
 from agent.deciding.extract import timer_label
-from agent.deciding.commands import READING_TOOLS, local_command
+from agent.deciding.commands import READING_TOOLS, local_command, lookup_again
 from agent.deciding.home_commands import home_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
 from agent.deciding.intents import asks_for_act, asks_for_idea, asks_time_left, asks_which_timers, small_talk, speaks_korean
@@ -219,6 +219,10 @@ class Responder:
 
             return joined_on
         command = local_command(text, d.language, self.tools.registry, self.last_tool in READING_TOOLS)
+        if command is None and (again := lookup_again(text, d.language, self.last_tool)) is not None and again.tool in self.tools.registry:
+            # "모레는?" right after the weather: the same look-up for that day, where the turn before asked
+            earlier = " ".join(m.content for m in self.history if m.role == "user") or None
+            command = replace(again, args=repair_arguments(str(again.tool), again.args, text, earlier=earlier))
         home = self.tools.home_devices
         if home is not None and "home_control" in self.tools.registry:
             # "Turn it off" means the device the turn just before switched or asked about, and only

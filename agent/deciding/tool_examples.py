@@ -27,7 +27,7 @@ from agent.deciding.arguments import READ_ONLY, changes_time_only, repair_argume
 from agent.deciding.banks import NONE, Entry, example_bank
 from agent.deciding.intents import (
     asks_for_act, asks_how_things_are, asks_to_know, cued_alone, cued_tools, is_question, judges_a_length, makes_a_remark, offered, requests_an_act,
-    small_talk, spoken_to_another, tells_of_past, tells_what_is_written,
+    opens_with_a_command, small_talk, spoken_to_another, tells_of_past, tells_own_plan, tells_what_is_written,
 )
 from agent.model.llm import ChatMessage
 from agent.speaking.phrases import system_prompt
@@ -187,6 +187,11 @@ class ExamplePicker:
         elif tells_of_past(text, language) or tells_what_is_written(text, language):
             # A story acts on nothing, and asks nothing unless it is a question; "I got the eggs" ticks them off
             allowed &= (READ_ONLY if is_question(text, language) else set()) | {NONE, "shopping_complete"}
+        elif tells_own_plan(text, language) and not is_question(text, language) \
+                and not any(opens_with_a_command(c, language) for c in re.split(r"[,.;!?]+", text)[1:]):
+            # "I'm going to try that lasagne recipe on Sunday": the user's own plan asks nothing to be
+            # looked up; an act it names is asked back (:func:`agent.deciding.arguments.act_asked_for`)
+            allowed -= READ_ONLY
         elif makes_a_remark(text, language):
             # "시간 진짜 빨리 간다": nothing to look up, and no act the words do not hold whole
             allowed = {NONE} | {t for t in allowed - READ_ONLY if self._holds_whole(t, text)}

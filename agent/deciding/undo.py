@@ -12,12 +12,13 @@ difference, added to that timer.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agent.deciding.intents import asks_for_act, is_question, opens_with_a_command, speaks_korean, utterance_words
 from agent.deciding.lexicon import lexicon
-from agent.deciding.spoken_numbers import durations, prepare
+from agent.deciding.corrections import without_reason
+from agent.deciding.spoken_numbers import durations, numbers, prepare
 from agent.deciding.utterance import found_once
 
 _UNDO_EN = re.compile(
@@ -160,7 +161,9 @@ def amended(act: Act | None, text: str, language: str) -> tuple[str, dict[str, A
     started = act.data.get("duration_s", act.args.get("duration_s")) if act.tool == "timer_start" else None
     length = _amended_length(words, korean)
     if length is None:
-        length = _length_taken_back(text, korean, started)
+        said = without_reason(text, korean)
+        before = started if act.tool == "timer_start" else act.args.get("delta_s")
+        length = _length_taken_back(said, korean, started, _unit_of(before))
     if length is None:
         return None
     wanted = int(round(length))
@@ -188,15 +191,27 @@ def _amended_length(words: str, korean: bool) -> float | None:
     return found[0].value
 
 
-def _length_taken_back(text: str, korean: bool, started: object) -> float | None:
+def _unit_of(length: object) -> int | None:
+    """The unit a length was most likely said in, in seconds: what a bare number said for it again
+    counts in ("ten minutes" then "no, I meant twenty")."""
+    if not isinstance(length, int) or isinstance(length, bool) or not length:
+        return None
+    length = abs(length)
+    return 3600 if length % 3600 == 0 else 60 if length % 60 == 0 else 1
+
+
+def _length_taken_back(text: str, korean: bool, started: object, unit: int | None = None) -> float | None:
     """The new length, when the words take the last one back in other ways and say only the new
     one: a word of the class ``relength`` and nothing but fillers around the length ("Oh wait,
-    let's say ten minutes instead.", "그냥 칠 분으로 바꿔 줘"); the old length may be named first
-    ("팔 분 말고 구 분으로 해", "not eight minutes, seven minutes")."""
+    let's say ten minutes instead.", "그냥 칠 분으로 바꿔 줘", "아 잘못 말했다, 십오 분이야"); the old
+    length may be named first ("팔 분 말고 구 분으로 해", "not eight minutes, seven minutes"); a bare
+    number counts in ``unit``, the unit of the length it takes back ("No, I meant twenty")."""
     said, lengths = prepare(text), durations(text)
     if len(lengths) == 2 and lengths[0].value == started:
         first, lengths = lengths[0], lengths[1:]
         said = said[: first.start] + " " * (first.end - first.start) + said[first.end :]
+    if not lengths and unit is not None and len(bare := numbers(text)) == 1:
+        lengths = [replace(bare[0], value=bare[0].value * unit)]
     if len(lengths) != 1:
         return None
     lex = lexicon("ko" if korean else "en")

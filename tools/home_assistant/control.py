@@ -43,6 +43,7 @@ class HomeControlArgs(BaseModel):
 class HomeStateArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     target: Target = Field(default=None, description="The words naming the device or room, as said.")
+    entity_ids: list[str] | None = Field(default=None, max_length=32, description="Exact entities (\"is it on?\" about the last one).")
     what: Literal["state", "temperature"] = "state"
 
 
@@ -295,7 +296,7 @@ def home_assistant_tools(home: HomeAssistantHome, language: str = "en") -> list[
             return ToolOutput(_UNREACHABLE[lang], {"error": "unreachable"})
         if args.what == "temperature":
             return _temperature(args.target, entities)
-        found = match(args.target or "", entities, home.own_area)
+        found = await resolve(args.target, args.entity_ids)
         if found.candidates and not found.entities:
             return ToolOutput(_which(found.candidates, lang), {"error": "ambiguous", "candidates": [e.entity_id for e in found.candidates]})
         if not found.found:

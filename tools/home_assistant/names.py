@@ -235,7 +235,31 @@ def names_something(text: str, entities: Sequence[HomeEntity], temperature: bool
     kinds = kinds_said(said)
     if kinds and (not entities or any(_of_kind(e, kind) for kind in kinds for e in entities)):
         return True
-    return any(says(label, said) for e in entities for label in (*labels(e), *area_labels(e.area, e.area_aliases)))
+    if any(says(label, said) for e in entities for label in labels(e)):
+        return True
+    rooms = {label for e in entities for label in area_labels(e.area, e.area_aliases) if says(label, said)}
+    return bool(rooms) and not _other_thing_in_room(said, rooms)
+
+
+_KO_ROOM_WHOLE = {"전부", "다", "모두", "전체", "거", "것", "쪽", "여기", "거기", "에서", "에다", "있는", "좀", "싹", "몽땅"}
+"""Korean words that may stand beside a room's name and name nothing of their own ("거실 거 다")."""
+_EN_ROOM_WHOLE = {"everything", "stuff", "things", "thing", "it", "them", "here", "there", "room", "up", "down", "off"}
+"""Words that may stand beside a room's name and name nothing of their own ("everything in the kitchen")."""
+
+
+def _other_thing_in_room(said: str, rooms: set[str]) -> bool:
+    """Whether English words name a room and also a thing that is neither a kind nor a name the home
+    has ("the telly in the living room", "the kitchen window"): nothing in that room is meant, and
+    no other thing of the room is guessed for it."""
+    rest = f" {said} "
+    if _HANGUL.search(said):
+        for room in sorted(rooms, key=len, reverse=True):
+            rest = rest.replace(room, " ")
+        # "거실 티비": a word left that is more than a particle or a filler
+        return any(w not in _KO_ROOM_WHOLE and len(w) > 1 for w in rest.split())
+    for room in sorted(rooms, key=len, reverse=True):
+        rest = re.sub(rf"\b{re.escape(room)}s?\b", " ", rest)
+    return any(w not in _EN_FILLER and w not in _EN_ROOM_WHOLE for w in rest.split())
 
 
 @functools.cache
