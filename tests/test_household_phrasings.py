@@ -228,3 +228,64 @@ def test_the_korean_dish_cooked_names_the_timer(text, label):
 
 def test_no_dish_cooked_no_name():
     assert timer_label("오 분 타이머 맞춰 줘") is None
+
+
+@pytest.mark.parametrize("text, seconds", [
+    ("Add a couple of minutes to it.", [120]), ("Give it a couple of hours.", [7200]), ("A couple of seconds more.", [2]),
+])
+def test_a_couple_of_is_two(text, seconds):
+    from agent.deciding.extract import timer_durations
+
+    assert timer_durations(text, naming=True) == seconds
+
+
+@pytest.mark.parametrize("text", ["Add a couple of minutes to it.", "Put two more minutes on.", "오 분 더 넣어 줘"])
+def test_a_length_is_never_a_thing_to_buy(text):
+    assert shopping_item(text) is None
+
+
+@pytest.mark.parametrize("text, seconds", [
+    ("Actually take five off instead.", [300]), ("Give it three more.", [180]), ("Knock two off the rice timer", [120]),
+    ("Add 5 minutes to the rice", [300]), ("add five eggs to the list", []), ("take ninety-five off", []),
+])
+def test_a_bare_count_changing_a_timer_is_minutes(text, seconds):
+    from agent.deciding.extract import adjusting_lengths
+
+    assert adjusting_lengths(text) == seconds
+
+
+@pytest.mark.parametrize("text, tool", [
+    ("Pause it for a sec, I need to check the oven.", "timer_pause"),
+    ("Add milk to the list, we're out and the kids need it for breakfast.", "shopping_add"),
+    ("Set a timer for ten minutes, the rice is on.", "timer_start"),
+])
+def test_the_request_said_first_is_ranked_without_the_reason_after_it(text, tool):
+    from agent.deciding.tool_examples import ExamplePicker
+
+    ranked = ExamplePicker("en").ranked(text)
+    assert ranked and ranked[0].entry[2] == tool
+
+
+@pytest.mark.parametrize("text, reads", [
+    ("What is on the list, I forget.", True), ("Read me the list, I'm heading out.", True), ("What is on the list, and add eggs", False),
+])
+def test_the_list_read_out_with_a_reason_after(text, reads):
+    assert asks_to_read_the_list(text, "en") is reads
+
+
+@pytest.mark.parametrize("text", ["우리 언니는 마늘을 너무 많이 넣어.", "엄마는 항상 설탕을 많이 넣어.", "옆집 아줌마는 간장을 자꾸 넣더라."])
+def test_korean_said_of_someone_puts_nothing_on_the_list(text):
+    assert shopping_item(text) is None
+
+
+@pytest.mark.parametrize("text, language, move", [
+    ("오케이 그다음", "ko", "next"), ("한 단계 뒤로", "ko", "back"), ("Say that last bit again?", "en", "repeat"),
+    ("Just the last bit again please", "en", "repeat"),
+])
+def test_more_ways_to_move_through_a_recipe(text, language, move):
+    assert recipe_move(text, language, True) == move
+
+
+@pytest.mark.parametrize("text", ["cancel the last timer", "last week was rough", "다음 주에 보자"])
+def test_words_of_moving_that_are_about_something_else(text):
+    assert recipe_move(text, "ko" if any("가" <= c <= "힣" for c in text) else "en", True) is None

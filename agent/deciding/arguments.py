@@ -25,6 +25,7 @@ from typing import Any
 
 from agent.deciding.extract import (
     HANGUL,
+    adjusting_lengths,
     adjustment_sign,
     could_be_label,
     mentions_all,
@@ -224,7 +225,7 @@ def _timer_cancel(args: dict[str, Any], text: str, copied: Collection[str]) -> d
 
 
 def _timer_adjust(args: dict[str, Any], text: str, copied: Collection[str]) -> dict[str, Any]:
-    said = set(timer_durations(text, naming=False))
+    said = set(adjusting_lengths(text))
     magnitude = said.pop() if len(said) == 1 else None
     sign = adjustment_sign(text)
     current = args.get("delta_s")
@@ -446,7 +447,7 @@ def content_in(tool: str, args: dict[str, Any], text: str) -> bool:
         return args.get("duration_s") in lengths and (label is None or supported(label, text))
     if tool == "timer_adjust":
         delta = args.get("delta_s")
-        return isinstance(delta, int) and abs(delta) in timer_durations(text, naming=False)
+        return isinstance(delta, int) and abs(delta) in adjusting_lengths(text)
     if tool == "timer_cancel" and args.get("all"):
         return mentions_all(text)
     if tool in ("shopping_add", "shopping_complete"):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agent.deciding.corrections import tells_a_reason
+from agent.deciding.corrections import tells_a_reason, without_reason
 from agent.deciding.extract_lookup import place, when
 from agent.deciding.intents import asks_time_left, cued_tools, is_question, speaks_korean, utterance_words
 from agent.deciding.lexicon import lexicon
@@ -295,10 +295,10 @@ def asks_to_read_the_list(text: str, language: str) -> bool:
     """Whether the words ask only for the shopping list read out ("목록에 뭐 적혀 있는지 쭉 불러 줘",
     "Read me the shopping list", "Read out the list for me"): the list named, a word of reading or
     asking what, and no thing to put on it or take off (those are the list's acts)."""
-    words = utterance_words(text)
+    korean = speaks_korean(text, language)
+    words = utterance_words(without_reason(text, korean))  # "What's there on the list, I forget"
     if not words or len(words.split()) > MAX_LIST_READING_WORDS:
         return False
-    korean = speaks_korean(words, language)
     lex = lexicon("ko" if korean else "en")
     said = (lambda name: any(p in words for p in lex.phrases(name))) if korean else (
         lambda name: re.search(rf"\b(?:{lex.alternation(name)})\b", words) is not None)

@@ -21,6 +21,7 @@ from agent.deciding.spoken_numbers import (
     KO_NUMBER,
     durations,
     en_duration_units,
+    english_numbers,
     english_tokens,
     ko_counters,
     korean_durations,
@@ -287,6 +288,22 @@ def _sign_of(text: str) -> int | None:
     return None
 
 
+def adjusting_lengths(text: str) -> list[int]:
+    """The lengths a change of a timer says, in whole seconds: the durations said, or a bare count
+    said with "more" or "off" and no unit ("take five off", "give it three more"), in minutes, the
+    unit a kitchen timer is changed in."""
+    said = timer_durations(text, naming=False)
+    if said or HANGUL.search(text):
+        return said
+    prepared = prepare(text)
+    bare = [n for n in english_numbers(prepared) if re.match(r"\s+(?:more|extra|off|less)\b", prepared[n.end:])]
+    return [int(round(bare[0].value * 60))] if len(bare) == 1 and 0 < bare[0].value <= MAX_BARE_MINUTES else []
+
+
+MAX_BARE_MINUTES = 90
+"""The largest bare count read as minutes in a change of a timer."""
+
+
 def timer_durations(text: str, naming: bool) -> list[int]:
     """Durations said, in whole seconds; with ``naming=False`` those that name a timer are left out.
 
@@ -525,6 +542,8 @@ def read_item(phrase: str, korean: bool, complete: bool = False) -> tuple[str, s
             item = item[0]  # "쌀은 체크해 줘": a thing of one syllable keeps no particle either
         if item in lexicon("ko").phrases("not_an_item"):
             return None  # "돈이 거의 없네": short of money, not of a thing to buy
+        if any(lexicon("ko").has("not_in_item", strip_korean_particle(w)) for w in words):
+            return None  # "우리 언니는 마늘을 너무 많이 넣어": said of someone, nothing to buy
     else:
         head, _, after = phrase.rpartition(",")
         if head.strip() and len(one := with_amounts_after([head.strip(), after.strip()])) == 1:
@@ -532,8 +551,8 @@ def read_item(phrase: str, korean: bool, complete: bool = False) -> tuple[str, s
         item, quantity = _split_english_quantity(_clean_item(phrase.lower(), keep_a=True))
         item = _restore_case(item, phrase)
         item = _clean_item(item)
-    if not item or item.lower() in _item_pointers():
-        return None
+    if not item or item.lower() in _item_pointers() or durations(item):
+        return None  # "that", "오 분 더": a pointer or a length, no thing to buy
     if not korean and item.lower().split()[0] in lexicon("en").phrases("not_an_item_start"):
         return None  # "what I have to pick up at the store": a place, not a thing
     return item, (None if complete else quantity)

@@ -147,6 +147,8 @@ def read_amount(words: list[str], i: int) -> tuple[float, int, bool] | None:
                 return EN_FRACTIONS[nxt], i + 2, False
             if nxt == "dozen":
                 return 12.0, i + 2, False
+            if nxt == "couple" and i + 2 < len(words) and words[i + 2] == "of":
+                return 2.0, i + 3, False  # "a couple of minutes", "a couple of lemons"
             if nxt in ("hundred", "thousand"):
                 run = _number_words(words, i + 1)
                 if run is not None:
