@@ -289,3 +289,29 @@ def test_more_ways_to_move_through_a_recipe(text, language, move):
 @pytest.mark.parametrize("text", ["cancel the last timer", "last week was rough", "다음 주에 보자"])
 def test_words_of_moving_that_are_about_something_else(text):
     assert recipe_move(text, "ko" if any("가" <= c <= "힣" for c in text) else "en", True) is None
+
+
+@pytest.mark.parametrize("text, asked", [
+    ("You know what, it's done already. Just cancel it.", "Just cancel it."),
+    ("If it wants a cup of sugar, how many grams is that? I've only got scales.", "If it wants a cup of sugar, how many grams is that?"),
+    ("What day are we on? I've been away so long I've lost track.", "What day are we on?"),
+    ("Pause it for a sec, I need to check the oven.", "Pause it for a sec"),
+    ("It's done. The pasta is ready.", "It's done. The pasta is ready."),  # nothing asks: the words as they are
+    ("Set a timer for ten minutes.", "Set a timer for ten minutes."),
+])
+def test_the_part_that_asks_without_the_reasons_and_remarks_around_it(text, asked):
+    from agent.deciding.corrections import asked_part
+
+    assert asked_part(text, "en") == asked
+
+
+@pytest.mark.parametrize("text, knowledge", [
+    ("What day are we on? I've been away so long I've lost track.", False),
+    ("What date is it today?", False),
+    ("Which day should I bake the cake?", True),
+    ("Which oil is best for frying?", True),
+])
+def test_the_date_asked_is_the_calendars_and_know_how_the_reasoners(text, knowledge):
+    from agent.deciding.routing import route_by_words
+
+    assert (route_by_words(text, "en") is not None) is knowledge

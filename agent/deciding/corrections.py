@@ -15,6 +15,7 @@ import re
 import unicodedata
 
 from agent.deciding.extract import HANGUL
+from agent.deciding.intents import is_question, opens_with_a_command
 from agent.deciding.lexicon import lexicon
 from agent.deciding.spoken_numbers import durations, numbers, prepare
 
@@ -195,3 +196,30 @@ _FILLER = re.compile(
     r"(?<=[\d분초간])(?:으로|로)|(?<![\w가-힣])(?:으로|로)(?=\s|$)|(?:해|바꿔|맞춰|하자|할게|해요|주세요|줘|요|로|으로|그걸|그거)(?=\s|$|[,.!?])"
 )
 """Words around a new length that add nothing to it ("make it an hour", "한 시간으로 해 줘")."""
+
+
+def asked_part(text: str, language: str) -> str:
+    """The part of English words that asks, without the reasons and remarks said around it: "Pause
+    it for a sec, I need to check the oven" → "Pause it for a sec"; "You know what, it's done
+    already. Just cancel it." → "Just cancel it."; "What day are we on? I've lost track." → "What
+    day are we on?". The words unchanged when nothing around them only tells, or what is left asks
+    nothing."""
+    if language == "ko" or HANGUL.search(text):
+        return text
+    clauses = [c for c in re.split(r"(?<=[,;.!?])\s+", text.strip()) if c.strip()]
+    lead = re.compile(rf"(?:(?:{lexicon('en').alternation('lead')}|{lexicon('en').alternation('remark_lead')})[\s,.;!?]*)+$", re.IGNORECASE)
+
+    def asks(clause: str) -> bool:
+        return is_question(clause, language) or opens_with_a_command(clause, language)
+
+    def tells(clause: str) -> bool:
+        return not asks(clause) and (tells_a_reason(clause) or lead.match(clause.strip()) is not None)
+
+    kept = list(clauses)
+    while len(kept) > 1 and tells(kept[-1]):
+        kept.pop()
+    while len(kept) > 1 and tells(kept[0]) and any(opens_with_a_command(c, language) for c in kept[1:]):
+        kept.pop(0)
+    asked = " ".join(kept).rstrip(" ,;")
+    return asked if kept != clauses and any(asks(c) for c in kept) else text
+

@@ -37,6 +37,7 @@ from typing import Literal
 from agent.deciding.extract_lookup import place, recipe_query, when
 from agent.deciding.spoken_numbers import durations
 from agent.deciding.several import one_act_on_things
+from agent.deciding.corrections import asked_part
 from agent.deciding.intents import asks_for_act, asks_to_know, cued_tools, is_question, speaks_korean, tells_of_past, utterance_words
 from agent.deciding.lexicon import lexicon
 from agent.deciding.tool_calls import ToolPlan
@@ -109,6 +110,9 @@ def knows_how(text: str, language: str) -> bool:
     if asks_to_know(text, language):
         return True
     words = utterance_words(text)
+    if cued_tools(text, language, ("date_today", "time_now")) and re.search(
+            rf"\b(?:{lexicon('en').alternation('clock_question_end')})$", words) and not speaks_korean(words, language):
+        return False  # "What day are we on?": the calendar's answer, not know-how
     korean = speaks_korean(words, language)
     rules = _rules("ko" if korean else "en")
     if re.search(r"\d", words) or rules["tool_answers"].search(words):
@@ -138,7 +142,10 @@ def several_acts(text: str, language: str) -> bool:
 
 
 def route_by_words(text: str, language: str) -> Route | None:
-    """Rule 1: the reasoner's route when the words alone decide it, else None."""
+    """Rule 1: the reasoner's route when the words alone decide it, else None. The words that
+    ask are read, without the reasons told around them ("What day are we on? I've been away so
+    long I've lost track.")."""
+    text = asked_part(text, language)
     if knows_how(text, language):
         return Route("reasoner", "knowledge")
     if several_acts(text, language):

@@ -25,7 +25,7 @@ from typing import Any
 
 from agent.deciding.arguments import READ_ONLY, changes_time_only, repair_arguments
 from agent.deciding.banks import NONE, Entry, example_bank
-from agent.deciding.corrections import tells_a_reason
+from agent.deciding.corrections import asked_part
 from agent.deciding.intents import (
     asks_for_act, asks_how_things_are, asks_to_know, cued_alone, cued_tools, is_question, judges_a_length, makes_a_remark, offered, requests_an_act,
     opens_with_a_command, small_talk, spoken_to_another, tells_of_past, tells_own_plan, tells_what_is_written,
@@ -124,19 +124,6 @@ NEAR_TIE = 0.9
 example scores at least this share of the nearer one's."""
 
 
-def _request_before_reasons(text: str, language: str) -> str | None:
-    """The first clause of English words, when it opens with a command and every clause after it
-    only tells why ("Pause it for a sec, I need to check the oven"); None otherwise."""
-    if language == "ko":
-        return None
-    first, *rest = [c for c in re.split(r"(?<=[,.;!?])\s+", text.strip()) if c.strip()] or [""]
-    if not rest or not opens_with_a_command(first, language):
-        return None
-    if not all(tells_a_reason(c) and not is_question(c, language) and not opens_with_a_command(c, language) for c in rest):
-        return None
-    return first
-
-
 def _first_among_tools(ranked: list[Scored], tool: str) -> list[Scored]:
     """``ranked`` with ``tool``'s examples before the other tools' (in their order otherwise); the
     no-tool examples keep their places, so one nearer than the tool still leaves "none" open."""
@@ -184,7 +171,7 @@ class ExamplePicker:
 
     def ranked(self, text: str) -> list[Scored]:
         """The entries nearest ``text`` first, of the tools it may be offered (and "none")."""
-        if (asked := _request_before_reasons(text, language_of(text, self.language))) is not None:
+        if (asked := asked_part(text, language_of(text, self.language))) != text:
             return self.ranked(asked)  # "Pause it for a sec, I need to check the oven": the request, not its reason
         ranked = self.index_for(text).rank(text)
         if not self.cues:
