@@ -302,11 +302,12 @@ def asks_to_read_the_list(text: str, language: str) -> bool:
     lex = lexicon("ko" if korean else "en")
     said = (lambda name: any(p in words for p in lex.phrases(name))) if korean else (
         lambda name: re.search(rf"\b(?:{lex.alternation(name)})\b", words) is not None)
-    if not said("list_word") or not said("list_read_word"):
+    if not said("list_reading_noun") or not said("list_reading_verb"):
         return False
     rest = words
-    for name in ("list_word", "list_read_word", "list_read_filler", "lead"):
-        rest = re.sub(rf"(?:{lex.alternation(name)})" if korean else rf"\b(?:{lex.alternation(name)})\b", " ", rest)
+    around = {p for name in lex.classes if name.startswith("list_reading_") or name == "lead" for p in lex.phrases(name)}
+    said_around = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in sorted(around, key=len, reverse=True))  # the longest first
+    rest = re.sub(rf"(?:{said_around})" if korean else rf"\b(?:{said_around})\b", " ", rest)
     return not rest.split()  # "우유 목록에 넣어 줘", "is milk on the list?": a thing named, no reading
 
 
@@ -328,7 +329,7 @@ def lookup_again(text: str, language: str, last_tool: str | None) -> ToolPlan | 
     if day is None and where is None:
         return None
     rest = f" {prepare(words).casefold()} "
-    for said in (day, where, *(["over"] if day and not korean else [])):
+    for said in (day, where):
         if said:
             rest = rest.replace(said.casefold(), " ")
     lex = lexicon("ko" if korean else "en")

@@ -173,7 +173,7 @@ def _english_word_before(words: str, at: int | None) -> str | None:
             return None
         at = counts[0].start
     before = re.findall(r"[a-z']+", prepare(words)[:at])
-    if before and before[-1] in ("for", "on", "at", "is", "gets", "needs", "takes"):
+    if before and lexicon("en").has("label_to_length", before[-1]):
         before = before[:-1]  # "and the beets for forty": the name before the word joining it to its length
     named: list[str] = []
     for word in reversed(before[-2:]):
