@@ -31,15 +31,16 @@ ANSWER_WINDOW_S = 60.0
 utterance within it answers; one after it is a new request."""
 """How many finished turns' results are kept in memory (the record on disk keeps them all)."""
 THINGS_WINDOW_S = 120.0
-"""How long the home's things a turn switched or asked about stay what "it" means, through turns
-that called no tool ("Turn on the hood." "Is it on now?" "Great, turn it off."): a "turn it off"
-said much later is no longer about them."""
+"""How long the home's things a turn switched or asked about stay what "it" means in the turn
+after: a "turn it off" said much later is no longer about them."""
 
 
 def things_after(called: tuple[str, ...] | None, kept: tuple[str, ...], kept_at: float, now: float) -> tuple[tuple[str, ...], float]:
     """What "it" means after a turn, and since when: the home's things the turn's last tool
-    switched or asked about (``called``; () for a tool of another kind), or, when it called none,
-    the things kept before while :data:`THINGS_WINDOW_S` has not passed."""
+    switched or asked about (``called``; () for a tool of another kind or none called); before the
+    next turn (``called`` None), the things kept while :data:`THINGS_WINDOW_S` has not passed. A
+    turn that called no tool forgets them: "The dishwasher's packed, get it running" two turns
+    after the lights is never about the lights."""
     if called is not None:
         return called, now
     return (kept, kept_at) if now - kept_at <= THINGS_WINDOW_S else ((), kept_at)
@@ -95,8 +96,8 @@ class Assistant:
         self.last_tool: str | None = None
         """The tool the last answered turn called, if any ("again" after a recipe step is the step)."""
         self.last_things: tuple[str, ...] = ()
-        """The home's things the last turn that called a tool switched or asked about, which "turn it
-        off" means (kept through turns that called none, within :data:`THINGS_WINDOW_S`)."""
+        """The home's things the last answered turn switched or asked about, which "turn it off"
+        means in the next turn, within :data:`THINGS_WINDOW_S`."""
         self._things_at = 0.0
         self._prewarming: asyncio.Task[int] | None = None
         """The reasoner's heads for the conversation as it stands, evaluated between turns."""
@@ -392,7 +393,7 @@ class Assistant:
             ran = [c for c in result.tool_calls if c.ran]
             self.last_tool = ran[-1].name if ran else None
             self.last_things, self._things_at = things_after(
-                home_things(ran[-1].name, ran[-1].data) if ran else None, self.last_things, self._things_at, time.monotonic())
+                home_things(ran[-1].name, ran[-1].data) if ran else (), self.last_things, self._things_at, time.monotonic())
         acts = [c for c in result.tool_calls if c.acted]
         if acts:
             self.last_act = Act(acts[-1].name, dict(acts[-1].args), dict(acts[-1].data))

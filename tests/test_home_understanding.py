@@ -432,20 +432,22 @@ def test_an_answer_in_a_clause_of_its_own_with_the_reason_after_it(text, languag
     ("The dishwasher is full, run it please.", "en", "dishwasher"),
     ("세탁기 다 됐나? 그럼 꺼 줘.", "ko", "세탁기"),
     ("That boiler again, switch it on.", "en", "boiler"),
+    ("The washing machine's finished, switch it off.", "en", "washing machine"),
+    ("The dishwasher's full to the brim, start it.", "en", "dishwasher"),
 ])
 def test_it_is_never_the_last_thing_when_the_words_name_an_appliance_the_home_lacks(text, language, thing):
     plan = home_command(text, language, refers, ["light.living_room_light"])
     assert plan is not None and plan.tool is None and thing in plan.say, plan
 
 
-def test_it_stays_the_thing_through_turns_that_call_no_tool_and_no_longer():
+def test_it_is_the_thing_of_the_turn_just_before_and_only_soon_after():
     from agent.assistant import THINGS_WINDOW_S, things_after
 
     fan = ("switch.hood_fan",)
-    # "Turn on the hood fan." then "Is it actually on now?" answered without a tool: still the fan
+    # "Turn on the hood fan.", then the next turn: "turn it off" is the fan
     assert things_after(fan, (), 0.0, 10.0) == (fan, 10.0)
     assert things_after(None, fan, 10.0, 30.0) == (fan, 10.0)
-    # a timer set in between: "turn it off" is no longer the fan's
+    # a timer set, or nothing called, in between: "turn it off" is no longer the fan's
     assert things_after((), fan, 10.0, 40.0) == ((), 40.0)
-    # long after, with no tool called since: forgotten
+    # long after: forgotten
     assert things_after(None, fan, 10.0, 10.0 + THINGS_WINDOW_S + 1) == ((), 10.0)

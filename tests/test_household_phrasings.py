@@ -58,6 +58,15 @@ def test_what_it_says_is_told_not_asked(text):
 
 
 @pytest.mark.parametrize("text", [
+    "Chicken's in, it wants seventy minutes, keep time on it for me.",
+    "The bread's proving, it needs forty minutes, time it please.",
+    "Rice is on, it takes twelve minutes, time that please.",
+])
+def test_what_the_dish_wants_is_no_label_read_out(text):
+    assert not tells_what_is_written(text, "en")
+
+
+@pytest.mark.parametrize("text", [
     "Do you ever get bored sitting on the counter all day?",
     "Have you ever wanted a day off from all the timers?",
     "Do you like it when I sing while I cook?",

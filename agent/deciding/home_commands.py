@@ -163,7 +163,7 @@ def _an_appliance(target: str, lex: Lexicon, korean: bool) -> bool:
 
 def _appliance_named(text: str, lex: Lexicon, korean: bool) -> str | None:
     """The appliance the words name anywhere ("식기세척기에", "the dishwasher's"), or None."""
-    words = [strip_korean_particle(w) if korean else w for w in utterance_words(text).split()]
+    words = [strip_korean_particle(w) if korean else re.sub(r"'s$", "", w) for w in utterance_words(text).split()]
     return next((" ".join(words[i:j]) for i in range(len(words)) for j in range(len(words), i, -1)
                  if lex.has("appliance", " ".join(words[i:j]))), None)
 

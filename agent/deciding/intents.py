@@ -391,7 +391,9 @@ def tells_what_is_written(text: str, language: str) -> bool:
         # "라면은 원래 사 분 끓이는 거래", "계란은 칠 분 삶아야 반숙이 된대요": told as heard from others
         return _KO_HEARSAY.search(words) is not None and not is_question(text, language) and not asks_for_act(text, language)
     lex = lexicon("en")
-    if re.search(rf"\b{lex.alternation('written_source')}\s+(?:says|said|reckons|recommends|wants)\b", words) is None and not (
+    # "It says bake for forty minutes": a label or a recipe, read out as "it"; "it wants an hour" is the dish
+    if re.search(rf"\b{lex.alternation('written_source')}\s+(?:says|said|reckons|recommends|wants)\b|^(?:{lex.alternation('lead')}\s+)*it\s+(?:says|said)\b",
+                 words) is None and not (
             makes_a_remark(text, language) and _REPORTED.search(words)):
         return False
     if asks_for_act(text, language):
