@@ -451,3 +451,12 @@ def test_it_is_the_thing_of_the_turn_just_before_and_only_soon_after():
     assert things_after((), fan, 10.0, 40.0) == ((), 40.0)
     # long after: forgotten
     assert things_after(None, fan, 10.0, 10.0 + THINGS_WINDOW_S + 1) == ((), 10.0)
+
+
+@pytest.mark.parametrize("text, language", [
+    ("Turn on the kitchen whites.", "en"), ("Switch the living room thing off.", "en"), ("거실 그거 켜 줘", "ko"),
+])
+def test_with_nothing_read_from_home_assistant_a_room_said_goes_to_the_home_tool(text, language):
+    # The tool then says it cannot reach Home Assistant, not that it cannot control a thing it was never told of.
+    plan = home_command(text, language, lambda words, temperature=False: names_something(words, [], temperature))
+    assert plan is not None and plan.tool == "home_control", plan

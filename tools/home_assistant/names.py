@@ -235,6 +235,11 @@ def names_something(text: str, entities: Sequence[HomeEntity], temperature: bool
     kinds = kinds_said(said)
     if kinds and (not entities or any(_of_kind(e, kind) for kind in kinds for e in entities)):
         return True
+    if not entities:
+        # Nothing read yet: a room's name counts as a kind does ("turn on the kitchen whites", a
+        # mishearing), and the home tool says it cannot reach Home Assistant, not that it cannot
+        # control a thing it has never been told of.
+        return any(says(normalize(name), said) for room in ROOMS for name in room)
     if any(says(label, said) for e in entities for label in labels(e)):
         return True
     rooms = {label for e in entities for label in area_labels(e.area, e.area_aliases) if says(label, said)}
