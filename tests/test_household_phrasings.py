@@ -146,6 +146,8 @@ def test_the_list_read_out_and_only_that(text, language, reads):
     ("Got the parsley from the garden, so you can mark that one done.", True, "parsley", None),
     ("We got the eggs at the market, tick them off.", True, "eggs", None),
     ("Bought the bread already, so cross it off.", True, "bread", None),
+    ("Got the butter on my way back, so take it off the list.", True, "butter", None),
+    ("Picked up the onions on the way in, tick them off.", True, "onions", None),
     ("쌀 십 킬로짜리 하나 목록에 넣어 줘.", False, "쌀", "십 킬로짜리 1"),
     ("감자 오 킬로짜리 한 박스 목록에 추가해 줘", False, "감자", "오 킬로짜리 1박스"),
     ("요거트 두 통이요, 장보기 목록에.", False, "요거트", "2통"),

@@ -351,7 +351,7 @@ _EN_COMPLETE = (
     r"\bmark\s+(?P<x>.+?)\s+as\s+(?:bought|done|got|gotten)\b",
     # "Got the parsley from the garden, so you can mark that one done": what was got, then ticked off as "that"
     r"^(?:(?:oh|ok|okay|so|right|well)\s*,?\s+)*(?:i've\s+|we've\s+|i\s+|we\s+)?(?:got|bought|picked\s+up|grabbed|found)\s+"
-    r"(?P<x>[^,.!?]+?)(?:\s+(?:from|at|in)\s+[^,.!?]+?)?\s*[,.]?\s+(?:so\s+)?(?:you\s+can\s+)?(?:mark|tick|cross|check|take)\s+"
+    r"(?P<x>[^,.!?]+?)(?:\s+(?:from|at|in|on)\s+[^,.!?]+?)?\s*[,.]?\s+(?:so\s+)?(?:you\s+can\s+)?(?:mark|tick|cross|check|take)\s+"
     r"(?:that|it|them|those|that\s+one|those\s+ones)\s+(?:off|done)\b",
     r"\bi\s+(?:bought|got|picked up)\s+(?P<x>.+?)\s*(?:[,.!?]|$)",
     # "Actually scratch the butter, there's a block left", "scrap the cream": taken back off the list.
