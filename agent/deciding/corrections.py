@@ -199,11 +199,10 @@ _FILLER = re.compile(
 
 
 def asked_part(text: str, language: str) -> str:
-    """The part of English words that asks, without the reasons and remarks said around it: "Pause
-    it for a sec, I need to check the oven" → "Pause it for a sec"; "You know what, it's done
-    already. Just cancel it." → "Just cancel it."; "What day are we on? I've lost track." → "What
-    day are we on?". The words unchanged when nothing around them only tells, or what is left asks
-    nothing."""
+    """The part of English words that asks, without the reasons said after it: "Pause it for a sec,
+    I need to check the oven" → "Pause it for a sec"; "What day are we on? I've lost track." →
+    "What day are we on?". The words unchanged when nothing after them only tells, or what is left
+    asks nothing."""
     if language == "ko" or HANGUL.search(text):
         return text
     clauses = [c for c in re.split(r"(?<=[,;.!?])\s+", text.strip()) if c.strip()]
@@ -218,8 +217,8 @@ def asked_part(text: str, language: str) -> str:
     kept = list(clauses)
     while len(kept) > 1 and tells(kept[-1]):
         kept.pop()
-    while len(kept) > 1 and tells(kept[0]) and any(opens_with_a_command(c, language) for c in kept[1:]):
-        kept.pop(0)
+    # What is told before the request stays: "The dish soap is nearly gone, put it on the list"
+    # names in it what "it" is.
     asked = " ".join(kept).rstrip(" ,;")
     return asked if kept != clauses and any(asks(c) for c in kept) else text
 
