@@ -12,6 +12,7 @@ count as recipe moves only when the turn before read a recipe.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -304,11 +305,18 @@ def asks_to_read_the_list(text: str, language: str) -> bool:
         lambda name: re.search(rf"\b(?:{lex.alternation(name)})\b", words) is not None)
     if not said("list_reading_noun") or not said("list_reading_verb"):
         return False
-    rest = words
-    around = {p for name in lex.classes if name.startswith("list_reading_") or name == "lead" for p in lex.phrases(name)}
-    said_around = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in sorted(around, key=len, reverse=True))  # the longest first
-    rest = re.sub(rf"(?:{said_around})" if korean else rf"\b(?:{said_around})\b", " ", rest)
+    rest = _list_reading_words("ko" if korean else "en").sub(" ", words)
     return not rest.split()  # "우유 목록에 넣어 줘", "is milk on the list?": a thing named, no reading
+
+
+@functools.cache
+def _list_reading_words(language: str) -> re.Pattern[str]:
+    """The words a request to read the list is made of (the classes ``list_reading_*`` and
+    ``lead``), the longest first, made once per language rather than on every turn."""
+    lex = lexicon(language)
+    around = {p for name in lex.classes if name.startswith("list_reading_") or name == "lead" for p in lex.phrases(name)}
+    said = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in sorted(around, key=len, reverse=True))
+    return re.compile(rf"(?:{said})" if language == "ko" else rf"\b(?:{said})\b")
 
 
 MAX_LOOKUP_AGAIN_WORDS = 7
