@@ -83,6 +83,14 @@ class HomeTools:
         names += [*self.forecast_places(), *self.recipes.names()]
         return names
 
+    def end_timers(self) -> int:
+        """Cancel every running or paused timer (a new session of the bench: an earlier one's timers
+        have rung by then); how many there were."""
+        running = self.timers.active()
+        if running:
+            self.timers.cancel(all=True)
+        return len(running)
+
     def home_devices(self) -> Callable[..., bool] | None:
         """Whether words name something of the household's Home Assistant; None without one."""
         return self.home_assistant.names_something if self.home_assistant is not None else None

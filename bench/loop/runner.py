@@ -43,6 +43,7 @@ from bench.provenance import written_by
 from bench.suites.answers import answer_right
 from firmware_py.config import HearthConfig
 from firmware_py.demo import play_request
+from firmware_py.home_tools import HomeTools
 from firmware_py.wiring import asr_model, build_turn_deps, close_turn_deps, model_store
 
 log = logging.getLogger(__name__)
@@ -357,6 +358,12 @@ class SuiteRun:
         self, assistant: Assistant, scenario: Any, audio: dict[str, Path | Exception], language: str, arm: Arm, round_index: int
     ) -> None:
         assistant.forget()
+        # A scenario is a session of its own, hours after the one before: that one's timers have
+        # rung. Left running, twenty of them made every "add a minute to it" ambiguous, as no
+        # kitchen is; the list and the notes are kept, as a household's are.
+        home = assistant.deps.tools.home if assistant.deps.tools is not None else None
+        if isinstance(home, HomeTools):
+            home.end_timers()
         # Every variant starts from the same model state (the warm prompt head), so the one that
         # happens to run first does not pay alone for evaluating the scenario's prompt; and no
         # variant finds the same question in the reasoner's cache from the variant before it.

@@ -125,8 +125,7 @@ def empty_household(deps: Any) -> None:
     home = deps.tools.home if deps.tools is not None else None
     if not isinstance(home, HomeTools):
         return
-    if home.timers.active():
-        home.timers.cancel(all=True)
+    home.end_timers()
     for entry in home.lists.items():
         home.lists.complete(entry.item)
     for note in home.lists.notes():
