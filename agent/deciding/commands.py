@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from agent.deciding.corrections import tells_a_reason, without_reason
+from agent.deciding.extract import note_text
 from agent.deciding.extract_lookup import place, when
 from agent.deciding.intents import asks_time_left, cued_tools, is_question, speaks_korean, utterance_words
 from agent.deciding.lexicon import lexicon
@@ -67,6 +68,8 @@ _EN_READ = re.compile(
     r"|^(?:\w+\s+){0,3}(?:walk|talk|take) (?:me|us) through (?:the |a |how to make )?\w"
     rf"|\brecipe\b.*\b(?:{_EN_BIT_BY_BIT})\b|\b(?:{_EN_BIT_BY_BIT})\b"
     r"|\bread (?:me )?(?:the )?(?:recipe|instructions|method|steps)\b"
+    # "Pull up the shakshuka and read it to me", "open the pancake recipe and talk me through it"
+    r"|^(?:\w+\s+){0,2}(?:pull up|bring up|open|find|get|look up|call up)\b.*\b(?:and|then)\s+(?:read|walk|talk|take)\s+(?:it|me|us)\b"
 )
 _EN_READ_ONE = re.compile(r"^(?:\w+\s+){0,3}?read\s+(?:out\s+|me\s+|us\s+)?(?:the\s+)?(?P<dish>(?!the\b|a\b|this\b|that\b|first\b|second\b|third\b|last\b|next\b|other\b)\w+(?:\s+\w+){0,2}?)\s+one(?:\s+please)?$")
 _KO_READ_ONE = re.compile(r"^(?:\S+\s+){0,2}?(?P<dish>[가-힣]{2,})\s+거\s*(?:좀\s*)?읽어")
@@ -74,10 +77,11 @@ _EN_TOLD = re.compile(r"\b(?:i|we)(?: have| 've|'ve| just| already)? (?:read|wen
 """The user saying what they did ("I read the recipe already"), not asking."""
 _EN_READ_WORDS = re.compile(
     r"\b(?:can you|could you|would you|please|read|me|walk|take|talk|go|through|the|recipe|recipes|for|step by step|"
-    rf"{_EN_BIT_BY_BIT}|tell|how|to|make|do i|i|out|loud|aloud|instructions|method|steps|of|a|an|let's|lets|cook)\b"
+    rf"{_EN_BIT_BY_BIT}|tell|how|to|make|do i|i|out|loud|aloud|instructions|method|steps|of|a|an|let's|lets|cook|"
+    r"pull up|bring up|open|find|get|look up|call up|and|then|it|us)\b"
 )
 _KO_READ = re.compile(r"(?:레시피|(?:만드|끓이|하)는 ?(?:법|방법|거)|요리법|조리법).*(?:읽어|단계별|차근차근|하나씩)|(?:단계별로|차근차근|하나씩).*(?:알려|읽어|말해)")
-_KO_READ_WORDS = re.compile(r"레시피|(?:만드|끓이|하)는 ?(?:법|방법|거)|요리법|조리법|처음부터|읽어 ?줘|읽어 ?주세요|읽어 ?줄래요?|읽어|단계별로|차근차근|하나씩|알려 ?줘|알려 ?줄래요?|말해 ?줘|좀|줄래요?")
+_KO_READ_WORDS = re.compile(r"레시피|(?:만드|끓이|하)는 ?(?:법|방법|거)|요리법|조리법|처음부터|읽어 ?줘요|읽어 ?줘|읽어 ?주세요|읽어 ?줄래요?|읽어|단계별로|차근차근|하나씩|알려 ?줘|알려 ?줄래요?|말해 ?줘|좀|줄래요?")
 
 
 # The moves through a recipe, in the order one wins over another when words hold two ("go back
@@ -182,7 +186,7 @@ def recipe_move(text: str, language: str, reading: bool) -> str | None:
     clauses = [utterance_words(c) for c in re.split(r"[,.;!?]+", text)]
     moves = [m for c in clauses if c and (m := _move_alone(c, korean, reading)) is not None]
     lead = re.compile(rf"(?:(?:{lexicon('ko' if korean else 'en').alternation('lead')})(?:\s+|$))+")
-    if moves and not korean and all(_move_alone(c, korean, reading) is not None or lead.fullmatch(c)
+    if moves and not korean and all(_move_alone(c, korean, reading) is not None or lead.fullmatch(c) or _EN_CHECKING.match(c)
                                     or (tells_a_reason(c) and not is_question(c, language)) for c in clauses if c):
         # "Wait, back one, I missed how long to beat it for": what was missed tells why, it asks no timer
         return next(move for move, *_ in _MOVE_CLASSES if move in moves)
@@ -192,6 +196,10 @@ def recipe_move(text: str, language: str, reading: bool) -> str | None:
         return "ingredients"
     return next((move for move, *_ in _MOVE_CLASSES if move in moves), None)
 
+
+_EN_CHECKING = re.compile(r"^(?:\w+\s+)?(?:did|does|didn't|doesn't|was|wasn't|is|isn't) (?:it|that|the recipe|the step) (?:say|said|call for|want|mean)\b")
+"""A clause that checks what was read ("did it say melted butter?"), said with a move back: the
+step heard again answers it."""
 
 MAX_READING_MOVE_WORDS = 14
 """The most words a move among remarks may come in, while a recipe is being read."""
@@ -286,7 +294,24 @@ def local_command(text: str, language: str, tools: Any, reading: bool = False) -
         return ToolPlan("", "recipe_read", {"query": dish})
     if "shopping_list" in tools and asks_to_read_the_list(text, language):
         return ToolPlan("", "shopping_list", {})
+    if "note_add" in tools and (note := note_opened(text, language)) is not None:
+        return ToolPlan("", "note_add", {"text": note})
     return None
+
+
+_EN_NOTE_OPENING = re.compile(
+    r"^(?:(?:ok|okay|right|so|oh|hey|and)[,\s]+)*(?:(?:a\s+)?(?:note|memo|reminder)\s+(?:to|for)\s+(?:self|myself)"
+    r"|(?:make|take|leave)\s+a\s+note|note\s+(?:that|down)|(?:write|jot)\s+(?:this\s+|that\s+)?down)\b", re.IGNORECASE)
+"""How a note is asked for when the words open with it: "Note to self…", "Make a note…", "Jot down…"."""
+
+
+def note_opened(text: str, language: str) -> str | None:
+    """What to write down, when English words open by asking for a note ("Note to self. Our oven
+    runs hot.", "Make a note that the blender lid cracked"): what follows is the note, whatever it
+    speaks of (a temperature, a timer, a thing to buy), so it is no other request."""
+    if speaks_korean(text, language) or _EN_NOTE_OPENING.match(text.strip()) is None:
+        return None
+    return note_text(text)
 
 
 MAX_LIST_READING_WORDS = 10

@@ -35,6 +35,8 @@ def _en() -> re.Pattern[str]:
 _KO = re.compile(r"(?:^|[,.;!?…]|\s)\s*(?:(?:(?:아|어|음|아이)\s+)?(?:아니(?:다|요|야)?|아 ?참|그게 아니라|정정할게)\s*[,.;:!…]*\s*)+(?=\S)")
 """The Korean corrections, with the sound made before one ("팔 분, 아 아니 십 분"): the sound is no word
 taken back."""
+_KO_ACT_VERB = re.compile(r"(?:넣어|넣고|추가해|추가|담아|적어|올려|빼|지워|맞춰|켜|꺼|틀어|사와|사 와)(?:줘|줘요|주세요|요)?")
+"""A Korean verb of an act said after its thing ("콜라 넣어"), which a correction after it leaves in place."""
 _HESITATION = re.compile(r"(?:[,\s]+(?:er|erm|um|uh|uhh|umm|oh|ah|hmm|아|어|음|그))+[,\s]*$", re.IGNORECASE)
 """A sound made just before a correction ("four hours, er, actually five"): no word taken back."""
 _NUMBER = re.compile(
@@ -72,6 +74,13 @@ def corrected(text: str) -> str:
         replaced = min(1, len(before))
         if len(before) >= 2 and len(found := numbers(before[-2])) == 1 and found[0].end - found[0].start == len(prepare(before[-2])):
             replaced = 2  # a number and its counter ("두 개, 아니 세 개") are taken back together
+        elif len(before) >= 2 and _KO_ACT_VERB.fullmatch(before[-1].rstrip(",.;:!?…")) and not _KO_ACT_VERB.fullmatch(after.rstrip(" ,.;:!?…")):
+            # "목록에 콜라 넣어, 아 아니 사이다": the thing before the verb is taken back, the verb
+            # stays, and so do where it goes and a 좀 ("우유 목록에 넣어, 아니 두유")
+            at = len(before) - 2
+            while at > 0 and (re.search(r"(?:에|에다|에다가|에서|으로|로)$", before[at]) or before[at] == "좀"):
+                at -= 1
+            return " ".join([*before[:at], after.rstrip(" ,.;:!?…"), *before[at + 1 :]]).strip()
     else:
         # "Put cheddar on the list, oh wait, mozzarella": the words after the thing stay where they were
         tail = re.search(r"(?:\s+(?:" + lexicon("en").alternation("request_tail") + r"))+[\s,.;:!…]*$", " " + " ".join(before), re.IGNORECASE)

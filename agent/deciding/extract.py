@@ -56,10 +56,13 @@ def original(text: str, prepared: str, start: int, end: int) -> str:
 
 def strip_korean_particle(word: str) -> str:
     """``word`` without the particle it ends in (the class ``noun_particle``, longest first), when at
-    least two syllables stay."""
+    least two syllables stay; or a one-syllable thing said with its topic or object particle
+    (``one_syllable_noun_particle``: "국은", "밥을")."""
     for particle in lexicon("ko").phrases("noun_particle"):
         if word.endswith(particle) and len(word) - len(particle) >= 2:
             return word[: -len(particle)]
+    if len(word) == 2 and HANGUL.match(word) and word[1] in lexicon("ko").phrases("one_syllable_noun_particle"):
+        return word[0]
     return word
 
 
@@ -189,7 +192,7 @@ def _label_beside_length(prepared: str) -> str | None:
 
 _KO_LABEL_PATTERNS = (
     # "이름은 밥으로 해 줘", "국이라고 이름 붙여 줘": the name given in so many words
-    re.compile(r"이름(?:은|을|이)?\s*([가-힣A-Za-z]+?)(?:으로|로|이라고|라고)"), re.compile(r"([가-힣A-Za-z]+?)(?:이라고|라고)\s*이름"),
+    re.compile(r"이름(?:은|을|이)?\s*([가-힣A-Za-z]+?)(?:으로|로|이라고|라고|(?:이요|요|이야|야)?\s*[.!]?\s*$)"), re.compile(r"([가-힣A-Za-z]+?)(?:이라고|라고)\s*이름"),
     # "국 끓이는 타이머", "감자 삶는 거": what cooks, before the verb said of it
     re.compile(r"([가-힣A-Za-z]+)\s+[가-힣]+(?:는|던)\s+(?:타이머|거)"),
     # "라면 타이머", "찜닭에서 오 분 빼 줘", "두 시간 타이머 맞춰 줘, 갈비찜.", "…, 계란 삶는 거요."
@@ -234,6 +237,8 @@ def _korean_what_cooks(prepared: str) -> str | None:
         if at is None or at == 0 or at > 2 or korean_durations(" ".join(words[:at])):
             continue
         for word in words[:at]:
+            if any(word.endswith(ending) and len(word) > len(ending) for ending in lexicon("ko").phrases("where_it_cooks")):
+                continue  # "오븐에 고구마 넣었어": the oven is where, the sweet potatoes what
             if (name := _korean_name(word)) is not None:
                 return name
     return None
@@ -331,7 +336,8 @@ _EN_ADD = (
     r"\bforget\s+to\s+(?:buy|get|pick up)\s+(?P<x>.+?)\s*[.!?]*$",
     r"\b(?:need\s+to|have\s+to|must)\s+(?:buy|get|pick up)\s+(?P<x>.+?)\s*[.!?]*$",
     # "We need eggs", "we're low on butter": what the household lacks, said as a statement.
-    r"^(?:(?:oh|ok|okay|hey|so|and|also)\s*,?\s+)*we\s+(?:need|could use)\s+(?!to\b)(?:some\s+|more\s+)?(?:of\s+)?(?:that\s+|those\s+|the\s+)?(?P<x>[^,.!?]+?)\s*(?:[,.!?]|$)",
+    r"^(?:(?:oh|ok|okay|hey|so|and|also)\s*,?\s+)*we\s+(?:need|could use)\s+(?!to\b)(?:some\s+|more\s+)?(?:of\s+)?(?:that\s+|those\s+|the\s+)?(?P<x>[^,.!?]+?)"
+    r"(?:\s+for\s+[^,.!?]+?)?\s*(?:[,.!?]|$)",  # "for tomorrow", "for the party": what it is for, no part of it
     r"\b(?:we're|we are|i'm|i am)\s+(?:low|running low|running out|almost out|nearly out)\s+(?:on|of)\s+(?P<x>.+?)\s*(?:[,.!?]|$)",
     # "Butter on the shopping list, please.", "Three onions on the list", "Milk to the shopping list"
     # (the verb clipped or misheard): the thing, then where it goes.
@@ -343,6 +349,12 @@ _EN_ADD = (
     # "Put down a kilo of mince": written down, on the list; only a counted thing ("put down the
     # knife" is no shopping)
     r"\bput\s+down\s+(?P<x>(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of|\d+)\s+[^,.!?]+?)\s*(?:[,.!?]|$)",
+    # "We'll need a dozen limes for Saturday, put that down": what is needed, then written down as "that"
+    r"^(?:(?:oh|ok|okay|so|right|and)\s*,?\s+)*(?:we|i)(?:'ll|\s+will)?\s+(?:need|want)\s+(?!to\b)(?P<x>[^,.!?]+?)"
+    r"(?:\s+for\s+[^,.!?]+?)?\s*,\s*(?:so\s+)?(?:put|jot|write|pop|stick|add|note)\s+(?:that|it|them|those)\b",
+    # "3 cans of chickpeas.", "Two bags of frozen peas": a counted thing in its container, said alone
+    r"^(?:(?:oh|ok|okay|and|also|plus)\s*,?\s+)*(?P<x>(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a\s+couple\s+of|a\s+few|\d+)\s+"
+    r"(?:cans?|tins?|bags?|bottles?|packs?|packets?|cartons?|jars?|boxes?|loaves|loaf|bunch(?:es)?|tubs?|punnets?|blocks?)\s+of\s+[^,.!?]+?)\s*[.!?]*$",
 )
 _EN_COMPLETE = (
     rf"\b(?:tick|check|cross|strike|take|scratch|mark)\s*,?\s+(?P<x>.+?)\s+off\s+(?:of\s+|from\s+)?{_LIST}",
@@ -357,7 +369,8 @@ _EN_COMPLETE = (
     # "Actually scratch the butter, there's a block left", "scrap the cream": taken back off the list.
     r"^(?:(?:actually|oh|no|wait|ok|okay|and)\s*,?\s+)*(?:scratch|scrap)\s+(?P<x>(?!that\b|it\b)[^,.!?]+?)\s*(?:[,.!?]|$)",
     # "Actually, take the paper towels off.": the list is the one thing taken off without a length.
-    r"\b(?:take|cross|tick|scratch|strike)\s+(?P<x>(?!(?:\S+\s+)?(?:minutes?|seconds?|hours?)\b).+?)\s+off\s*(?:[,.!?]|$)",
+    r"\b(?:take|cross|tick|scratch|strike)\s+(?P<x>(?!(?:\S+\s+)?(?:minutes?|seconds?|hours?)\b).+?)\s+(?:back\s+)?off"
+    r"(?:\s+(?:actually|then|now|please|too|again))?\s*(?:[,.!?]|$)",
 )
 _KO_LIST = r"(?:장바구니|쇼핑\s*리스트|장보기\s*목록|장보기\s*리스트|장보기|목록|리스트|장\s*볼\s*거)"
 # "다진 돼지고기 한 근 적어 줘": a counted thing written down is a thing to buy, not a note
@@ -611,7 +624,9 @@ def _korean_size(item: str, quantity: str | None) -> tuple[str, str | None]:
 
 _EN_NOTE = (
     re.compile(r"\b(?:make|take|add|leave|write|jot|put)(?:\s+down)?\s+(?:a\s+)?note\s*(?:that|saying|to say|:|,|-)?\s*(?P<x>.+)$"),
-    re.compile(r"^(?:please\s+|hey\s+)?note\s*(?:that|:|,|-|down)\s*(?P<x>.+)$"),
+    re.compile(r"^(?:(?:please|hey|ok|okay|right|so|oh)[,\s]+)*note\s*(?:that|:|,|-|down)\s*(?P<x>.+)$"),
+    # "Note to self: the blue pan scorches", "memo to self. the oven runs hot", "reminder for myself, …"
+    re.compile(r"^(?:\w+[,\s]+)?(?:a\s+)?(?:note|memo|reminder)\s+(?:to|for)\s+(?:self|myself|me)\s*(?:that|:|,|-|\.)?\s*(?P<x>.+)$"),
     re.compile(r"\b(?:remember|write down|jot down)\s*(?:that|:|,)?\s*(?P<x>.+)$"),
     # "Jot this down: call the plumber", "write that down, the code is 1234"
     re.compile(r"\b(?:jot|write|put|note)\s+(?:this|that|it)\s+down\s*(?:that|:|,|-)?\s*(?P<x>.+)$"),

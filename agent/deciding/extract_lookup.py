@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 from agent.deciding.extract import HANGUL, original, strip_korean_particle
 from agent.deciding.lexicon import lexicon
-from agent.deciding.spoken_numbers import prepare
+from agent.deciding.spoken_numbers import EN_ONES, prepare
 from tools.forecast import place_key
 
 log = logging.getLogger(__name__)
@@ -39,6 +39,8 @@ _EN_RECIPE = (
 _KO_AT_HAND = (
     r"(?P<x>[가-힣]+?(?:(?:이랑|랑|하고)\s+[가-힣]+?)*?)(?:으로|로)\s+(?:만들\s*수\s*있는\s+(?P<y>[가-힣]+)|뭐)",
     r"(?P<x>[가-힣]+(?:(?:이랑|랑|하고)\s+[가-힣]+)*)\s+(?:있는데|남았는데|있어서)\s+뭐",
+    # "냉장고에 애호박이랑 감자밖에 없는데, 이걸로 뭐 해 먹지": only what is at hand, then what to make of it
+    r"(?P<x>[가-힣]+(?:(?:이랑|랑|하고)\s+[가-힣]+)*?)(?:밖에|만)\s+(?:없는데|없어서|없으니까|남았는데|있는데)[,\s]",
 )
 _KO_RECIPE = (r"(?P<x>\S+)\s*(?:레시피|요리법|조리법|(?:만드|끓이|하|굽|볶|무치|부치|삶|찌)는\s*(?:법|방법)|만들기|"
               r"어떻게\s*(?:만들|끓여|끓이|만드|해|요리)|만들고\s*싶|끓이고\s*싶)")
@@ -50,7 +52,8 @@ def recipe_query(text: str) -> str | None:
     if HANGUL.search(text):
         for pattern in _KO_AT_HAND:
             if (match := re.search(pattern, prepared)) is not None:
-                words = [strip_korean_particle(w) for w in re.split(r"(?<=[가-힣])(?:이랑|랑|하고)\s+|\s+", match["x"]) if w]
+                words = [re.sub(r"(?<=[가-힣])(?:밖에|만)$", "", strip_korean_particle(w))
+                         for w in re.split(r"(?<=[가-힣])(?:이랑|랑|하고)\s+|\s+", match["x"]) if w]
                 not_dishes = lexicon("ko").phrases("lookup_not_dish")
                 kept = [w for w in words if w not in not_dishes] + ([match["y"]] if "y" in match.groupdict() and match["y"] else [])
                 if kept:
@@ -69,7 +72,7 @@ def recipe_query(text: str) -> str | None:
     for pattern in _EN_RECIPE:
         match = re.search(pattern, prepared)
         if match:
-            return _without_praise(original(text, prepared, match.start("x"), match.end("x")))
+            return _without_amounts(_without_praise(original(text, prepared, match.start("x"), match.end("x"))))
     match = re.search(r"(?P<x>[a-z][a-z' ]*?)\s+recipes?\b", prepared)
     if match:
         words = match["x"].split()
@@ -84,6 +87,17 @@ def recipe_query(text: str) -> str | None:
         if words:
             return _without_praise(" ".join(words))
     return None
+
+
+def _without_amounts(dish: str) -> str:
+    """What is at hand without how much of it ("leftover rice and a couple of eggs" → "leftover
+    rice and eggs", "two chicken breasts and some spinach" → "chicken breasts and spinach"): the
+    book is searched for the things, and a count is no word of a recipe's. "One" is kept: it names
+    dishes ("one pot pasta", "one pan chicken")."""
+    amounts = lexicon("en").alternation("recipe_amount")
+    kept = re.sub(rf"(?i)(?<![\w'])(?:{amounts}|\d+(?:\.\d+)?|{'|'.join(w for w in EN_ONES if w != 'one')})\s+(?:(?:{amounts})\s+)?", "", dish)
+    kept = " ".join(kept.split())
+    return kept if re.search(r"[a-z]", kept, re.I) else dish
 
 
 def _without_praise(dish: str) -> str:
@@ -176,12 +190,12 @@ def _place_as_subject(text: str) -> str | None:
 
 def _place_before_its_day(text: str) -> str | None:
     """A place said as the topic, right before the day it is asked about: "Busan tomorrow, will I
-    need an umbrella?", "Jeju this weekend, any rain?" (a name, written capitalised, and no word
+    need an umbrella?", "Jeju this weekend, any rain?", "Daegu, tonight?" (a name, written capitalised, and no word
     that names no place)."""
     days = "|".join(re.escape(p) for p in (*lexicon("en").phrases("lookup_when_tomorrow"),
                                            *lexicon("en").phrases("lookup_when_today"), *lexicon("en").phrases("lookup_weekday")))
     lead = lexicon("en").alternation("lead")
-    match = re.match(rf"^\s*(?:(?i:{lead})\W+)*(?P<x>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+(?:{days})\b", text.strip())
+    match = re.match(rf"^\s*(?:(?i:{lead})\W+)*(?P<x>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?),?\s+(?:{days})\b", text.strip())
     if match is None:
         return None
     candidate = match["x"]

@@ -93,6 +93,7 @@ def _english(text: str) -> Conversion:
     words = [t.text for t in tokens]
     pairs: list[tuple[float, str, int, int]] = []  # value, unit, first and last+1 word index
     bare: list[tuple[str, int, int]] = []
+    plain_degrees: list[float] = []
     i = 0
     while i < len(words):
         scale = _unit_at(words, i)
@@ -110,6 +111,8 @@ def _english(text: str) -> Conversion:
             unit = _unit_at(words, j)
             if unit is None and j < len(words) and words[j] in EN_UNIT_LETTERS and re.fullmatch(r"[\d.,]+", words[j - 1]):
                 unit = (EN_UNIT_LETTERS[words[j]], j + 1)
+            if unit is None and j < len(words) and words[j] in ("degrees", "degree"):
+                plain_degrees.append(value)  # "375 degrees": its scale is the one not asked for
             if unit is not None:
                 start = i
                 if unit[0] in ("F", "C") and value < 100 and i > 0 and EN_ONES.get(words[i - 1], 0) in range(1, 10) \
@@ -123,6 +126,11 @@ def _english(text: str) -> Conversion:
             i = scale[1]
             continue
         i += 1
+    scales = {u for u, *_ in bare if u in ("C", "F")}
+    if not pairs and len(plain_degrees) == 1 and len(scales) == 1:
+        # "The cookbook says 375 degrees, what's that in Celsius?": from the other scale
+        wanted = scales.pop()
+        return Conversion(plain_degrees[0], "F" if wanted == "C" else "C", wanted)
     result = _decide([(v, u) for v, u, *_ in pairs], [u for u, *_ in bare])
     ingredient = None
     if len(pairs) == 1:
@@ -166,9 +174,11 @@ def _korean(text: str) -> Conversion:
     pairs: list[tuple[float, str, int, int]] = []
     # The recognizer puts commas where the speaker took a breath: "화씨, 350도".
     # "두 컵 반": a half said after the unit is half of one more
-    amount_unit = re.compile(rf"(?:(?P<scale>{scale_re})[\s,]*)?(?P<num>{KO_NUMBER})\s*(?P<unit>{unit_re})(?P<half>\s*반(?=$|[\s,.?!]|이면|이|은|을|에|으로|만|짜리|정도))?")
+    # "설탕 반 컵": a half said alone before the unit
+    amount_unit = re.compile(rf"(?:(?P<scale>{scale_re})[\s,]*)?(?P<num>{KO_NUMBER}|(?<![가-힣])반)\s*(?P<unit>{unit_re})"
+                             rf"(?P<half>\s*반(?=$|[\s,.?!]|이면|이|은|을|에|으로|만|짜리|정도))?")
     for match in amount_unit.finditer(prepared):
-        value = korean_number(match["num"])
+        value = 0.5 if match["num"] == "반" else korean_number(match["num"])
         if value is None:
             continue
         if match["half"]:

@@ -65,7 +65,9 @@ def home_command(text: str, language: str, refers: Refers, last: list[str] | Non
         if found is None:
             continue
         plan, weak = found
-        target = str(plan.args.get("target") or "").strip()
+        target = _within_one_clause(str(plan.args.get("target") or "").strip(), clause)
+        if target != str(plan.args.get("target") or "").strip():
+            plan = ToolPlan(plan.say, plan.tool, {**plan.args, "target": target})
         if (not target or _is_pronoun(target, lex, korean)) and (appliance := _appliance_named(text, lex, korean)) is not None:
             # "식기세척기에 그릇 꽉 찼어, 작동시켜 줘요": the verb alone is about the appliance named, which
             # the home does not share, never the thing the turn before switched
@@ -118,6 +120,24 @@ def _topic(clause: str, lex: Lexicon, korean: bool, refers: Refers) -> str | Non
             break
         kept.append(word)
     return " ".join(article + kept) if kept and refers(" ".join(kept)) else None
+
+
+def _within_one_clause(target: str, said: str) -> str:
+    """``target`` cut where its clause ends in ``said``: "Turn on the air conditioning, it's boiling
+    with the oven going" names the air conditioning, never the oven of the reason after it."""
+    words = target.split()
+    if len(words) < 2 or not re.search(r"[,.;!?]", said):
+        return target
+    best: list[str] = []
+    for part in re.split(r"[,.;!?]+", said):
+        found = f" {utterance_words(part)} "
+        kept: list[str] = []
+        for word in words:
+            if f" {' '.join([*kept, word])} " not in found:
+                break
+            kept.append(word)
+        best = kept if len(kept) > len(best) else best
+    return " ".join(best) if best else target
 
 
 def _clauses(text: str) -> Iterator[str]:
@@ -285,6 +305,13 @@ def _english_act(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
                  r"(?P<n>[\w.]+(?:[ -][\w.]+)?)\s*" + lex.alternation("temperature_unit") + r"(?P<rest>(?:\s+.*)?)$", words)
     if m is not None and (numbers := english_numbers(m["n"])):
         return ToolPlan("", "home_control", {"action": "set", "target": ("the heating" + m["rest"]).strip(), "value": numbers[0].value}), False
+    # "nudge the thermostat up two degrees", "heating down a degree": a step from where it is set
+    m = re.match(rf"^(?:(?:{lex.alternation('home_step_verb')})\s+)?(?P<x>(?:the\s+)?[\w' ]{{2,40}}?)\s+(?P<d>up|down)\s+(?:by\s+)?"
+                 rf"(?P<n>{_EN_NUMBER_FIRST}[\w.]+|an?\b|one\b)\s*(?:{lex.alternation('temperature_unit')})$", words)
+    if m is not None and not re.search(r"\b(?:is|are|was|were|it|i|we|you)\b|'s\b", m["x"]):
+        steps = english_numbers(m["n"]) if m["n"] not in ("a", "an") else []
+        size = steps[0].value if steps else 1.0
+        return ToolPlan("", "home_control", {"action": "set", "target": m["x"], "step": size if m["d"] == "up" else -size}), False
     number = r"(?P<n>[\w.]+(?:[ -][\w.]+)?)(?:\s*(?:degrees?|percent|%|celsius|c))?"
     # "set the heating to 21", "put the thermostat on eighteen": "on" a number is a level, not a switch
     m = re.match(lex.alternation("home_set") + r"\s+(?:up\s+|down\s+)?(?P<x>.+?)\s+(?:up\s+|down\s+)?(?:to|at|on)\s+" + number + "$", words)
@@ -304,9 +331,10 @@ def _english_act(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
     # "Living room thermostat, twenty-two degrees": a thing and a temperature, no verb, sets it;
     # "could the heating go up to 21?": the thing its subject, a verb of going, then the number
     m = re.match(rf"^(?:(?:could|can|would|will|should)\s+)?(?P<x>(?:the\s+)?[\w' ]{{2,40}}?)\s+(?P<v>(?:{lex.alternation('home_level_verb')})\s+)?"
-                 rf"(?:up\s+|down\s+)?(?P<p>(?:to|at)\s+)?(?P<n>{_EN_NUMBER_FIRST}[\w.]+(?:[ -][\w.]+)?)\s*(?P<u>{lex.alternation('temperature_unit')})?$", words)
+                 rf"(?P<d>up\s+|down\s+)?(?P<p>(?:to|at)\s+)?(?P<n>{_EN_NUMBER_FIRST}[\w.]+(?:[ -][\w.]+)?)\s*(?P<u>{lex.alternation('temperature_unit')})?$", words)
     said_degrees = re.search(rf"\s{lex.alternation('temperature_unit')}$", words) is not None
-    if m is not None and (said_degrees or (m["p"] and m["v"])) and (numbers := english_numbers(m["n"])) \
+    # "Living room thermostat down to 19": a way and "to" say the number is where it goes
+    if m is not None and (said_degrees or (m["p"] and (m["v"] or m["d"]))) and (numbers := english_numbers(m["n"])) \
             and not re.search(r"\b(?:is|are|was|were|it|i|we|you)\b|'s\b", m["x"]):
         return ToolPlan("", "home_control", {"action": "set", "target": m["x"], "value": numbers[0].value}), True
     # "the front door needs locking", "the hood fan needs turning off"
@@ -343,6 +371,12 @@ def _korean(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
     m = re.match(rf"^(?P<x>.+?)\s*(?P<n>{KO_NUMBER})\s*(?:도|퍼센트|%)\s*(?:로|으로|에)\s*(?:좀\s*)?{lex.alternation('home_set')}{polite}", words)
     if m is not None and (value := korean_number(m["n"])) is not None:
         return ToolPlan("", "home_control", {"action": "set", "target": _ko_thing(m["x"], lex), "value": value}), False
+    # "난방 온도 일 도만 올려 줘", "보일러 두 도 낮춰": a step from where it is set, up or down
+    m = re.match(rf"^(?P<x>.+?)\s*(?:온도\s*(?:를|을)?\s*)?(?P<n>{KO_NUMBER})\s*도\s*(?:만|정도|쯤)?\s*(?:더\s*)?"
+                 rf"(?P<v>{lex.alternation('home_step_up')}|{lex.alternation('home_step_down')}){polite}", words)
+    if m is not None and (size := korean_number(m["n"])) is not None:
+        up = lex.has("home_step_up", m["v"])
+        return ToolPlan("", "home_control", {"action": "set", "target": _ko_thing(m["x"], lex), "step": size if up else -size}), False
     # A question about a state reads it, before any verb inside it ("켜져 있어?" holds "켜") is taken for an act.
     m = re.match(rf"^(?P<x>.+?)\s*(?:아직\s*|혹시\s*)?(?:{lex.alternation('home_state_question')}|"
                  rf"{lex.alternation('home_state_stem')}\s*{lex.alternation('home_state_confirm')})"

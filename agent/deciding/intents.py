@@ -110,7 +110,10 @@ def _rules(language: str) -> dict[str, re.Pattern[str]]:
             "other_list": re.compile(rf"(?<![가-힣])(?!{a('list_of_shopping')})[가-힣]+\s*(?:목록|리스트)(?:이|가|은|는|을|를|도)(?:\s|$)"),
             # "와, 시간 진짜 빨리 간다.": a remark in the plain present, which asks nothing
             # "오 분이면 충분하다니까", "원래 그렇게 하잖아": insisting on how things are, asking nothing
-            "remark": re.compile(r"(?:[는]다|[가-힣](?<=[간온난한된진]다)|구나|구먼|다니까(?:요)?|잖아(?:요)?)$"),
+            # "부침개 생각나네": a thing noticed; "공기청정기를 두 대나 샀대": what others did, heard;
+            # "오 분만 더 누워 있고 싶다": a wish, not a request
+            "remark": re.compile(r"(?:[는]다|[가-힣](?<=[간온난한된진]다)|구나|구먼|다니까(?:요)?|잖아(?:요)?|(?<=[가-힣])네(?:요)?"
+                                 r"|(?<=[았었였했샀갔왔봤졌췄켰])대(?:요)?|고\s*싶다|고\s*싶네|고\s*싶어(?:요)?)$"),
             "span_of_days": re.compile(a("span_of_days")),
             # after a length: "…이면 충분하다", "…은 너무 길어"
             "length_judged": re.compile(rf"\s*(?:이면은|이면|면|은|는|이|가|으로는|로는|이나|나)\s+(?:\S+\s+)?{a('length_judged')}"),
@@ -216,7 +219,7 @@ def asks_for_idea(text: str, language: str) -> bool:
 # Whole small-talk utterances only: "고마워, 타이머 하나 더" is a request, not thanks.
 @found_once
 def small_talk(text: str, language: str) -> str | None:
-    """"thanks", "greeting" or "never_mind" when the whole utterance is only that ("고마워.",
+    """"thanks", "greeting", "never_mind" or "praise" when the whole utterance is only that ("고마워.",
     "안녕, 좋은 아침!", "아니야, 됐어.", "Thanks!"); None for anything else. A request that
     starts with one and goes on ("타이머 좀... 아, 아니다. 신경 쓰지 마.") is read by its last sentence."""
     lex = lexicon("ko" if speaks_korean(text, language) else "en")
@@ -228,6 +231,10 @@ def small_talk(text: str, language: str) -> str | None:
         if re.fullmatch(rf"{said}(?:\s+{said})*", last):
             return kind
     korean = speaks_korean(text, language)
+    whole = utterance_words(text)
+    if whole and len(whole.split()) <= MAX_ABOUT_HEARTH_WORDS and says_any(whole, korean, "praise_for_hearth") \
+            and not cued_tools(text, language) - {"date_today", "time_now"}:
+        return "praise"  # "You're doing great today, you know that?", "오늘 진짜 잘하네": thanked for, nothing looked up
     if last and len(last.split()) <= MAX_ABOUT_HEARTH_WORDS and says_any(last, korean, "about_hearth") \
             and not cued_tools(text, language) - {"date_today", "time_now"}:
         return "greeting"  # "So how's your day been?", "오늘 하루 어땠어?": asked of hearth itself, answered as a greeting
@@ -259,7 +266,7 @@ def asks_time_left(text: str, language: str) -> bool:
     rules = _rules("en")
     if _EN_TIME_ON.match(words):
         return True  # "How long on the spuds?": the time left on the thing cooking
-    if _EN_HOW_IS_IT_DOING.match(words) and not cued_tools(text, language, _OTHER_LOOK_UPS):
+    if (_EN_HOW_IS_IT_DOING.match(words) or _EN_WHERE_IS_IT_AT.match(words)) and not cued_tools(text, language, _OTHER_LOOK_UPS):
         return True  # "How's the pasta doing for time?"; "How's the weather doing?" asks the weather
     return (rules["time_left"].match(words) is not None and rules["time_left_word"].search(words) is not None
             and rules["know_how_phrase"].search(words) is None)
@@ -313,9 +320,15 @@ def is_question(text: str, language: str) -> bool:
 
 @found_once
 def asks_for_act(text: str, language: str) -> bool:
-    """Whether a question is a request ("Can you set a timer?", "타이머 맞춰 줄래?")."""
+    """Whether a question is a request ("Can you set a timer?", "타이머 맞춰 줄래?"), or an English
+    one put as a command with a question's rise ("We're out of eggs. Pop them on the list?")."""
     words = utterance_words(text)
-    return _rule(words, language, "asks_for_act").search(words) is not None
+    if _rule(words, language, "asks_for_act").search(words) is not None:
+        return True
+    if speaks_korean(words, language):
+        return False
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if utterance_words(s)]
+    return bool(sentences) and sentences[-1].rstrip().endswith("?") and opens_with_a_command(sentences[-1], language)
 
 
 @found_once
@@ -356,8 +369,14 @@ _KO_PAST_END = re.compile(r"[았었였했놨샀썼됐났갔왔봤췄켰쳤졌렸
 
 
 _EN_HOW_IS_IT_DOING = re.compile(
-    r"^(?:\w+ )?how(?:'s| is| are|'re) (?:it|that|they|the \w+(?: \w+)?|my \w+|our \w+) (?:doing|getting on|coming along)(?: (?:for|on) time)?$"
+    r"^(?:\w+ )?how(?:'s| is| are|'re) (?:it|that|they|the \w+(?: \w+)?|my \w+|our \w+) (?:doing|getting on|coming along|looking)"
+    r"(?: (?:for|on) time| time ?wise)?$"
 )
+_EN_WHERE_IS_IT_AT = re.compile(
+    r"^(?:\w+ )?(?:what(?:'s| is) (?:it|that|the timers?) at(?: now)?|where(?:'s| is) (?:it|that|the \w+(?: \w+)?) at(?: now)?"
+    r"|where are we (?:at )?(?:on|with) (?:everything|it|that|all of it|the lot|the \w+(?: \w+)?)(?: now)?)$"
+)
+""""What's it at now?", "Where's the rice at?", "Where are we on everything?": how far the timers are."""
 _OTHER_LOOK_UPS = ("weather", "air_quality", "recipe_search", "convert_units")
 """Look-ups a "how is the … doing" may ask instead of a timer's time left ("How's the weather doing?")."""
 _EN_TIME_ON = re.compile(r"^(?:\w+ )?how (?:long|much longer|much more) (?:on|for) (?:the|my|our) \w+(?: \w+)?$")
@@ -423,6 +442,18 @@ def spoken_to_another(text: str, language: str) -> bool:
     if _rule(text, language, "to_another").search(said) is not None:
         return True
     return speaks_korean(said, language) and _called_by_name(said)
+
+
+def asks_nothing(text: str, language: str) -> bool:
+    """Whether the words say that nothing is asked of hearth ("…, so no need for you to do anything",
+    "Ignore me, talking to myself", "혼잣말이야"), with no other clause that asks for an act."""
+    words = utterance_words(text)
+    korean = speaks_korean(words, language)
+    if not words or not says_any(words, korean, "nothing_asked"):
+        return False
+    if korean:
+        return True
+    return not any(opens_with_a_command(c, language) for c in _clauses(text) if not says_any(c, False, "nothing_asked"))
 
 
 _KO_CALLED = re.compile(r"^\s*([가-힣]{2,3}?)(야|아)\s*[,!]")
@@ -497,7 +528,9 @@ def opens_with_a_command(text: str, language: str) -> bool:
 
 def _clauses(text: str) -> list[str]:
     """The words of each clause of English ``text``: split at punctuation and at words that join clauses."""
-    return [w for w in (utterance_words(c) for c in re.split(r"[,.;:!?]+|\b(?:so|and then|but|because)\b", text)) if w]
+    # "so" joins a clause when a subject follows it ("…, so no need"), not when it is "so pretty"
+    joiner = r"[,.;:!?]+|\b(?:and then|but|because)\b|\bso\b(?=\s+(?:i|we|you|he|she|they|it|that|there|the|my|our|no)\b)"
+    return [w for w in (utterance_words(c) for c in re.split(joiner, text)) if w]
 
 
 def speaks_korean(text: str, language: str) -> bool:

@@ -36,9 +36,14 @@ from agent.deciding.extract import timer_label
 from agent.deciding.commands import READING_TOOLS, local_command, lookup_again
 from agent.deciding.home_commands import home_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
-from agent.deciding.intents import asks_for_act, asks_for_idea, asks_time_left, asks_which_timers, small_talk, speaks_korean
+from agent.deciding.instead import whole_act_instead
+from agent.deciding.corrections import asked_part
+from agent.deciding.intents import (
+    asks_for_act, asks_for_idea, asks_nothing, asks_time_left, asks_which_timers, opens_with_a_command, small_talk, speaks_korean,
+)
 from agent.deciding.origins import offered_act, unsupported_origin
 from agent.deciding.reasoner import cap_line, holding_line, short_answer
+from agent.deciding.running_timers import ONE_TIMER_TOOLS, among_running, more_time_after_it_rang, one_named, running_labels, timer_act_cued
 from agent.deciding.several import continued, each_thing
 from agent.deciding.routing import Route, idea_search, is_question, route_after_decision, route_by_words
 from agent.deciding.speculation import SpeculativeCall, SpeculativeRecord, call_key
@@ -57,7 +62,7 @@ from tools.executor import MAY_ACT, Origin
 
 log = logging.getLogger(__name__)
 
-SMALL_TALK_REPLIES = {"thanks": Phrase.THANKS, "greeting": Phrase.GREETING, "never_mind": Phrase.NEVER_MIND}
+SMALL_TALK_REPLIES = {"thanks": Phrase.THANKS, "greeting": Phrase.GREETING, "never_mind": Phrase.NEVER_MIND, "praise": Phrase.PRAISED}
 """The answer to each kind of small talk (:func:`agent.deciding.intents.small_talk`)."""
 
 
@@ -244,6 +249,18 @@ class Responder:
                 reply.end()
 
             return commanded
+        if (act := timer_act_cued(text, d.language)) is not None and act in self.tools.registry:
+            # "떡볶이 건 이제 꺼도 돼": a running timer named, and one act on a timer asked
+            async def on_named_timer(text: str, reply: Reply) -> None:
+                label = one_named(text, await self._timers_running())
+                if label is None:
+                    await self.think(text, reply)
+                    return
+                tl.mark("named_timer", tool=act, label=label)
+                await self.call_tool(ToolPlan("", act, {"label": label}), text, reply, origin="user")
+                reply.end()
+
+            return on_named_timer
         if asks_time_left(text, d.language) and "timer_status" in self.tools.registry:
             # "How long until it's done?": with a timer running, its time left; else as before.
             async def time_left(text: str, reply: Reply) -> None:
@@ -281,18 +298,24 @@ class Responder:
     async def _running_timer(self, text: str) -> dict[str, Any] | None:
         """The status call's arguments when a timer runs (its label when the words name one of the
         running timers: "is the rice done?"), or None when none does."""
-        probe = await self.tools.executor.call("timer_status", {}, origin="user")
-        data = probe.output.data if probe.ok and probe.output is not None else None
-        timers = (data or {}).get("timers") or []
+        timers = await self._timers_running()
         if not timers:
             return None
-        named = [t["label"] for t in timers if isinstance(t, dict) and t.get("label") and supported(t["label"], text)]
+        named = [label for label in running_labels(timers) if supported(label, text)]
         if len(named) == 1:
             return {"label": named[0]}
         # "국 끓이는 타이머 얼마 남았지?" with no soup timer: the name asked about, which the timers'
         # answer says is not running, rather than every timer's time
         said = timer_label(text) if not named else None
         return {"label": said} if said else {}
+
+    async def _timers_running(self) -> list[Any]:
+        """The running and paused timers, as ``timer_status`` gives them ([] when none, or no timers)."""
+        if "timer_status" not in self.tools.registry:
+            return []
+        probe = await self.tools.executor.call("timer_status", {}, origin="user")
+        data = probe.output.data if probe.ok and probe.output is not None else None
+        return list((data or {}).get("timers") or [])
 
     # -- 2. the decision ------------------------------------------------------------------
     async def think(self, text: str, reply: Reply) -> None:
@@ -318,6 +341,10 @@ class Responder:
         else:
             plan, line = await self._decide(text, reply)
             self.on_decided(self._supported(plan, text))
+        if plan.tool is not None and self.tools.acts(plan.tool) and not self._supported(plan, text) \
+                and (instead := whole_act_instead(plan, text, self.deps.language, self.tools.registry)) is not None:
+            self.timeline.mark("whole_act_instead", tool=instead.tool, was=plan.tool)
+            plan, line = instead, None
         if idea:
             plan, line = self._idea(plan, line, text)
         elif delegating:
@@ -374,6 +401,8 @@ class Responder:
         and anything else is asked for again in other words."""
         language = "ko" if speaks_korean(text, self.deps.language) else "en"
         which = SMALL_TALK_REPLIES.get(small_talk(text, language) or "")
+        if which is None and asks_nothing(text, language):
+            which = Phrase.NEVER_MIND  # "…, so no need for you to do anything": "Okay."
         if which is None:
             if asks_for_act(text, language):
                 which = Phrase.CANNOT_YET
@@ -587,7 +616,17 @@ class Responder:
         request is decided again on its words alone (:meth:`_decide_afresh`)."""
         d, tl, tools = self.deps, self.timeline, self.tools
         assert plan.tool is not None
-        origin = origin or self._origin(plan, text)
+        origin = origin or self._origin(plan, text)  # of what was decided: more time asked for is grounded as that
+        if plan.tool in ONE_TIMER_TOOLS:
+            timers = await self._timers_running()
+            chosen = among_running(plan, text, timers)
+            if origin in MAY_ACT and (asks_for_act(text, d.language) or opens_with_a_command(asked_part(text, d.language), d.language)):
+                # more time the words ask for ("…, can you keep an eye on it?"), not a length the
+                # talker made up, nor one only wished for ("오 분만 더 누워 있고 싶다")
+                chosen = more_time_after_it_rang(chosen, timers)
+            if chosen != plan:
+                tl.mark("timer_named", tool=chosen.tool, label=chosen.args.get("label"), was=plan.tool)
+                plan = chosen
         record = ToolCallRecord(plan.tool, dict(plan.args), acts=tools.acts(plan.tool), origin=origin)
         self.result.tool_calls.append(record)
         doubtful = record.acts and origin == "user" and self._heard_doubtfully(plan)

@@ -36,7 +36,7 @@ from typing import Literal
 
 from agent.deciding.extract_lookup import place, recipe_query, when
 from agent.deciding.spoken_numbers import durations
-from agent.deciding.several import one_act_on_things
+from agent.deciding.several import one_act_on_things, timers_in
 from agent.deciding.corrections import asked_part
 from agent.deciding.intents import asks_for_act, asks_to_know, cued_tools, is_question, speaks_korean, tells_of_past, utterance_words
 from agent.deciding.lexicon import lexicon
@@ -138,6 +138,8 @@ def several_acts(text: str, language: str) -> bool:
     cued = cued_tools(text, language, _ACT_TOOLS)
     if one_act_on_things(text, cued):
         return False  # "add eggs, milk and butter": one act on several things, made once per thing
+    if cued == {"timer_start"} and len(durations(text)) <= 1 and len(timers_in(text)) <= 1:
+        return False  # "Forty-five minutes, and call it lasagna": one timer, and its name
     return bool(cued)
 
 

@@ -47,9 +47,13 @@ def _opens_with_act(part: str) -> bool:
     return bool(first) and any(" ".join(first[: len(verb.split())]) == verb for verb in lexicon("en").phrases("command_open"))
 
 
+_KO_TALLY = re.compile(r"^(?:이렇게|요렇게|총|전부|모두|다\s*해서)\s*\S+\s*(?:개|가지)?(?:\s*(?:만|다|요))?$")
+"""How many things were just named, said after them ("대파랑 두부, 콩나물, 이렇게 세 개"): no thing itself."""
+
+
 def _parts(phrase: str, korean: bool) -> list[str]:
     if korean:
-        return [p for p in (w.strip() for w in _KO_SPLIT.split(phrase)) if p]
+        return [p for p in (w.strip() for w in _KO_SPLIT.split(phrase)) if p and not _KO_TALLY.match(p)]
     if _one_thing(phrase):
         return [phrase]
     # "cumin, coriander and, uh, smoked paprika": a hesitation is no thing, and leaves no part behind
@@ -267,11 +271,15 @@ def _joined_on(text: str, language: str) -> tuple[str, bool] | None:
 def continued(act: Act | None, text: str, language: str) -> ToolPlan | None:
     """The list act just made, made again on the thing these words join on ("And parmesan."
     after adding pasta; "And the bread." after ticking the eggs off); the timer just paused let
-    go on ("Okay, carry on.", "됐어, 계속해 줘."); or None."""
+    go on ("Okay, carry on.", "됐어, 계속해 줘."); the list read back right after it changed
+    ("Read the whole thing back to me"); or None."""
     if act is not None and act.tool == "timer_pause":
         return _resumed(act, text, language)
     if act is None or act.tool not in LIST_TOOLS:
         return None
+    korean = speaks_korean(text, language)
+    if (_KO_READ_IT_BACK if korean else _READ_IT_BACK).search(utterance_words(text)):
+        return ToolPlan("", "shopping_list", {})  # "Okay, read the whole thing back to me", "지금까지 뭐뭐 적혔어?"
     joined = _joined_on(text, language)
     if joined is None:
         return None
@@ -279,6 +287,13 @@ def continued(act: Act | None, text: str, language: str) -> ToolPlan | None:
     # "And soy sauce and sesame oil.": the first thing here, each of them when the plan is made per thing
     things = _read_all(_parts(phrase, korean), korean, act.tool == "shopping_complete")
     return None if not things else ToolPlan("", act.tool, _list_args(act.tool, *things[0]))
+
+
+_READ_IT_BACK = re.compile(
+    r"\b(?:read|say|run through|go through|give)\s+(?:me\s+|us\s+)?(?:it|that|them|everything|all of it|the lot|the whole thing|the whole lot|what we have|what's on it)"
+    r"(?:\s+(?:back|out|over|again))+\b")
+_KO_READ_IT_BACK = re.compile(r"(?:뭐뭐|뭐|뭘|어떤\s*거|무슨\s*거)\s*(?:적혀|적혔|있어|있지|있는지|있나|들어갔|들어가\s*있|넣었|담겼)")
+"""Right after something went on the list or came off it, what is asked to be read back is the list."""
 
 
 def _read_all(parts: list[str], korean: bool, complete: bool) -> list[tuple[str, str | None]]:
@@ -292,16 +307,21 @@ def _read_all(parts: list[str], korean: bool, complete: bool) -> list[tuple[str,
 def _resumed(paused: Act, text: str, language: str) -> ToolPlan | None:
     """The paused timer let go on, when the words are only a word to go on ("carry on", "keep going",
     "계속해"): right after a pause, what goes on is that timer."""
-    words = utterance_words(text)
-    korean = speaks_korean(words, language)
+    korean = speaks_korean(text, language)
     lex = lexicon("ko" if korean else "en")
-    rest = words
-    for phrase in lex.phrases("go_on_after_pause"):
-        rest = re.sub(rf"(?<![\w']){re.escape(phrase)}(?![\w'])", " ", rest) if not korean else rest.replace(phrase, " ")
-    if rest == words:
-        return None
-    fillers = set(lex.phrases("go_on_filler"))
-    if any(word not in fillers for word in rest.split()):
-        return None  # "carry on with the recipe": something else goes on
-    label = paused.args.get("label")
-    return ToolPlan("", "timer_resume", {"label": label} if label else {})
+    label = paused.args.get("label") or paused.data.get("label")  # "pause that" paused the chili timer
+    # "Okay, only the postman. Carry on with the chili timer.": what went before is told, the last
+    # sentence asks; the paused timer's own name may be said in it
+    named = set(utterance_words(label).split()) if isinstance(label, str) else set()
+    fillers = set(lex.phrases("go_on_filler")) | named
+    for sentence in reversed([s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if utterance_words(s)]):
+        words = utterance_words(sentence)
+        rest = words
+        for phrase in lex.phrases("go_on_after_pause"):
+            rest = re.sub(rf"(?<![\w']){re.escape(phrase)}(?![\w'])", " ", rest) if not korean else rest.replace(phrase, " ")
+        if rest == words:
+            continue
+        if any(word not in fillers for word in rest.split()):
+            return None  # "carry on with the recipe": something else goes on
+        return ToolPlan("", "timer_resume", {"label": label} if label else {})
+    return None

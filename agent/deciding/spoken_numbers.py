@@ -141,7 +141,7 @@ def read_amount(words: list[str], i: int) -> tuple[float, int, bool] | None:
             value, j = run
         elif w in EN_FRACTIONS:
             return EN_FRACTIONS[w], i + 1, False
-        elif w in ("a", "an"):
+        elif w in ("a", "an", "another"):  # "another couple of minutes", "another half hour", "another minute"
             nxt = words[i + 1] if i + 1 < len(words) else ""
             if nxt in EN_FRACTIONS:
                 return EN_FRACTIONS[nxt], i + 2, False
@@ -188,7 +188,7 @@ def _english_duration_part(words: list[str], i: int) -> tuple[float, int, int] |
     amount = read_amount(words, i)
     if amount is None:
         return None
-    value, j, _ = amount
+    value, j, article_only = amount
     if j < len(words) and words[j] in _en_more():  # "five more minutes"
         j += 1
     if j < len(words) and words[j] == "of":  # "a quarter of an hour"
@@ -202,6 +202,8 @@ def _english_duration_part(words: list[str], i: int) -> tuple[float, int, int] |
         unit = EN_DURATION_LETTERS.get(words[j])
     if unit is None:
         return None
+    if article_only and unit == 1 and words[j] in ("sec", "second"):
+        return None  # "hold it for a sec", "pause it a second": a while, not a length to time
     j += 1
     tail = words[j : j + 3]
     if len(tail) == 3 and tail[0] == "and" and tail[1] in ("a", "an") and tail[2] in EN_FRACTIONS:
@@ -235,6 +237,9 @@ def english_durations(text: str) -> list[Found]:
             total, j, unit = total + more[0], more[1], more[2]
         if (bare := _bare_smaller_part(words, j, unit)) is not None:
             total, j = total + bare[0], bare[1]  # "an hour forty", "two minutes thirty"
+        if j < len(words) and lexicon("en").has("length_gone_by", words[j]):
+            i = j + 1  # "ten minutes ago the kitchen was clean": a length that was, not one to time
+            continue
         found.append(Found(total, tokens[i].start, tokens[j - 1].end))
         i = j
     return found

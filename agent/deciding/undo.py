@@ -156,6 +156,7 @@ def amended(act: Act | None, text: str, language: str) -> tuple[str, dict[str, A
     """
     if act is None or act.tool not in ("timer_start", "timer_adjust"):
         return None
+    text = _without_length_said_again(text)
     words = utterance_words(text)
     korean = speaks_korean(words, language)
     started = act.data.get("duration_s", act.args.get("duration_s")) if act.tool == "timer_start" else None
@@ -206,11 +207,19 @@ def _length_taken_back(text: str, korean: bool, started: object, unit: int | Non
     let's say ten minutes instead.", "그냥 칠 분으로 바꿔 줘", "아 잘못 말했다, 십오 분이야"); the old
     length may be named first ("팔 분 말고 구 분으로 해", "not eight minutes, seven minutes"); a bare
     number counts in ``unit``, the unit of the length it takes back ("No, I meant twenty")."""
+    text = _without_length_said_again(text)
     said, lengths = prepare(text), durations(text)
     if len(lengths) == 2 and lengths[0].value == started:
         first, lengths = lengths[0], lengths[1:]
         said = said[: first.start] + " " * (first.end - first.start) + said[first.end :]
-    if not lengths and unit is not None and len(bare := numbers(text)) == 1:
+    bare = numbers(text) if not lengths and unit is not None else []
+    if len(bare) == 2 and isinstance(started, (int, float)) and unit:
+        # "that should have been twenty-two, not eighteen": the old count named beside the new
+        old = [b for b in bare if b.value * unit == started]
+        if len(old) == 1:
+            said = said[: old[0].start] + " " * (old[0].end - old[0].start) + said[old[0].end :]
+            bare = [b for b in bare if b is not old[0]]
+    if len(bare) == 1 and unit is not None:
         lengths = [replace(bare[0], value=bare[0].value * unit)]
     if len(lengths) != 1:
         return None
@@ -226,6 +235,21 @@ def _length_taken_back(text: str, korean: bool, started: object, unit: int | Non
     if not took_back or rest.split():
         return None  # "and another ten minutes for the rice": something more than a new length
     return lengths[0].value
+
+
+def _without_length_said_again(text: str) -> str:
+    """``text`` without a last part that only says again the length before it ("육 분이야, 육 분",
+    "twelve minutes, twelve minutes"): said twice to be heard, it is one length."""
+    head, comma, last = text.rstrip(" .!?").rpartition(",")
+    if not comma:
+        return text
+    again = durations(last)
+    before = durations(head)
+    if len(again) != 1 or not before or before[-1].value != again[0].value:
+        return text
+    if prepare(last).replace(prepare(last)[again[0].start : again[0].end], " ").strip(" .!?요"):
+        return text  # more than the length: "육 분, 육 분 더"
+    return head
 
 
 def _other_words(said: str, start: int, end: int, korean: bool) -> bool:

@@ -18,6 +18,8 @@ class Phrase(str, Enum):
     THANKS = "thanks"
     GREETING = "greeting"
     NEVER_MIND = "never_mind"
+    PRAISED = "praised"
+    """Praise for hearth itself ("You're doing great today"): thanked for, nothing looked up."""
     CANNOT_YET = "cannot_yet"
     """A request nothing in hearth serves (a phone call, a taxi), when no model may say so."""
     SAY_ANOTHER_WAY = "say_another_way"
@@ -37,6 +39,7 @@ _PHRASES: dict[str, dict[Phrase, str]] = {
         Phrase.THANKS: "You're welcome.",
         Phrase.GREETING: "Hello!",
         Phrase.NEVER_MIND: "Okay.",
+        Phrase.PRAISED: "Thank you!",
         Phrase.CANNOT_YET: "Sorry, I can't do that yet.",
         Phrase.SAY_ANOTHER_WAY: "Sorry, I'm not sure what you'd like. Could you say it another way?",
     },
@@ -52,6 +55,7 @@ _PHRASES: dict[str, dict[Phrase, str]] = {
         Phrase.THANKS: "천만에요.",
         Phrase.GREETING: "안녕하세요!",
         Phrase.NEVER_MIND: "네, 알겠어요.",
+        Phrase.PRAISED: "고마워요!",
         Phrase.CANNOT_YET: "죄송해요, 그건 아직 못 해요.",
         Phrase.SAY_ANOTHER_WAY: "죄송해요, 무슨 말씀인지 잘 모르겠어요. 다르게 한 번 말해 주시겠어요?",
     },

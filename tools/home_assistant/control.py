@@ -37,6 +37,8 @@ class HomeControlArgs(BaseModel):
     target: Target = Field(default=None, description="The words naming the device and room, as said.")
     entity_ids: list[str] | None = Field(default=None, max_length=32, description="Exact entities (an undo, a yes).")
     value: float | None = Field(default=None, ge=0, le=100, description="Degrees for a thermostat, percent for a light or fan.")
+    step: float | None = Field(default=None, ge=-10, le=10,
+                               description="Degrees up (+) or down (-) from a thermostat's set temperature, with action set and no value.")
     confirmed: bool = Field(default=False, description="Asked back and agreed to.")
 
 
@@ -153,8 +155,18 @@ def _ko_unit(unit: str) -> str:
 Call = tuple[str, str, dict[str, Any]]
 
 
-def _service(entity: HomeEntity, action: Action, value: float | None) -> tuple[Call, ...] | None:
+def _stepped(entity: HomeEntity, value: float | None, step: float | None) -> float | None:
+    """The value to set: ``value``, or a thermostat's set temperature moved by ``step`` ("nudge
+    the thermostat up two degrees": 20 → 22); None when neither can be had."""
+    if value is not None or step is None or entity.domain != "climate":
+        return value
+    now = entity.attributes.get("temperature")
+    return float(now) + step if isinstance(now, (int, float)) and not isinstance(now, bool) else None
+
+
+def _service(entity: HomeEntity, action: Action, value: float | None, step: float | None = None) -> tuple[Call, ...] | None:
     """The service calls that do ``action`` to ``entity``, in order, or None when it cannot."""
+    value = _stepped(entity, value, step)
     domain = entity.domain
     if action == "toggle":
         action = "off" if entity.state in ("on", "open", "heat", "cool", "auto", "unlocked") else "on"
@@ -250,7 +262,7 @@ def home_assistant_tools(home: HomeAssistantHome, language: str = "en") -> list[
         try:
             found = await resolve(args.target, args.entity_ids, everything=args.action == "off")
             if found.candidates:
-                able = tuple(e for e in found.candidates if _service(e, args.action, args.value) is not None)
+                able = tuple(e for e in found.candidates if _service(e, args.action, args.value, args.step) is not None)
                 if len(able) == 1:
                     found = Match((able[0],))
                 else:
@@ -258,7 +270,7 @@ def home_assistant_tools(home: HomeAssistantHome, language: str = "en") -> list[
                                       "candidates": [e.entity_id for e in found.candidates]})
             if not found.found:
                 return ToolOutput(_not_found(args.target, lang), {"error": "not_found", "target": args.target})
-            plans = [(e, _service(e, args.action, args.value)) for e in found.entities]
+            plans = [(e, _service(e, args.action, args.value, args.step)) for e in found.entities]
             doable = [(e, s) for e, s in plans if s is not None]
             if not doable:
                 text = "그건 할 수 없는 기기예요." if lang == "ko" else f"{_The(found.entities[0].name)} can't do that."
@@ -266,7 +278,8 @@ def home_assistant_tools(home: HomeAssistantHome, language: str = "en") -> list[
             risky = [e for e, _ in doable if e.domain in ASKED_FIRST_DOMAINS]
             if risky and not args.confirmed:
                 ids = [e.entity_id for e, _ in doable]
-                offer = {"tool": "home_control", "args": {"action": args.action, "entity_ids": ids, "value": args.value, "confirmed": True}}
+                offer = {"tool": "home_control", "args": {"action": args.action, "entity_ids": ids, "value": args.value, "step": args.step,
+                                                          "confirmed": True}}
                 return ToolOutput(_asking([e for e, _ in doable], args.action, lang), {"asked": ids, "offer": offer})
             previous = {e.entity_id: {"state": e.state, "temperature": e.attributes.get("temperature"),
                                       "brightness": e.attributes.get("brightness")} for e, _ in doable}
