@@ -21,7 +21,7 @@ def meant(plan) -> list[str]:
 
 
 @pytest.mark.parametrize("text, language, step", [
-    ("It's chilly, nudge the thermostat up two degrees.", "en", 2.0),
+    ("Brr, nudge the thermostat up two degrees.", "en", 2.0),
     ("Turn the heating down a degree.", "en", -1.0),
     ("Thermostat up by 3 degrees, please.", "en", 3.0),
     ("난방 온도 일 도만 올려 줘.", "ko", 1.0),
@@ -44,15 +44,15 @@ def test_a_level_said_with_its_way_is_set(text, value):
 
 
 @pytest.mark.parametrize("text, target", [
-    ("Turn on the air conditioning, it's boiling with the oven going.", None),
-    ("Switch the hood fan on, the fish is smoking and the oven's hot.", "the hood fan"),
-    ("The pizza's done, switch the oven off.", "the oven"),
+    ("Put the aircon on, the oven has made the whole flat hot.", None),
+    ("Get the extractor running, the salmon skin is smoking and the oven's hot.", "the extractor"),
+    ("The tart has finished, so turn the oven off.", "the oven"),
 ])
 def test_a_thing_is_named_within_its_own_clause(text, target):
     plan = home_command(text, "en", refers)
     assert plan is not None
     if target is None:
-        assert plan.tool is None and "air conditioning" in plan.say  # refused by its name, no oven switched
+        assert plan.tool is None and "aircon" in plan.say  # refused by its name, no oven switched
     else:
         assert plan.args["target"] == target
 

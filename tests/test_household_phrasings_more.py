@@ -78,7 +78,7 @@ def test_other_bringing_up_reads_no_recipe(text):
 @pytest.mark.parametrize("text, move", [
     ("Hold on, back up a step, did it say baking soda?", "back"),
     ("Go back one, was it two cloves or three?", "back"),
-    ("What goes in it again, the whole ingredient list?", "ingredients"),
+    ("Which things go into it, the whole ingredient list?", "ingredients"),
 ])
 def test_a_step_back_with_what_was_read_checked(text, move):
     assert recipe_move(text, "en", True) == move
@@ -87,7 +87,7 @@ def test_a_step_back_with_what_was_read_checked(text, move):
 @pytest.mark.parametrize("text, note", [
     ("Note to self. The blue pan scorches on high.", "The blue pan scorches on high"),
     ("Okay, memo to self, buy a new whisk before Friday.", "buy a new whisk before Friday"),
-    ("Make a note that the freezer runs at minus twenty degrees.", "the freezer runs at minus twenty degrees"),
+    ("Make a note: the freezer sits at minus twenty degrees.", "the freezer sits at minus twenty degrees"),
 ])
 def test_a_note_opened_is_a_note_whatever_it_speaks_of(text, note):
     assert note_opened(text, "en") == note
@@ -99,7 +99,7 @@ def test_a_note_spoken_of_is_no_note():
 
 
 @pytest.mark.parametrize("text, value, from_unit, to_unit", [
-    ("This old cookbook says 375 degrees. What's that in Celsius?", 375, "F", "C"),
+    ("This old cookbook says 375 degrees. How much is it in Celsius?", 375, "F", "C"),
     ("What is 180 degrees in Fahrenheit?", 180, "C", "F"),
     ("350 degrees, what is that for us in Celsius?", 350, "F", "C"),
 ])
@@ -259,7 +259,7 @@ def test_a_remark_about_someone_elses_or_with_so_pretty(text):
     assert makes_a_remark(text, "en")
 
 
-@pytest.mark.parametrize("text", ["We're out of eggs. Pop them on the list?", "Add oat milk too?", "Set a timer for five minutes?"])
+@pytest.mark.parametrize("text", ["The cream has run out. Pop it on the list?", "Add oat milk too?", "Set a timer for five minutes?"])
 def test_a_command_said_as_a_question_asks_for_the_act(text):
     assert asks_for_act(text, "en")
 
@@ -273,7 +273,7 @@ def test_a_korean_label_without_its_particle_or_its_place(text, label):
 
 
 @pytest.mark.parametrize("text, label", [
-    ("The dough has to rise for an hour, so set something for the dough or I'll forget.", "dough"),
+    ("The buns need to prove for ninety minutes, so set something for the buns or I'll forget.", "buns"),
     ("Set a timer for the stew or it will burn, forty minutes.", "stew"),
     ("Twenty minutes for the rice but check it at fifteen.", "rice"),
 ])

@@ -307,7 +307,7 @@ _EN_NOTE_OPENING = re.compile(
 
 def note_opened(text: str, language: str) -> str | None:
     """What to write down, when English words open by asking for a note ("Note to self. Our oven
-    runs hot.", "Make a note that the blender lid cracked"): what follows is the note, whatever it
+    runs hot.", "Make a note: the blender lid cracked"): what follows is the note, whatever it
     speaks of (a temperature, a timer, a thing to buy), so it is no other request."""
     if speaks_korean(text, language) or _EN_NOTE_OPENING.match(text.strip()) is None:
         return None

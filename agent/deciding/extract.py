@@ -352,7 +352,7 @@ _EN_ADD = (
     # "We'll need a dozen limes for Saturday, put that down": what is needed, then written down as "that"
     r"^(?:(?:oh|ok|okay|so|right|and)\s*,?\s+)*(?:we|i)(?:'ll|\s+will)?\s+(?:need|want)\s+(?!to\b)(?P<x>[^,.!?]+?)"
     r"(?:\s+for\s+[^,.!?]+?)?\s*,\s*(?:so\s+)?(?:put|jot|write|pop|stick|add|note)\s+(?:that|it|them|those)\b",
-    # "3 cans of chickpeas.", "Two bags of frozen peas": a counted thing in its container, said alone
+    # "3 cans of chickpeas.", "Two bags of sweetcorn": a counted thing in its container, said alone
     r"^(?:(?:oh|ok|okay|and|also|plus)\s*,?\s+)*(?P<x>(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a\s+couple\s+of|a\s+few|\d+)\s+"
     r"(?:cans?|tins?|bags?|bottles?|packs?|packets?|cartons?|jars?|boxes?|loaves|loaf|bunch(?:es)?|tubs?|punnets?|blocks?)\s+of\s+[^,.!?]+?)\s*[.!?]*$",
 )

@@ -128,7 +128,7 @@ def _english(text: str) -> Conversion:
         i += 1
     scales = {u for u, *_ in bare if u in ("C", "F")}
     if not pairs and len(plain_degrees) == 1 and len(scales) == 1:
-        # "The cookbook says 375 degrees, what's that in Celsius?": from the other scale
+        # "The cookbook says 375 degrees, how much is it in Celsius?": from the other scale
         wanted = scales.pop()
         return Conversion(plain_degrees[0], "F" if wanted == "C" else "C", wanted)
     result = _decide([(v, u) for v, u, *_ in pairs], [u for u, *_ in bare])

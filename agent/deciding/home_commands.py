@@ -123,11 +123,14 @@ def _topic(clause: str, lex: Lexicon, korean: bool, refers: Refers) -> str | Non
 
 
 def _within_one_clause(target: str, said: str) -> str:
-    """``target`` cut where its clause ends in ``said``: "Turn on the air conditioning, it's boiling
-    with the oven going" names the air conditioning, never the oven of the reason after it."""
+    """``target`` cut where its clause ends in ``said``: "Put the aircon on, the oven has made the
+    whole flat hot" names the aircon, never the oven of the reason after it."""
     words = target.split()
     if len(words) < 2 or not re.search(r"[,.;!?]", said):
         return target
+    parts = [f" {utterance_words(part)} " for part in re.split(r"[,.;!?]+", said)]
+    if f" {target} " not in f" {utterance_words(said)} " or any(f" {target} " in part for part in parts):
+        return target  # not the words as said ("the heating", for a temperature), or said within one clause
     best: list[str] = []
     for part in re.split(r"[,.;!?]+", said):
         found = f" {utterance_words(part)} "

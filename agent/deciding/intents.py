@@ -321,7 +321,7 @@ def is_question(text: str, language: str) -> bool:
 @found_once
 def asks_for_act(text: str, language: str) -> bool:
     """Whether a question is a request ("Can you set a timer?", "타이머 맞춰 줄래?"), or an English
-    one put as a command with a question's rise ("We're out of eggs. Pop them on the list?")."""
+    one put as a command with a question's rise ("The butter has gone. Pop it on the list?")."""
     words = utterance_words(text)
     if _rule(words, language, "asks_for_act").search(words) is not None:
         return True
