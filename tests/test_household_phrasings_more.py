@@ -279,3 +279,28 @@ def test_a_korean_label_without_its_particle_or_its_place(text, label):
 ])
 def test_an_english_label_ends_where_the_clause_joins_another(text, label):
     assert timer_label(text) == label
+
+
+@pytest.mark.parametrize("text", ["오 분만 더 자고 싶다.", "오늘은 떡볶이 먹고 싶네", "이십 분만 쉬고 싶어요."])
+def test_a_korean_wish_asks_nothing(text):
+    from agent.deciding.intents import tells_a_wish
+    assert tells_a_wish(text, "ko")
+
+
+@pytest.mark.parametrize("text", ["김치찌개 끓이고 싶은데 레시피 찾아 줘", "라면 먹고 싶어?", "오 분 타이머 맞춰 줘"])
+def test_a_wish_with_a_request_or_a_question_is_not_only_a_wish(text):
+    from agent.deciding.intents import tells_a_wish
+    assert not tells_a_wish(text, "ko")
+
+
+@pytest.mark.parametrize("text", [
+    "Take the butter back off actually, Mum's bringing some over.",
+    "Cross the rice off actually, we've got a bag in the cupboard.",
+    "Leave the timer on actually, my oven runs slow.",
+])
+def test_actually_before_a_reason_takes_nothing_back(text):
+    assert corrected(text) == text
+
+
+def test_actually_before_a_value_still_corrects():
+    assert corrected("Set it for ten minutes, actually, twelve.") == "Set it for twelve minutes"

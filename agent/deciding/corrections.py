@@ -56,7 +56,8 @@ def corrected(text: str) -> str:
     pattern = _KO if korean else _en()
     last = None
     for match in pattern.finditer(text):
-        if match.start() > 0 and re.search(r"\w", text[: match.start()]) and re.search(r"\w", text[match.end() :]):
+        if match.start() > 0 and re.search(r"\w", text[: match.start()]) and re.search(r"\w", text[match.end() :]) \
+                and (korean or not _a_reason_follows(text[match.end() :])):
             last = match
     if last is None:
         return text
@@ -94,6 +95,13 @@ def corrected(text: str) -> str:
             replaced -= 1  # an English request opens with its verb ("add", "set"): keep it
     kept = before[: len(before) - replaced]
     return " ".join([*kept, after]).strip()
+
+
+def _a_reason_follows(after: str) -> bool:
+    """Whether what follows a word like "actually" is a reason with its own subject and no value
+    ("Take the butter back off actually, Mum's bringing some"): the words before stand, nothing is
+    taken back."""
+    return tells_a_reason(after.strip()) and not numbers(after) and not durations(after)
 
 
 def _said_again(before: list[str], after: str) -> str | None:

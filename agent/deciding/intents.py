@@ -444,6 +444,15 @@ def spoken_to_another(text: str, language: str) -> bool:
     return speaks_korean(said, language) and _called_by_name(said)
 
 
+_KO_WISH = re.compile(r"고\s*싶(?:다|네|어|어요|네요|은데|다고)\s*[.!~]*$")
+
+
+def tells_a_wish(text: str, language: str) -> bool:
+    """Whether Korean words end by wishing, not asking ("오 분만 더 누워 있고 싶다", "라면 먹고
+    싶네"): nothing is asked of hearth, whatever length or thing the wish holds."""
+    return speaks_korean(text, language) and "?" not in text and _KO_WISH.search(text.strip()) is not None
+
+
 def asks_nothing(text: str, language: str) -> bool:
     """Whether the words say that nothing is asked of hearth ("…, so no need for you to do anything",
     "Ignore me, talking to myself", "혼잣말이야"), with no other clause that asks for an act."""

@@ -28,7 +28,7 @@ from agent.deciding.banks import NONE, Entry, example_bank
 from agent.deciding.corrections import asked_part
 from agent.deciding.intents import (
     asks_for_act, asks_how_things_are, asks_nothing, asks_to_know, cued_alone, cued_tools, is_question, judges_a_length, makes_a_remark, offered, requests_an_act,
-    opens_with_a_command, small_talk, spoken_to_another, tells_of_past, tells_own_plan, tells_what_is_written,
+    opens_with_a_command, small_talk, spoken_to_another, tells_a_wish, tells_of_past, tells_own_plan, tells_what_is_written,
 )
 from agent.model.llm import ChatMessage
 from agent.speaking.phrases import system_prompt
@@ -181,7 +181,8 @@ class ExamplePicker:
         allowed = set(offered(text, language, tools)) | {NONE}
         if "timer_adjust" in allowed and changes_time_only(text):
             allowed.discard("timer_start")  # "another three minutes onto the cookie timer": a change, not a new timer
-        if spoken_to_another(text, language) or small_talk(text, language) is not None or asks_nothing(text, language):
+        if spoken_to_another(text, language) or small_talk(text, language) is not None or asks_nothing(text, language) \
+                or tells_a_wish(text, language):
             allowed = {NONE}  # "Kids, dinner in five minutes!": said to someone else; "how's your day been?": to hearth
         elif asks_to_know(text, language) or asks_how_things_are(text, language):
             allowed &= READ_ONLY | {NONE}  # a "why" question, or "did I put eggs on the list?", never acts
