@@ -34,6 +34,7 @@ from typing import Any, Protocol
 from agent.deciding.arguments import asked_back, repair_arguments, supported
 from agent.deciding.extract import timer_label
 from agent.deciding.commands import READING_TOOLS, local_command, lookup_again
+from agent.deciding.home_and_more import home_and_more
 from agent.deciding.home_commands import home_command
 from agent.deciding.confirm import PendingAct, answer_of, ask_for, asks_to_repeat, declined, missing_value, question, supplied
 from agent.deciding.instead import whole_act_instead
@@ -229,6 +230,23 @@ class Responder:
             earlier = " ".join(m.content for m in self.history if m.role == "user") or None
             command = replace(again, args=repair_arguments(str(again.tool), again.args, text, earlier=earlier))
         home = self.tools.home_devices
+        if home is not None and "home_control" in self.tools.registry \
+                and (parts := home_and_more(text, d.language, home, list(self.last_things) or None)) is not None:
+            # "Hood fan on, and give me a ten minute timer": each request of the two, in order
+            tl.mark("home_and_more", parts=len(parts))
+
+            async def each_request(text: str, reply: Reply) -> None:
+                for words, plan in parts:
+                    if plan is None:
+                        await self._decide_and_call(words, reply)
+                    elif plan.tool is None:
+                        say(reply, plan.say)  # refused in its own words
+                    else:
+                        await self.call_tool(plan, words, reply, origin="user")
+                reply.flush()
+                reply.end()
+
+            return each_request
         if home is not None and "home_control" in self.tools.registry:
             # "Turn it off" means the device the turn just before switched or asked about, and only
             # then: said to a ringing timer an hour later, it must not find the lights.
@@ -701,6 +719,15 @@ class Responder:
         else:
             say(reply, spoken_result(result, d.language), "tool")
         reply.flush()
+
+    async def _decide_and_call(self, text: str, reply: Reply) -> None:
+        """One decision on ``text`` and its call, or the line for words no tool serves; the reply
+        is left open for what follows (a part of a longer request)."""
+        plan, line = await self._decide(text, reply)
+        if plan.tool is None:
+            say(reply, self._no_tool_reply(text))
+            return
+        await self.call_tool(plan, text, reply, line=line)
 
     async def _decide_afresh(self, text: str, reply: Reply) -> None:
         """The request decided again without the conversation, after the decision on it was an act
