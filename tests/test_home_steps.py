@@ -72,3 +72,38 @@ async def test_a_step_on_a_thing_with_no_set_temperature_cannot_be_done():
     fake = FakeHomeAssistant(household())
     out = await run(tools_for(fake), "home_control", action="set", target="the kitchen lights", step=2)
     assert out.data.get("error") == "unsupported" and not fake.calls
+
+
+@pytest.mark.parametrize("text, action, entity", [
+    ("We're finished in here, so the light can go off.", "off", "light.kitchen_lights"),
+    ("The fan can be switched off now.", "off", "switch.hood_fan"),
+    ("Dinner's served, the hood can go off.", "off", "switch.hood_fan"),
+])
+def test_what_a_thing_may_do_now_is_asked(text, action, entity):
+    plan = home_command(text, "en", refers)
+    assert plan is not None and plan.args["action"] == action and meant(plan) == [entity]
+
+
+@pytest.mark.parametrize("text, entity", [
+    ("Lights in here, please.", "light.kitchen_lights"),
+    ("Lamps in the living room.", "light.living_room_light"),
+    ("Lamp in here.", "light.kitchen_lights"),
+])
+def test_light_asked_for_where_it_is_wanted_is_switched_on(text, entity):
+    plan = home_command(text, "en", refers)
+    assert plan is not None and plan.args["action"] == "on" and meant(plan) == [entity]
+
+
+@pytest.mark.parametrize("text, refused", [
+    ("Hmm, there's too much glare on the telly, switch it off again.", False),
+    ("Ugh, the steam is fogging up the microwave door, turn it off.", False),
+    ("The dishwasher's packed, get it running.", True),
+    ("The telly is too loud, turn it off.", True),
+])
+def test_it_after_a_device_was_switched_is_that_device_unless_an_appliance_is_the_subject(text, refused):
+    plan = home_command(text, "en", refers, ["light.living_room_light"])
+    assert plan is not None
+    if refused:
+        assert plan.tool is None
+    else:
+        assert plan.args == {"action": "off", "entity_ids": ["light.living_room_light"]}

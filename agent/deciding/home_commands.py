@@ -68,7 +68,8 @@ def home_command(text: str, language: str, refers: Refers, last: list[str] | Non
         target = _within_one_clause(str(plan.args.get("target") or "").strip(), clause)
         if target != str(plan.args.get("target") or "").strip():
             plan = ToolPlan(plan.say, plan.tool, {**plan.args, "target": target})
-        if (not target or _is_pronoun(target, lex, korean)) and (appliance := _appliance_named(text, lex, korean)) is not None:
+        if (not target or _is_pronoun(target, lex, korean)) and (appliance := _appliance_named(text, lex, korean)) is not None \
+                and (not last or _opens_a_clause(appliance, text, lex, korean)):
             # "식기세척기에 그릇 꽉 찼어, 작동시켜 줘요": the verb alone is about the appliance named, which
             # the home does not share, never the thing the turn before switched
             return ToolPlan(_cannot_control(appliance, korean), None, {})
@@ -189,6 +190,20 @@ def _appliance_named(text: str, lex: Lexicon, korean: bool) -> str | None:
     words = [strip_korean_particle(w) if korean else re.sub(r"'s$", "", w) for w in utterance_words(text).split()]
     return next((" ".join(words[i:j]) for i in range(len(words)) for j in range(len(words), i, -1)
                  if lex.has("appliance", " ".join(words[i:j]))), None)
+
+
+def _opens_a_clause(thing: str, text: str, lex: Lexicon, korean: bool) -> bool:
+    """Whether ``thing`` is what a clause of ``text`` is about, said first ("The dishwasher's
+    packed, get it running"), not a word inside one ("there's too much glare on the telly, turn it
+    off again": "it" is still the light the turn before switched)."""
+    for part in re.split(r"[,.;!?]+", text):
+        words = re.sub(r"^(?:" + lex.alternation("lead") + r"\s+)+", "", utterance_words(part))
+        bare = [strip_korean_particle(w) if korean else re.sub(r"'s$", "", w) for w in words.split()]
+        if bare and bare[0] in ("the", "that", "this", "my", "our", "your"):
+            bare = bare[1:]
+        if " ".join(bare[: len(thing.split())]) == thing:
+            return True
+    return False
 
 
 def _is_pronoun(target: str, lex: Lexicon, korean: bool) -> bool:
@@ -356,6 +371,14 @@ def _english_act(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
     m = re.match(r"^(?P<x>(?:the\s+)?[\w' ]{2,40}?)\s+(?P<d>up|down)$", words)
     if m is not None and re.search(rf"\b{lex.alternation('cover_word')}$", m["x"]):
         return ToolPlan("", "home_control", {"action": "open" if m["d"] == "up" else "close", "target": m["x"]}), True
+    # "so the light can go off", "the fan can be switched on now": what the thing may do, asked
+    m = re.match(r"^(?:so\s+)?(?P<x>(?:the\s+)?[\w' ]{2,40}?)\s+can\s+(?:go|be\s+(?:turned|switched|put))\s+(?P<a>on|off)(?:\s+now)?$", words)
+    if m is not None and not re.search(r"\b(?:is|are|it|that|this|i|we|you)\b|'s\b", m["x"]):
+        return ToolPlan("", "home_control", {"action": m["a"], "target": m["x"]}), True
+    # "Lights in here, please", "some light in the kitchen": light asked for where the speaker is, or a room
+    m = re.match(rf"^(?:some\s+)?(?P<x>(?:the\s+)?(?:[\w']+\s+)?(?:{lex.alternation('light_word')})(?:\s+(?:in|on)\s+(?:here|the\s+[\w' ]+))?)$", words)
+    if m is not None:
+        return ToolPlan("", "home_control", {"action": "on", "target": m["x"]}), True
     # "kitchen lights on": a bare thing and its state asks; "the oven is on" says how things are.
     m = re.match(r"^(?P<x>(?:the\s+)?[\w' ]{2,40}?)\s+(?P<a>on|off)$", words)
     if m is not None and not re.search(r"\b(?:is|are|was|were|be|been|still|it|that|this|i|we|you)\b|'s\b", m["x"]):
