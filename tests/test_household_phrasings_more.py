@@ -304,3 +304,19 @@ def test_actually_before_a_reason_takes_nothing_back(text):
 
 def test_actually_before_a_value_still_corrects():
     assert corrected("Set it for ten minutes, actually, twelve.") == "Set it for twelve minutes"
+
+
+@pytest.mark.parametrize("text", [
+    "So the potatoes want twenty and the carrots only need eight, can you run both?",
+    "The rice needs twelve, the fish needs eight.",
+    "The stock wants forty and then it's done.",
+])
+def test_what_cooks_needing_a_bare_count_asks_nothing_bought(text):
+    from agent.deciding.intents import cued_tools
+    assert "shopping_add" not in cued_tools(text, "en")
+
+
+@pytest.mark.parametrize("text", ["We need two onions.", "I need 6 eggs for the cake.", "We want three lemons, add them."])
+def test_needing_a_counted_thing_still_asks_it_bought(text):
+    from agent.deciding.intents import cued_tools
+    assert "shopping_add" in cued_tools(text, "en")

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping
 from agent.deciding.extract import HANGUL
 from agent.deciding.lexicon import lexicon
 from agent.deciding.utterance import found_once, read
-from agent.deciding.spoken_numbers import durations, numbers, prepare
+from agent.deciding.spoken_numbers import EN_ONES, EN_TENS, durations, numbers, prepare
 
 
 @functools.cache
@@ -607,11 +607,22 @@ def cued_tools(text: str, language: str, tools: Iterable[str] | None = None) -> 
             and all(cue in lexicon("ko" if korean else "en").phrases("weak_weather_cue")
                     for cue in table["weather"] if says(cue, undated, korean)):
         cued.discard("weather")  # "Is a hundred and twenty too hot for meringues?": an oven's heat, not the day's
+    if not korean and "shopping_add" in cued and _EN_NEEDS_A_LENGTH.search(undated) \
+            and not any(says(cue, _EN_NEEDS_A_LENGTH.sub(" ", undated), korean) for cue in table["shopping_add"]):
+        cued.discard("shopping_add")  # "the green beans only need eight": a cooking time, nothing to buy
     if not korean and "time_now" in names and rules["clock_question"].search(normalized):
         cued.add("time_now")
     if not cued and "date_today" in names and any(says(cue, normalized, korean) for cue in table["date_today"]):
         cued.add("date_today")
     return cued
+
+
+_EN_NEEDS_A_LENGTH = re.compile(
+    r"\b(?:needs?|wants?)\s+(?:only\s+|just\s+|about\s+|another\s+)?(?:\d+|"
+    + "|".join(sorted((w for w in (*EN_ONES, *EN_TENS) if w not in ("a", "an")), key=len, reverse=True))
+    + r")(?=\s*$|\s+(?:and|or|so|minutes?|mins?|more|then|can|could|the|it|they)\b)")
+"""A thing that needs or wants a bare count, as what cooks does ("the potatoes want twenty and the
+green beans only need eight"): a length, not a thing to buy."""
 
 
 @found_once
