@@ -111,7 +111,7 @@ def _english(text: str) -> Conversion:
             unit = _unit_at(words, j)
             if unit is None and j < len(words) and words[j] in EN_UNIT_LETTERS and re.fullmatch(r"[\d.,]+", words[j - 1]):
                 unit = (EN_UNIT_LETTERS[words[j]], j + 1)
-            if unit is None and j < len(words) and words[j] in ("degrees", "degree"):
+            if unit is None and j < len(words) and lexicon("en").has("plain_degree", words[j]):
                 plain_degrees.append(value)  # "375 degrees": its scale is the one not asked for
             if unit is not None:
                 start = i

@@ -199,7 +199,7 @@ def _opens_a_clause(thing: str, text: str, lex: Lexicon, korean: bool) -> bool:
     for part in re.split(r"[,.;!?]+", text):
         words = re.sub(r"^(?:" + lex.alternation("lead") + r"\s+)+", "", utterance_words(part))
         bare = [strip_korean_particle(w) if korean else re.sub(r"'s$", "", w) for w in words.split()]
-        if bare and bare[0] in ("the", "that", "this", "my", "our", "your"):
+        if bare and not korean and lex.has("pointing_determiner", bare[0]):
             bare = bare[1:]
         if " ".join(bare[: len(thing.split())]) == thing:
             return True
@@ -327,7 +327,7 @@ def _english_act(words: str, lex: Lexicon) -> tuple[ToolPlan, bool] | None:
     m = re.match(rf"^(?:(?:{lex.alternation('home_step_verb')})\s+)?(?P<x>(?:the\s+)?[\w' ]{{2,40}}?)\s+(?P<d>up|down)\s+(?:by\s+)?"
                  rf"(?P<n>{_EN_NUMBER_FIRST}[\w.]+|an?\b|one\b)\s*(?:{lex.alternation('temperature_unit')})$", words)
     if m is not None and not re.search(r"\b(?:is|are|was|were|it|i|we|you)\b|'s\b", m["x"]):
-        steps = english_numbers(m["n"]) if m["n"] not in ("a", "an") else []
+        steps = english_numbers(m["n"]) if not lex.has("one_as_article", m["n"]) else []
         size = steps[0].value if steps else 1.0
         return ToolPlan("", "home_control", {"action": "set", "target": m["x"], "step": size if m["d"] == "up" else -size}), False
     number = r"(?P<n>[\w.]+(?:[ -][\w.]+)?)(?:\s*(?:degrees?|percent|%|celsius|c))?"

@@ -141,7 +141,7 @@ def read_amount(words: list[str], i: int) -> tuple[float, int, bool] | None:
             value, j = run
         elif w in EN_FRACTIONS:
             return EN_FRACTIONS[w], i + 1, False
-        elif w in ("a", "an", "another"):  # "another couple of minutes", "another half hour", "another minute"
+        elif lexicon("en").has("one_as_article", w):  # "another couple of minutes", "another half hour", "another minute"
             nxt = words[i + 1] if i + 1 < len(words) else ""
             if nxt in EN_FRACTIONS:
                 return EN_FRACTIONS[nxt], i + 2, False
@@ -202,7 +202,7 @@ def _english_duration_part(words: list[str], i: int) -> tuple[float, int, int] |
         unit = EN_DURATION_LETTERS.get(words[j])
     if unit is None:
         return None
-    if article_only and unit == 1 and words[j] in ("sec", "second"):
+    if article_only and unit == 1 and lexicon("en").has("a_while", words[j]):
         return None  # "hold it for a sec", "pause it a second": a while, not a length to time
     j += 1
     tail = words[j : j + 3]
