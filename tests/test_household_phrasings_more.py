@@ -320,3 +320,19 @@ def test_what_cooks_needing_a_bare_count_asks_nothing_bought(text):
 def test_needing_a_counted_thing_still_asks_it_bought(text):
     from agent.deciding.intents import cued_tools
     assert "shopping_add" in cued_tools(text, "en")
+
+
+@pytest.mark.parametrize("text", [
+    "Grill for six minutes, it says, then turn them. Seems short.",
+    "Simmer for ten minutes, says here, then rest it.",
+    "Bake at 180, apparently, for forty minutes.",
+])
+def test_what_is_read_out_with_it_says_between_is_told_not_asked(text):
+    from agent.deciding.intents import tells_what_is_written
+    assert tells_what_is_written(text, "en")
+
+
+@pytest.mark.parametrize("text", ["Bake for half an hour, it says, so set a timer for that.", "Apparently it needs twenty minutes, time it please."])
+def test_what_is_read_out_then_asked_for_is_asked(text):
+    from agent.deciding.intents import tells_what_is_written
+    assert not tells_what_is_written(text, "en")

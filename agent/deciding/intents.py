@@ -410,13 +410,27 @@ def tells_what_is_written(text: str, language: str) -> bool:
         # "라면은 원래 사 분 끓이는 거래", "계란은 칠 분 삶아야 반숙이 된대요": told as heard from others
         return _KO_HEARSAY.search(words) is not None and not is_question(text, language) and not asks_for_act(text, language)
     lex = lexicon("en")
+    # "Preheat to two hundred, it says, then bake for half an hour": what is read out, "it says" said between
+    aside = any(lex.has("written_aside", utterance_words(c)) for c in re.split(r"[,.;!?]+", text) if c.strip())
     # "It says bake for forty minutes": a label or a recipe, read out as "it"; "it wants an hour" is the dish
-    if re.search(rf"\b{lex.alternation('written_source')}\s+(?:says|said|reckons|recommends|wants)\b|^(?:{lex.alternation('lead')}\s+)*it\s+(?:says|said)\b",
+    if not aside and re.search(rf"\b{lex.alternation('written_source')}\s+(?:says|said|reckons|recommends|wants)\b|^(?:{lex.alternation('lead')}\s+)*it\s+(?:says|said)\b",
                  words) is None and not (
             makes_a_remark(text, language) and _REPORTED.search(words)):
         return False
     if asks_for_act(text, language):
         return False
+    if aside:
+        # What "it says" stands after is read out, and so is what goes on with "then" ("…, it says,
+        # then turn them"); what comes after it otherwise ("…, it says, so set a timer") asks.
+        kept = []
+        for sentence in re.split(r"(?<=[.!?])\s+", text):
+            parts = [c for c in re.split(r"[,;]+", sentence) if c.strip()]
+            at = next((i for i, c in enumerate(parts) if lex.has("written_aside", utterance_words(c))), None)
+            if at is None:
+                kept.append(sentence)
+            else:
+                kept += [c for c in parts[at + 1:] if not utterance_words(c).startswith("then ")]
+        text = ", ".join(kept)
     clauses = [utterance_words(c) for c in re.split(r"[,.;!?]+|\b(?:so|and then)\b", text) if c.strip()]
     return not any(opens_with_a_command(c, language) for c in clauses)
 
