@@ -336,3 +336,15 @@ def test_what_is_read_out_with_it_says_between_is_told_not_asked(text):
 def test_what_is_read_out_then_asked_for_is_asked(text):
     from agent.deciding.intents import tells_what_is_written
     assert not tells_what_is_written(text, "en")
+
+
+@pytest.mark.parametrize("text, seconds", [
+    ("Give me a nine minute one and call it eggs.", 540), ("A twelve minute one for the rice, please.", 720), ("Start an hour one and label it stock.", 3600),
+])
+def test_a_length_said_of_one_is_the_length_alone(text, seconds):
+    assert [found.value for found in durations(text)] == [seconds]
+
+
+@pytest.mark.parametrize("text", ["내일 비 온대? 빨래 널어도 되나 모르겠네.", "미세먼지 어때? 창문 열까 하는데 모르겠네.", "지금 몇 시야? 늦은 것 같네."])
+def test_a_korean_question_asked_first_is_no_remark(text):
+    assert not makes_a_remark(text, "ko")

@@ -42,7 +42,7 @@ def test_a_word_that_names_no_timer_is_no_label():
 
 @pytest.mark.parametrize("label, delta", [("pasta", 300), ("pulled pork", 9000), ("the rice", 120)])
 def test_more_time_for_a_timer_that_rang_is_a_new_timer(label, delta):
-    plan = more_time_after_it_rang(ToolPlan("", "timer_adjust", {"label": label, "delta_s": delta}), [])
+    plan = more_time_after_it_rang(ToolPlan("", "timer_adjust", {"label": label, "delta_s": delta}), [], f"The {label} needs more, {delta} seconds.")
     assert plan == ToolPlan("", "timer_start", {"duration_s": delta, "label": label})
 
 
@@ -81,3 +81,13 @@ def test_the_running_timer_named_is_found_only_when_it_is_one():
     assert one_named("The rice is done, cancel it.", timers) == "rice"
     assert one_named("The rice and the fish are done.", timers) is None
     assert one_named("Cancel the pasta.", timers) is None
+
+
+@pytest.mark.parametrize("label, text", [
+    ("cookie", "Throw another three minutes onto the cookie timer."),
+    ("떡", "떡 타이머에 삼 분만 더 넣어 줘, 아직 딱딱하네."),
+    ("rice", "Add two minutes to the rice timer."),
+])
+def test_more_time_on_a_timer_named_as_such_is_never_a_new_one(label, text):
+    plan = ToolPlan("", "timer_adjust", {"label": label, "delta_s": 180})
+    assert more_time_after_it_rang(plan, [], text) == plan

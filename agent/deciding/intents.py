@@ -507,7 +507,8 @@ def makes_a_remark(text: str, language: str) -> bool:
     if not words or asks_for_act(text, language):
         return False
     if speaks_korean(words, language):
-        return not is_question(text, language) and _rules("ko")["remark"].search(words) is not None
+        # "내일 비 온대? 빨래 널어도 되나 모르겠네.": a question asked first is asked
+        return "?" not in text and not is_question(text, language) and _rules("ko")["remark"].search(words) is not None
     rules = _rules("en")
     clauses = _clauses(text)
     tagged = len(clauses) > 1 and rules["tag"].fullmatch(clauses[-1]) is not None

@@ -641,7 +641,7 @@ class Responder:
             if origin in MAY_ACT and (asks_for_act(text, d.language) or opens_with_a_command(asked_part(text, d.language), d.language)):
                 # more time the words ask for ("…, would you time it?"), not a length the
                 # talker made up, nor one only wished for ("오 분만 더 누워 있고 싶다")
-                chosen = more_time_after_it_rang(chosen, timers)
+                chosen = more_time_after_it_rang(chosen, timers, text)
             if chosen != plan:
                 tl.mark("timer_named", tool=chosen.tool, label=chosen.args.get("label"), was=plan.tool)
                 plan = chosen

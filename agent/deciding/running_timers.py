@@ -10,6 +10,7 @@ of that length: nothing is left to add it to.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 from agent.deciding.arguments import supported
 from agent.deciding.extract import HANGUL, could_be_label
 from agent.deciding.intents import cued_tools, is_question, makes_a_remark, tells_of_past
+from agent.deciding.lexicon import lexicon
 from agent.deciding.tool_calls import ToolPlan
 
 ONE_TIMER_TOOLS = ("timer_cancel", "timer_status", "timer_adjust", "timer_pause", "timer_resume")
@@ -53,15 +55,25 @@ def among_running(plan: ToolPlan, text: str, timers: Sequence[Any]) -> ToolPlan:
     return replace(plan, args={**plan.args, "label": named[0]})
 
 
-def more_time_after_it_rang(plan: ToolPlan, timers: Sequence[Any]) -> ToolPlan:
+def names_a_timer(text: str) -> bool:
+    """Whether the words speak of a timer as such ("the cookie timer", "떡 타이머"), which the user
+    believes is running."""
+    if HANGUL.search(text):
+        return any(word in text for word in lexicon("ko").phrases("timer_word"))
+    return re.search(rf"\b{lexicon('en').alternation('timer_word')}\b", text.casefold()) is not None
+
+
+def more_time_after_it_rang(plan: ToolPlan, timers: Sequence[Any], text: str = "") -> ToolPlan:
     """Time added when no timer runs as a new timer of that length, under the name said (none
-    named: left as it is, for the tool to say no timer runs): "the
+    named, or a timer named as such: left as it is, for the tool to say no timer runs): "the
     pasta's still hard, five more minutes" after the pasta timer rang wants five minutes timed, not
     "there are no timers". Time taken off, or added while any timer runs, stays as it is (the timer
     named may be one of them under another name)."""
     delta = plan.args.get("delta_s")
     if plan.tool != "timer_adjust" or timers or not isinstance(delta, (int, float)) or isinstance(delta, bool) or delta <= 0:
         return plan
+    if names_a_timer(text):
+        return plan  # "three more minutes on the cookie timer" with none running: the tool says there is none
     label = plan.args.get("label")
     if not isinstance(label, str) or not label.strip():
         return plan  # "five more minutes" with nothing running and nothing named: which dish is not said

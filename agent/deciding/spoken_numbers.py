@@ -253,6 +253,8 @@ def _bare_smaller_part(words: list[str], at: int, unit: float) -> tuple[float, i
     amount = read_amount(words, at)
     if amount is None or amount[2] or not (1 <= amount[0] < 60) or amount[0] != int(amount[0]):
         return None
+    if words[at] == "one" and at > 0 and en_duration_units().get(words[at - 1]) and not words[at - 1].endswith("s"):
+        return None  # "a nine minute one": the timer, said as "one", not a minute and a second
     after = words[amount[1]] if amount[1] < len(words) else ""
     if after and re.fullmatch(r"[a-z0-9']+", after) and not lexicon("en").has("after_bare_part", after):
         return None  # "an hour two timers": a count of something else
