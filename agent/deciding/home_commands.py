@@ -65,8 +65,9 @@ def home_command(text: str, language: str, refers: Refers, last: list[str] | Non
         if found is None:
             continue
         plan, weak = found
-        target = _within_one_clause(str(plan.args.get("target") or "").strip(), clause)
-        if target != str(plan.args.get("target") or "").strip():
+        said_target = str(plan.args.get("target") or "").strip()
+        target = _within_one_clause(said_target, clause)
+        if target != said_target:
             plan = ToolPlan(plan.say, plan.tool, {**plan.args, "target": target})
         if (not target or _is_pronoun(target, lex, korean)) and (appliance := _appliance_named(text, lex, korean)) is not None \
                 and (not last or _opens_a_clause(appliance, text, lex, korean)):
@@ -133,8 +134,7 @@ def _within_one_clause(target: str, said: str) -> str:
     if f" {target} " not in f" {utterance_words(said)} " or any(f" {target} " in part for part in parts):
         return target  # not the words as said ("the heating", for a temperature), or said within one clause
     best: list[str] = []
-    for part in re.split(r"[,.;!?]+", said):
-        found = f" {utterance_words(part)} "
+    for found in parts:
         kept: list[str] = []
         for word in words:
             if f" {' '.join([*kept, word])} " not in found:
@@ -187,9 +187,14 @@ def _an_appliance(target: str, lex: Lexicon, korean: bool) -> bool:
 
 def _appliance_named(text: str, lex: Lexicon, korean: bool) -> str | None:
     """The appliance the words name anywhere ("식기세척기에", "the dishwasher's"), or None."""
-    words = [strip_korean_particle(w) if korean else re.sub(r"'s$", "", w) for w in utterance_words(text).split()]
+    words = _bare_words(text, korean)
     return next((" ".join(words[i:j]) for i in range(len(words)) for j in range(len(words), i, -1)
                  if lex.has("appliance", " ".join(words[i:j]))), None)
+
+
+def _bare_words(text: str, korean: bool) -> list[str]:
+    """The words of ``text`` without their particles ("식기세척기에") or possessive ("the dishwasher's")."""
+    return [strip_korean_particle(w) if korean else re.sub(r"'s$", "", w) for w in utterance_words(text).split()]
 
 
 def _opens_a_clause(thing: str, text: str, lex: Lexicon, korean: bool) -> bool:
@@ -197,8 +202,7 @@ def _opens_a_clause(thing: str, text: str, lex: Lexicon, korean: bool) -> bool:
     packed, get it running"), not a word inside one ("there's too much glare on the telly, turn it
     off again": "it" is still the light the turn before switched)."""
     for part in re.split(r"[,.;!?]+", text):
-        words = re.sub(r"^(?:" + lex.alternation("lead") + r"\s+)+", "", utterance_words(part))
-        bare = [strip_korean_particle(w) if korean else re.sub(r"'s$", "", w) for w in words.split()]
+        bare = _bare_words(re.sub(r"^(?:" + lex.alternation("lead") + r"\s+)+", "", utterance_words(part)), korean)
         if bare and not korean and lex.has("pointing_determiner", bare[0]):
             bare = bare[1:]
         if " ".join(bare[: len(thing.split())]) == thing:

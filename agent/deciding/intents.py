@@ -59,6 +59,8 @@ OPPOSITE_ACTS: Mapping[str, str] = {
 
 TIMER_CHANGES = frozenset({"timer_cancel", "timer_pause", "timer_resume", "timer_adjust"})
 """The tools that change a running timer."""
+TIMER_ACTS_ON_ONE = TIMER_CHANGES - {"timer_adjust"}
+"""The changes that are an act on the timer itself, not on its time: cancel, pause, resume."""
 TIMER_TOOLS = TIMER_CHANGES | {"timer_start", "timer_status"}
 """Every timer tool."""
 
@@ -277,7 +279,7 @@ def _acts_on_a_timer_or_reads_the_list(text: str, language: str) -> bool:
     why) or name the list and no timer ("장보기 리스트에 뭐 남았는지": what is left to buy): then
     no question of a timer's time left."""
     # (a change of its time is no such act: "how much longer?", "얼마나 더 걸려?" hold its words)
-    if cued_tools(text, language, ("timer_cancel", "timer_pause", "timer_resume")):
+    if cued_tools(text, language, TIMER_ACTS_ON_ONE):
         return True
     return "timer_status" in _other_than_the_list(text, language)
 

@@ -31,7 +31,7 @@ from contextlib import aclosing, contextmanager
 from dataclasses import replace
 from typing import Any, Protocol
 
-from agent.deciding.arguments import asked_back, repair_arguments, supported
+from agent.deciding.arguments import asked_back, repair_arguments
 from agent.deciding.extract import timer_label
 from agent.deciding.commands import READING_TOOLS, local_command, lookup_again
 from agent.deciding.home_and_more import home_and_more
@@ -44,7 +44,7 @@ from agent.deciding.intents import (
 )
 from agent.deciding.origins import offered_act, unsupported_origin
 from agent.deciding.reasoner import cap_line, holding_line, short_answer
-from agent.deciding.running_timers import ONE_TIMER_TOOLS, among_running, more_time_after_it_rang, one_named, running_labels, timer_act_cued
+from agent.deciding.running_timers import ONE_TIMER_TOOLS, among_running, more_time_after_it_rang, named_running, one_named, timer_act_cued
 from agent.deciding.several import continued, each_thing
 from agent.deciding.routing import Route, idea_search, is_question, route_after_decision, route_by_words
 from agent.deciding.speculation import SpeculativeCall, SpeculativeRecord, call_key
@@ -319,7 +319,7 @@ class Responder:
         timers = await self._timers_running()
         if not timers:
             return None
-        named = [label for label in running_labels(timers) if supported(label, text)]
+        named = named_running(text, timers)
         if len(named) == 1:
             return {"label": named[0]}
         # "국 끓이는 타이머 얼마 남았지?" with no soup timer: the name asked about, which the timers'

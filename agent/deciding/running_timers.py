@@ -17,17 +17,22 @@ from typing import Any
 
 from agent.deciding.arguments import supported
 from agent.deciding.extract import HANGUL, could_be_label
-from agent.deciding.intents import cued_tools, is_question, makes_a_remark, tells_of_past
+from agent.deciding.intents import TIMER_ACTS_ON_ONE, TIMER_CHANGES, cued_tools, is_question, makes_a_remark, tells_of_past
 from agent.deciding.lexicon import lexicon
 from agent.deciding.tool_calls import ToolPlan
 
-ONE_TIMER_TOOLS = ("timer_cancel", "timer_status", "timer_adjust", "timer_pause", "timer_resume")
+ONE_TIMER_TOOLS = TIMER_CHANGES | {"timer_status"}
 """The calls about a timer that is running, which name it by its label."""
 
 
 def running_labels(timers: Sequence[Any]) -> list[str]:
     """The labels of the running timers in a ``timer_status`` result's ``timers``."""
     return [t["label"] for t in timers if isinstance(t, dict) and isinstance(t.get("label"), str) and t["label"]]
+
+
+def named_running(text: str, timers: Sequence[Any]) -> list[str]:
+    """The labels of the running ``timers`` that ``text`` names."""
+    return [label for label in running_labels(timers) if supported(label, text)]
 
 
 def _same(a: str, b: str) -> bool:
@@ -47,9 +52,9 @@ def among_running(plan: ToolPlan, text: str, timers: Sequence[Any]) -> ToolPlan:
         plan, said = replace(plan, args={k: v for k, v in plan.args.items() if k != "label"}), None
     if not labels or (isinstance(said, str) and any(_same(said, label) for label in labels)):
         return plan
-    named = [label for label in labels if supported(label, text)]
+    named = named_running(text, timers)
     if len(named) != 1 and isinstance(said, str):
-        named = [label for label in labels if supported(label, said)]
+        named = named_running(said, timers)
     if len(named) != 1:
         return plan
     return replace(plan, args={**plan.args, "label": named[0]})
@@ -80,15 +85,12 @@ def more_time_after_it_rang(plan: ToolPlan, timers: Sequence[Any], text: str = "
     return replace(plan, tool="timer_start", args={"duration_s": int(delta), "label": label})
 
 
-_ON_ONE_TIMER = ("timer_cancel", "timer_pause", "timer_resume")
-
-
 def timer_act_cued(text: str, language: str) -> str | None:
     """The one act on a timer the words cue (cancel, pause or resume), when they cue just one and
     are no question, remark or story: with a running timer named in them ("떡볶이 건 이제 꺼도
     돼", "the salmon's done, kill it"), that timer is the one meant, whatever else the dish's name
     could cue (a recipe)."""
-    cued = cued_tools(text, language, _ON_ONE_TIMER)
+    cued = cued_tools(text, language, TIMER_ACTS_ON_ONE)
     # Korean: only a question mark makes it a question ("꺼도 돼, 다 졸았어." ends in a statement's 어)
     question = "?" in text if HANGUL.search(text) else is_question(text, language)
     if len(cued) != 1 or question or makes_a_remark(text, language) or tells_of_past(text, language):
@@ -98,5 +100,5 @@ def timer_act_cued(text: str, language: str) -> str | None:
 
 def one_named(text: str, timers: Sequence[Any]) -> str | None:
     """The one running timer whose label the words name, or None."""
-    named = [label for label in running_labels(timers) if supported(label, text)]
+    named = named_running(text, timers)
     return named[0] if len(named) == 1 else None
