@@ -80,6 +80,20 @@ def read_wav(source: Path | bytes, sample_rate: int | None = None) -> AudioChunk
 
     Raises :class:`AudioFileError` for anything that is not a readable PCM WAV.
     """
+    data, rate = read_wav_channels(source)
+    mono = data.mean(axis=1) if data.shape[1] > 1 else data[:, 0]
+    if sample_rate is not None and not MIN_RATE <= sample_rate <= MAX_RATE:
+        raise ValueError(f"cannot read audio at {sample_rate} Hz: outside {MIN_RATE} to {MAX_RATE} Hz")
+    if sample_rate is not None and sample_rate != rate:
+        mono, rate = resample(mono, rate, sample_rate), sample_rate
+    return AudioChunk(np.ascontiguousarray(mono, dtype=np.float32), rate)
+
+
+def read_wav_channels(source: Path | bytes) -> tuple[np.ndarray, int]:
+    """Every channel of a PCM WAV: float32 ``(samples, channels)`` and the rate (an array's recording).
+
+    Raises :class:`AudioFileError` for anything that is not a readable PCM WAV.
+    """
     name = "<bytes>" if isinstance(source, bytes) else str(source)
     try:
         handle = wave.open(io.BytesIO(source) if isinstance(source, bytes) else str(source), "rb")
@@ -103,8 +117,6 @@ def read_wav(source: Path | bytes, sample_rate: int | None = None) -> AudioChunk
         raise AudioFileError(f"{name}: invalid WAV header ({channels} channels at {rate} Hz)")
     if not MIN_RATE <= rate <= MAX_RATE:
         raise AudioFileError(f"{name}: a sample rate of {rate} Hz is outside {MIN_RATE} to {MAX_RATE} Hz")
-    if sample_rate is not None and not MIN_RATE <= sample_rate <= MAX_RATE:
-        raise ValueError(f"cannot read audio at {sample_rate} Hz: outside {MIN_RATE} to {MAX_RATE} Hz")
     # A file cut short ends inside a sample: drop the partial one.
     raw = raw[: len(raw) // width * width] if width else raw
     if width == 1:
@@ -120,19 +132,21 @@ def read_wav(source: Path | bytes, sample_rate: int | None = None) -> AudioChunk
     else:
         raise AudioFileError(f"{name}: unsupported sample width of {width} bytes")
     usable = len(data) // channels * channels
-    mono = data[:usable].reshape(-1, channels).mean(axis=1) if channels > 1 else data[:usable]
-    if sample_rate is not None and sample_rate != rate:
-        mono, rate = resample(mono, rate, sample_rate), sample_rate
-    return AudioChunk(np.ascontiguousarray(mono, dtype=np.float32), rate)
+    return data[:usable].reshape(-1, channels), rate
 
 
 def write_wav(path: Path, chunk: AudioChunk) -> None:
-    pcm = (np.clip(chunk.samples, -1.0, 1.0) * 32767.0).astype("<i2")
+    write_wav_channels(path, chunk.samples[:, None], chunk.sample_rate)
+
+
+def write_wav_channels(path: Path, samples: np.ndarray, rate: int) -> None:
+    """``(samples, channels)`` as a 16-bit PCM WAV."""
+    pcm = (np.clip(samples, -1.0, 1.0) * 32767.0).astype("<i2")
     with wave.open(str(path), "wb") as handle:
-        handle.setnchannels(1)
+        handle.setnchannels(samples.shape[1])
         handle.setsampwidth(2)
-        handle.setframerate(chunk.sample_rate)
-        handle.writeframes(pcm.tobytes())
+        handle.setframerate(rate)
+        handle.writeframes(np.ascontiguousarray(pcm).tobytes())
 
 
 class WavFileMicrophone:

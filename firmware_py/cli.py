@@ -94,6 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="play every scenario under each kitchen condition: clean, room, fan@10, tap@5, noise-only:fan@10, …")
     bench.add_argument("--room", default="kitchen-a", help="the kitchen's room preset (kitchen-a, kitchen-small, kitchen-near, kitchen-open)")
     bench.add_argument("--seed", type=int, default=0, help="seeds the kitchen's sounds")
+    bench.add_argument("--array", metavar="NAME|FILE.toml",
+                       help="hear each kitchen take as a microphone array's capture (respeaker-4mic, respeaker-6mic, … or a geometry file)")
+    bench.add_argument("--array-front-end", nargs="+", default=["mvdr"], metavar="NAME",
+                       help="with --array, the front ends to hear through, an arm each: mvdr, first (its first microphone alone)")
     bench.add_argument("--press", nargs="+", choices=["tap", "hold"], default=["tap"],
                        help="how the button is pressed, each an arm interleaved with the others: tap (the voice "
                             "detector ends the request) or hold (released as the words end)")
@@ -253,6 +257,15 @@ async def _run_bench(config, args: argparse.Namespace, argv: list[str]) -> int:
         return 2
     try:
         kitchen = parse_kitchen(args.kitchen, args.room) if args.kitchen else ()
+        if args.array:
+            from audio.array import load_geometry
+            from audio.beamformer import make_front_end
+
+            if not kitchen:
+                raise ValueError("--array hears the kitchen's takes; give --kitchen conditions")
+            geometry = load_geometry(args.array)
+            for name in args.array_front_end:
+                make_front_end(name, geometry.count)
     except ValueError as exc:
         print(f"hearth bench: {exc}", file=sys.stderr)
         return 2
@@ -267,6 +280,8 @@ async def _run_bench(config, args: argparse.Namespace, argv: list[str]) -> int:
         kitchen=kitchen,
         room=args.room,
         seed=args.seed,
+        array=args.array,
+        array_front_ends=tuple(dict.fromkeys(args.array_front_end)),
         text=args.text,
         presses=tuple(dict.fromkeys(args.press)),
         module="firmware_py.cli",

@@ -16,17 +16,25 @@ import tempfile
 import time
 from importlib import resources
 from pathlib import Path
+from typing import Protocol
 
 from agent.assistant import Assistant
 from agent.listening.listen import Press
 from agent.record import ConversationRecord
 from agent.results import Outcome, TurnResult
-from audio.protocols import AudioChunk
+from audio.protocols import AudioChunk, Microphone
 from audio.wav import AudioFileError, WavFileMicrophone, WavFileSpeaker, read_wav
 from firmware_py.config import HearthConfig
 from firmware_py.data_folder import RECORD_NAME
 from firmware_py.safe_text import printable
 from firmware_py.wiring import build_turn_deps, close_turn_deps
+
+
+class PlayedRecording(Microphone, Protocol):
+    """A recording played as a microphone (one channel, or an array's heard through its front end)."""
+
+    started_at: float | None
+    """Monotonic time at which its first sample was 'spoken', once it has started."""
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +51,7 @@ def bundled_request(language: str) -> Path:
     return Path(str(resources.files("firmware_py") / "assets" / f"request_{language}.wav"))
 
 
-async def release_after(mic: WavFileMicrophone, press: Press, seconds: float) -> None:
+async def release_after(mic: PlayedRecording, press: Press, seconds: float) -> None:
     """Release ``press`` ``seconds`` into ``mic``'s recording, on the recording's own clock: a thumb
     lifted as the words end, however late the recording started playing."""
     while mic.started_at is None:
@@ -52,7 +60,7 @@ async def release_after(mic: WavFileMicrophone, press: Press, seconds: float) ->
     press.release()
 
 
-async def press_and_play(assistant: Assistant, mic: WavFileMicrophone, release_s: float | None) -> TurnResult:
+async def press_and_play(assistant: Assistant, mic: PlayedRecording, release_s: float | None) -> TurnResult:
     """One turn of ``mic``'s recording: with ``release_s`` None the button is tapped at the start
     (the voice detector ends the utterance); else it is held and released ``release_s`` into the
     recording."""

@@ -280,3 +280,27 @@ def _register_suppressor(name: str, suppress: Callable[[np.ndarray], tuple[np.nd
 for _name, _suppress in SUPPRESSORS.items():
     _register_suppressor(_name, _suppress)
 front_end("webrtc-ns-agc")(lambda x: webrtc_ns(x, gain_control=True)[0])
+
+
+ArrayHearing = Callable[[np.ndarray, int], np.ndarray]
+"""An array's front end run over a whole take: ``(samples, channels)`` and how many samples of it
+came before the press, to the one signal from the press on, lined up with the input."""
+
+
+def array_front_end(name: str, channels: int) -> ArrayHearing:
+    """The product's array front end ``name`` (:func:`audio.beamformer.make_front_end`) as it runs
+    live: it hears the kitchen before the press, is told of the press, then hears the turn."""
+    from audio.beamformer import make_front_end
+
+    make_front_end(name, channels)  # a bad name fails here, before any take
+
+    def hear(samples: np.ndarray, before: int) -> np.ndarray:
+        front = make_front_end(name, channels)
+        out = [front.process(samples[:before])]
+        front.turn_began()
+        out.append(front.process(samples[before:]))
+        heard = np.concatenate(out)[front.latency_samples :]
+        heard = np.concatenate([heard, np.zeros(max(0, len(samples) - len(heard)), np.float32)])
+        return heard[before : len(samples)]
+
+    return hear

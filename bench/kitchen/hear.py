@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +40,9 @@ import numpy as np
 
 from agent.listening.hearing import weigh
 from audio.levels import speech_snr_db
-from bench.kitchen.front_ends import FrontEnd, resolve_front_end, split
-from bench.kitchen.mix import Condition, ConditionError, kitchen_audio, parse_conditions
+from audio.array import ArrayGeometry, load_geometry
+from bench.kitchen.front_ends import ArrayHearing, FrontEnd, array_front_end, resolve_front_end, split
+from bench.kitchen.mix import BEFORE_PRESS_S, Condition, ConditionError, kitchen_audio, parse_conditions
 from bench.kitchen.rooms import DEFAULT_ROOM, RoomPreset, room_preset
 from bench.provenance import written_by
 
@@ -147,9 +149,14 @@ def suite_turns(suite_name: str, limit: int | None) -> tuple[Any, list[tuple[str
 def run(
     suite_name: str, conditions: tuple[Condition, ...], front_ends: dict[str, FrontEnd], room: RoomPreset, seed: int,
     limit: int | None = None, config: Any = None, progress: bool = True, each: Callable[[dict[str, Any]], None] | None = None,
+    array: ArrayGeometry | None = None, array_front_ends: dict[str, ArrayHearing] | None = None,
 ) -> dict[str, Any]:
     """Every turn under every condition through every front end; ``each`` is given the result so far
-    after each condition (a long sweep stopped keeps what it finished)."""
+    after each condition (a long sweep stopped keeps what it finished).  With ``array`` the takes
+    are the array's, heard through ``array_front_ends`` instead, the kitchen heard first for
+    :data:`~bench.kitchen.mix.BEFORE_PRESS_S`."""
+    if array is not None:
+        front_ends = dict(array_front_ends or {})
     from tqdm import tqdm
 
     from audio.wav import read_wav
@@ -168,28 +175,33 @@ def run(
     done: list[Condition] = []
     for condition in conditions:
         for key, text, _ in turns:
-            take = kitchen_audio(requests[key], condition, room, seed, cache_dir=default_cache_dir())
-            audio_s += len(take.samples) / RATE
+            before_s = BEFORE_PRESS_S if array is not None else 0.0
+            take = kitchen_audio(requests[key], condition, room, seed, cache_dir=default_cache_dir(),
+                                 mics=array.mics if array is not None else None, before_s=before_s)
+            before = int(round(before_s * RATE))
+            audio_s += (len(take.samples) - before) / RATE
+            start, end = (None if t is None else t - before_s for t in (take.speech_start_s, take.speech_end_s))
             for name, function in front_ends.items():
                 began = time.process_time()
-                recognize, detect = split(function(take.samples))
+                heard = function(take.samples, before) if array is not None else function(take.samples)
+                recognize, detect = split(heard)
                 cpu[name] += time.process_time() - began
                 row = {"turn": key, "condition": condition.name, "front_end": name, "text": text if condition.speech else ""}
-                row |= ears.hear(recognize, take.speech_start_s, take.speech_end_s, None if detect is recognize else detect)
+                row |= ears.hear(recognize, start, end, None if detect is recognize else detect)
                 if condition.speech:
                     row["transcript_error"] = round(transcript_error(text, row["transcript"], suite.language), 4)
                 rows.append(row)
             bar.update(1)
         done.append(condition)
         if each is not None:
-            each(_result(suite, room, seed, len(turns), tuple(done), front_ends, cpu, audio_s, rows))
+            each(_result(suite, room, seed, len(turns), tuple(done), front_ends, cpu, audio_s, rows, array))
     bar.close()
-    return _result(suite, room, seed, len(turns), conditions, front_ends, cpu, audio_s, rows)
+    return _result(suite, room, seed, len(turns), conditions, front_ends, cpu, audio_s, rows, array)
 
 
 def _result(
     suite: Any, room: RoomPreset, seed: int, turns: int, conditions: tuple[Condition, ...], front_ends: dict[str, FrontEnd],
-    cpu: dict[str, float], audio_s: float, rows: list[dict[str, Any]],
+    cpu: dict[str, float], audio_s: float, rows: list[dict[str, Any]], array: ArrayGeometry | None = None,
 ) -> dict[str, Any]:
     from bench.provenance import git_commit
 
@@ -199,6 +211,7 @@ def _result(
         "room": room.name,
         "room_what": room.what,
         "seed": seed,
+        **({"array": asdict(array)} if array is not None else {}),
         "git_commit": git_commit(),
         "machine": {"platform": platform.platform(), "processor": platform.machine(), "python": platform.python_version()},
         "turns": turns,
@@ -280,6 +293,8 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="only the first N scenarios")
     parser.add_argument("--out", type=Path, help="write the result JSON here (and a PNG beside it)")
     parser.add_argument("--ear", help="the recognizer model (asr.model_en or asr.model_ko), instead of the configured one")
+    parser.add_argument("--array", help="hear the takes through this microphone array (a board's name or a .toml "
+                        "geometry); --front-end then names array front ends (first, mvdr)")
     arguments = None if argv is None else list(argv)
     args = parser.parse_args(arguments)
     provenance = written_by("bench.kitchen.hear", arguments)
@@ -288,7 +303,9 @@ def main(argv: Iterable[str] | None = None) -> int:
     try:
         conditions = parse_conditions(args.conditions)
         room = room_preset(args.room)
-        front_ends = {name: resolve_front_end(name) for name in args.front_end}
+        array = load_geometry(args.array) if args.array else None
+        front_ends = {name: resolve_front_end(name) for name in args.front_end} if array is None else {}
+        array_ends = {name: array_front_end(name, array.count) for name in args.front_end} if array is not None else None
     except (ConditionError, ValueError) as exc:
         print(f"bench.kitchen.hear: {exc}", file=sys.stderr)
         return 2
@@ -302,7 +319,8 @@ def main(argv: Iterable[str] | None = None) -> int:
     config = load_config()
     if args.ear:
         config = config.model_copy(update={"asr": config.asr.model_copy(update={"model_en": args.ear, "model_ko": args.ear})})
-    result = run(args.suite, conditions, front_ends, room, args.seed, args.limit, config=config, each=write)
+    result = run(args.suite, conditions, front_ends, room, args.seed, args.limit, config=config, each=write,
+                 array=array, array_front_ends=array_ends)
     print(render(result))
     if args.out is not None:
         write(result)

@@ -18,7 +18,10 @@ from typing import Any
 from agent.assistant import Assistant
 from agent.results import TurnResult
 from agent.timeline import Mark, Timeline
-from audio.wav import WavFileMicrophone, read_wav
+from audio.array import ArrayGeometry
+from audio.array_microphone import BeamformedMicrophone, WavFileArray
+from audio.beamformer import make_front_end
+from audio.wav import WavFileMicrophone, read_wav, read_wav_channels
 from bench.kitchen.mix import Condition, KitchenTake, kitchen_take
 from bench.kitchen.rooms import RoomPreset
 from bench.loop.hearing import HeardReference
@@ -32,8 +35,10 @@ RATE = 16000
 
 def prepare_takes(
     audio: dict[str, Path | Exception], conditions: tuple[Condition, ...], room: RoomPreset, seed: int, cache_dir: Path,
+    array: ArrayGeometry | None = None,
 ) -> dict[tuple[str, str], KitchenTake | Exception]:
-    """Every turn's take under every condition (made and cached now, before any timing)."""
+    """Every turn's take under every condition (made and cached now, before any timing); with
+    ``array``, the array's capture."""
     takes: dict[tuple[str, str], KitchenTake | Exception] = {}
     for key, path in audio.items():
         for condition in conditions:
@@ -41,26 +46,45 @@ def prepare_takes(
                 takes[key, condition.name] = path
                 continue
             try:
-                takes[key, condition.name] = kitchen_take(path, condition, room, seed, cache_dir)
+                takes[key, condition.name] = kitchen_take(path, condition, room, seed, cache_dir, array=array)
             except Exception as exc:  # noqa: BLE001 - recorded against the turn when it runs
                 log.error("no %s take of %s: %s", condition.name, key, exc)
                 takes[key, condition.name] = exc
     return takes
 
 
-async def play_take(assistant: Assistant, take: KitchenTake, hold: bool = False) -> tuple[TurnResult, float | None]:
+async def play_take(
+    assistant: Assistant, take: KitchenTake, hold: bool = False, array: ArrayGeometry | None = None, front_end: str | None = None,
+) -> tuple[TurnResult, float | None, float | None]:
     """Play a take into ``assistant``, tapped, or with ``hold`` the button held until its words end
-    (the take's end, for noise alone); the result, and the real end of speech on the turn's
-    timeline (None for noise alone)."""
-    audio = read_wav(take.path, RATE)
-    mic = WavFileMicrophone(audio)  # the take carries its own trailing sound
+    (the take's end, for noise alone); the result, the real end of speech on the turn's timeline
+    (None for noise alone), and the CPU seconds the array's front end took (None without one).
+
+    An array's take is heard as the device hears it: the front end hears the kitchen before the
+    press (the take's first ``before_s``, as fast as it can), is told of the press, then the rest
+    plays in real time."""
+    front_cpu_s = None
+    if array is not None and front_end is not None:
+        samples, _ = read_wav_channels(take.path)
+        before = int(round(take.before_s * RATE))
+        source = WavFileArray(samples[before:], RATE)
+        mic: Any = BeamformedMicrophone(source, array, make_front_end(front_end, array.count))
+        mic.listen_before(samples[:before])
+        mic.turn_began()
+        duration = (len(samples) - before) / RATE
+    else:
+        audio = read_wav(take.path, RATE)
+        mic = WavFileMicrophone(audio)  # the take carries its own trailing sound
+        duration = audio.duration
     released = None
     if hold:
-        released = take.speech_end_s if take.speech_end_s is not None else audio.duration
+        released = take.speech_end_s if take.speech_end_s is not None else duration
     result = await press_and_play(assistant, mic, released)
+    if isinstance(mic, BeamformedMicrophone):
+        front_cpu_s = mic.front_end_s
     if take.speech_end_s is None or mic.started_at is None:
-        return result, None
-    return result, mic.started_at + take.speech_end_s - result.timeline.origin
+        return result, None, front_cpu_s
+    return result, mic.started_at + take.speech_end_s - result.timeline.origin, front_cpu_s
 
 
 def moved_reference(reference: HeardReference | None, take: KitchenTake) -> HeardReference | None:
@@ -90,13 +114,15 @@ def from_real_end(tl: Timeline, true_end_t: float) -> dict[str, Any]:
 
 # -- per condition ------------------------------------------------------------------------------------
 
-def condition_figures(stats: dict[str, Any], condition: Condition) -> dict[str, Any]:
-    """The figures a condition is judged by, from its arm's aggregate."""
+def condition_figures(stats: dict[str, Any], condition: Condition, front_end: str | None = None) -> dict[str, Any]:
+    """The figures a condition is judged by, from its arm's aggregate (``front_end``: the array's)."""
     def med(key: str) -> Any:
         return (stats.get(key) or {}).get("median")
 
     figures = {
         "condition": condition.name,
+        "front_end": front_end,
+        "front_end_cpu_s": med("front_end_cpu_s"),
         "noise": condition.noise,
         "snr_db": condition.snr_db,
         "room": condition.room,
@@ -148,6 +174,7 @@ ROWS = (
     ("the detector's end of speech − the real one, median (s)", "vad_end_offset_s", _num),
     ("turns that lost a word at the end", "dropped_tail_turns", _num),
     ("turns cut off before the user finished", "cut_off_turns", _num),
+    ("the array's front end, CPU s per turn, median", "front_end_cpu_s", _num),
 )
 NOISE_ONLY_ROWS = (
     ("presses", "turns", _num),
@@ -160,14 +187,19 @@ NOISE_ONLY_ROWS = (
 def render_kitchen(kitchen: dict[str, Any]) -> str:
     """``report.md``'s kitchen section: a table per condition, clean beside it, and the picture."""
     conditions = kitchen["conditions"]
-    clean = conditions.get("clean")
     lines = ["## The kitchen", "", f"Room `{kitchen['room']}` ({kitchen['room_what']}), seed {kitchen['seed']}; "
              "latency counts from the clean request's real end of speech.", ""]
+    if kitchen.get("array"):
+        array = kitchen["array"]
+        lines += [f"Heard by the array `{array['name']}` ({array['what'] or str(len(array['mics'])) + ' microphones'}); "
+                  "each condition's column names the front end.", ""]
     if kitchen.get("picture"):
         lines += [f"![accuracy against SNR]({kitchen['picture']})", ""]
+    cleans = [name for name, f in conditions.items() if f["condition"] == "clean"]
     for name, figures in conditions.items():
-        if name == "clean" and len(conditions) > 1:
+        if figures["condition"] == "clean" and len(conditions) > len(cleans):
             continue
+        clean = conditions.get(" ".join(["clean", *([figures["front_end"]] if figures.get("front_end") else [])]))
         rows = ROWS if figures["speech"] else NOISE_ONLY_ROWS
         beside = clean is not None and name != "clean" and figures["speech"]  # noise alone has no request to compare
         lines += [f"### `{name}`", "", "| figure | " + ("`clean` | " if beside else "") + f"`{name}` |",
@@ -187,10 +219,11 @@ def snr_series(conditions: dict[str, dict[str, Any]], key: str) -> tuple[dict[st
         value = figures.get(key)
         if value is None or not figures.get("speech", True):
             continue
+        front = f" ({figures['front_end']})" if figures.get("front_end") else ""
         if figures.get("noise") is None:
             refs[name] = 100 * value
         else:
-            series.setdefault(figures["noise"], []).append((figures["snr_db"], 100 * value))
+            series.setdefault(figures["noise"] + front, []).append((figures["snr_db"], 100 * value))
     return {kind: sorted(points) for kind, points in series.items()}, refs
 
 

@@ -26,11 +26,12 @@ import json
 import logging
 import os
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
+from audio.array import ArrayGeometry
 from bench.kitchen.noises import NOISES, RATE
 from bench.kitchen.rooms import DEFAULT_ROOM, RoomPreset, direct_delay_s, impulse_responses, room_preset
 
@@ -42,6 +43,9 @@ TRAILING_S = 2.0
 """Sound after the request, as the loop's microphone plays after a recording."""
 NOISE_ONLY_S = 6.5
 """Shortest noise-only excerpt: the loop gives up on a press with no speech after 6 s."""
+BEFORE_PRESS_S = 3.0
+"""An array's take starts with this much of the kitchen alone: the array is read all the time, so
+its front end has heard the kitchen before the user presses."""
 VOICED_BELOW_DB = -40.0
 """A 10 ms frame of the clean request is voiced when louder than its loudest frame less this."""
 
@@ -136,6 +140,7 @@ def voiced_frames(request: np.ndarray, rate: int = RATE) -> np.ndarray:
 
 
 def _power(x: np.ndarray, where: np.ndarray) -> float:
+    x = x if x.ndim == 1 else x[:, 0]  # an array's level is its first microphone's
     picked = x[where] if where.any() else x
     return float(np.mean(np.square(picked))) if len(picked) else 0.0
 
@@ -143,29 +148,37 @@ def _power(x: np.ndarray, where: np.ndarray) -> float:
 def mix(
     request: np.ndarray, condition: Condition, *, speech_rir: np.ndarray | None, noise_rir: np.ndarray | None,
     dry_noise: np.ndarray | None, impulsive: bool = False, delay_s: float = 0.0, trailing_s: float = TRAILING_S,
+    before_s: float = 0.0,
 ) -> KitchenAudio:
     """The request heard under ``condition`` (responses and the dry sound given: this does no I/O).
 
     ``dry_noise`` must be at least as long as the result plus ``noise_rir``: its first
     ``len(noise_rir)`` samples are dropped, so the room is already full of the sound at sample 0.
+    Responses of shape ``(microphones, samples)`` make an array's take: ``samples`` and its parts
+    are then ``(samples, microphones)``, levels and the SNR set on the first microphone.
+    ``before_s`` of the kitchen's sound alone come first (what an array hears before the press).
     """
     request = np.asarray(request, dtype=np.float64)
-    voiced_dry = voiced_frames(request)
-    if not voiced_dry.any():
+    if not voiced_frames(request).any():
         raise ValueError("the request has no voiced frame")
+    request = np.concatenate([np.zeros(int(round(before_s * RATE))), request])
+    voiced_dry = voiced_frames(request)
     length = len(request) + int(round(trailing_s * RATE))
     if not condition.speech:
         length = max(length, int(NOISE_ONLY_S * RATE))
     shift = int(round(delay_s * RATE)) if condition.room else 0
     speech = _fft_convolve(request, speech_rir) if condition.room and speech_rir is not None else request.copy()
     speech = _fit(speech, length)
+    channels = noise_rir.shape[0] if noise_rir is not None and noise_rir.ndim == 2 else None
+    if speech.ndim == 1 and channels is not None:  # the dry request heard alike by every microphone
+        speech = np.repeat(speech[:, None], channels, axis=1)
     voiced = _fit(np.concatenate([np.zeros(shift, bool), voiced_dry]), length)
     speech_power = _power(speech, voiced)
-    noise = np.zeros(length)
+    noise = np.zeros(speech.shape)
     if condition.noise is not None:
         if dry_noise is None or noise_rir is None:
             raise ValueError(f"{condition.name} needs a sound and its spot's response")
-        lead = len(noise_rir)
+        lead = noise_rir.shape[-1]
         if len(dry_noise) < length + lead:
             raise ValueError(f"the dry sound is {len(dry_noise)} samples; {length + lead} are needed")
         wet = _fft_convolve(dry_noise[: length + lead], noise_rir)[lead : lead + length]
@@ -176,7 +189,7 @@ def mix(
     gain = 10 ** (SPEECH_DBFS / 20) / np.sqrt(speech_power)
     speech, noise = speech * gain, noise * gain
     if not condition.speech:
-        speech = np.zeros(length)
+        speech = np.zeros(speech.shape)
     total = speech + noise
     clipped = int(np.count_nonzero(np.abs(total) > 1.0))
     indices = np.flatnonzero(voiced_dry)
@@ -189,13 +202,18 @@ def mix(
 
 
 def _fit(x: np.ndarray, length: int) -> np.ndarray:
-    return x[:length] if len(x) >= length else np.concatenate([x, np.zeros(length - len(x), x.dtype)])
+    if len(x) >= length:
+        return x[:length]
+    return np.concatenate([x, np.zeros((length - len(x), *x.shape[1:]), x.dtype)])
 
 
 def _fft_convolve(x: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """``x`` through ``h``; a ``(microphones, samples)`` response gives ``(samples, microphones)``."""
     from scipy.signal import fftconvolve
 
-    return fftconvolve(x, h)
+    if h.ndim == 1:
+        return fftconvolve(x, h)
+    return fftconvolve(x[None, :], h, axes=1).T
 
 
 def noise_seed(seed: int, kind: str, request: np.ndarray) -> np.random.Generator:
@@ -208,20 +226,30 @@ def noise_seed(seed: int, kind: str, request: np.ndarray) -> np.random.Generator
 def kitchen_audio(
     request: np.ndarray, condition: Condition, room: RoomPreset | None = None, seed: int = 0,
     trailing_s: float = TRAILING_S, cache_dir: Path | None = None, max_order: int | None = None,
+    mics: tuple[tuple[float, float, float], ...] | None = None, before_s: float = 0.0,
 ) -> KitchenAudio:
-    """The request heard under ``condition`` in ``room`` (default ``kitchen-a``), its sound seeded by ``seed``."""
+    """The request heard under ``condition`` in ``room`` (default ``kitchen-a``), its sound seeded by ``seed``.
+
+    With ``mics`` (an array's positions around the room's microphone) it is the array's take,
+    ``(samples, microphones)``; ``clean`` is then the dry request on every microphone.
+    """
     room = room or room_preset(DEFAULT_ROOM)
     if not condition.room:
-        return mix(request, condition, speech_rir=None, noise_rir=None, dry_noise=None, trailing_s=trailing_s)
-    responses = impulse_responses(room, cache_dir, max_order)
+        heard = mix(request, condition, speech_rir=None, noise_rir=None, dry_noise=None, trailing_s=trailing_s, before_s=before_s)
+        if mics is None:
+            return heard
+        return replace(heard, samples=np.repeat(heard.samples[:, None], len(mics), axis=1),
+                       speech=np.repeat(heard.speech[:, None], len(mics), axis=1), noise=np.zeros((len(heard.noise), len(mics)), np.float32))
+    responses = impulse_responses(room, cache_dir, max_order, mics)
     kind = NOISES[condition.noise] if condition.noise is not None else None
     dry = None
     if kind is not None:
-        length = max(len(request) + int(round(trailing_s * RATE)), int(NOISE_ONLY_S * RATE))
-        dry = kind.make(length + len(responses[kind.spot]) + 1, noise_seed(seed, kind.name, request))
+        length = max(len(request) + int(round((trailing_s + before_s) * RATE)), int((NOISE_ONLY_S + before_s) * RATE))
+        dry = kind.make(length + responses[kind.spot].shape[-1] + 1, noise_seed(seed, kind.name, request))
     return mix(
         request, condition, speech_rir=responses["talker"], noise_rir=responses[kind.spot] if kind else None,
         dry_noise=dry, impulsive=bool(kind and kind.impulsive), delay_s=direct_delay_s(room, room.talker), trailing_s=trailing_s,
+        before_s=before_s,
     )
 
 
@@ -243,37 +271,59 @@ class KitchenTake:
     """Samples held at full scale."""
     extra: dict[str, object] = field(default_factory=dict)
     """The room and seed, for the record."""
+    before_s: float = 0.0
+    """An array's take: seconds of the kitchen alone at the file's start, heard before the press.
+    The speech's times count from the press, after them."""
 
 
-def take_path(request_path: Path, condition: Condition, room: RoomPreset, seed: int, trailing_s: float, cache_dir: Path) -> Path:
+def take_path(
+    request_path: Path, condition: Condition, room: RoomPreset, seed: int, trailing_s: float, cache_dir: Path,
+    array: ArrayGeometry | None = None, before_s: float = 0.0,
+) -> Path:
     """Where the take is cached: by the request's bytes and everything that shapes the sound."""
-    shape = json.dumps({"condition": asdict(condition), "room": asdict(room), "seed": seed, "trailing_s": trailing_s,
-                        "version": 1}, sort_keys=True)
-    key = hashlib.sha256(request_path.read_bytes() + shape.encode()).hexdigest()[:16]
+    shape = {"condition": asdict(condition), "room": asdict(room), "seed": seed, "trailing_s": trailing_s, "version": 1}
+    if array is not None:
+        shape |= {"array": asdict(array), "before_s": before_s}
+    key = hashlib.sha256(request_path.read_bytes() + json.dumps(shape, sort_keys=True).encode()).hexdigest()[:16]
     return cache_dir / "bench-kitchen" / f"{key}.wav"
 
 
 def kitchen_take(
     request_path: Path, condition: Condition, room: RoomPreset, seed: int, cache_dir: Path, trailing_s: float = TRAILING_S,
+    array: ArrayGeometry | None = None, before_s: float = BEFORE_PRESS_S,
 ) -> KitchenTake:
-    """The request at ``request_path`` under ``condition``: made (and cached) on first need."""
-    from audio.protocols import AudioChunk
-    from audio.wav import read_wav, write_wav
+    """The request at ``request_path`` under ``condition``: made (and cached) on first need.
 
-    path = take_path(request_path, condition, room, seed, trailing_s, cache_dir)
+    With ``array`` the take is the array's capture: a WAV of its ``capture_channels`` (loopback
+    channels silent), each microphone on its channel, ``before_s`` of the kitchen first.
+    """
+    from audio.wav import read_wav, write_wav_channels
+
+    before_s = before_s if array is not None else 0.0
+    path = take_path(request_path, condition, room, seed, trailing_s, cache_dir, array, before_s)
     meta_path = path.with_suffix(".json")
     if not (path.is_file() and meta_path.is_file()):
-        heard = kitchen_audio(read_wav(request_path, RATE).samples, condition, room, seed, trailing_s, cache_dir)
+        heard = kitchen_audio(read_wav(request_path, RATE).samples, condition, room, seed, trailing_s, cache_dir,
+                              mics=array.mics if array is not None else None, before_s=before_s)
+        samples = heard.samples[:, None]
+        if array is not None:
+            samples = np.zeros((len(heard.samples), array.capture_channels), np.float32)
+            samples[:, list(array.mic_channels)] = heard.samples
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f"{path.stem}.{os.getpid()}.part")
         try:
-            write_wav(partial, AudioChunk(heard.samples, RATE))
+            write_wav_channels(partial, samples, RATE)
             os.replace(partial, path)
         finally:
             partial.unlink(missing_ok=True)
-        meta = {"speech_start_s": heard.speech_start_s, "speech_end_s": heard.speech_end_s, "delay_s": heard.delay_s,
-                "clipped": heard.clipped}
+
+        def from_press(t: float | None) -> float | None:
+            return None if t is None else round(t - before_s, 6)
+
+        meta = {"speech_start_s": from_press(heard.speech_start_s), "speech_end_s": from_press(heard.speech_end_s),
+                "delay_s": heard.delay_s, "clipped": heard.clipped}
         meta_path.write_text(json.dumps(meta), encoding="utf-8")
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    extra: dict[str, object] = {"room": room.name, "seed": seed} | ({"array": array.name} if array is not None else {})
     return KitchenTake(path, condition, meta["speech_start_s"], meta["speech_end_s"], meta["delay_s"], meta["clipped"],
-                       {"room": room.name, "seed": seed})
+                       extra, before_s)

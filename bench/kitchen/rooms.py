@@ -103,23 +103,30 @@ def room_preset(name: str) -> RoomPreset:
         raise ValueError(f"no room {name!r} (known: {', '.join(PRESETS)})") from None
 
 
-def _key(preset: RoomPreset, max_order: int | None) -> str:
+def _key(preset: RoomPreset, max_order: int | None, mics: tuple[tuple[float, float, float], ...] | None = None) -> str:
     import pyroomacoustics as pra
 
-    shape = json.dumps({"preset": asdict(preset), "max_order": max_order, "rate": RATE, "pra": pra.__version__}, sort_keys=True)
-    return hashlib.sha256(shape.encode()).hexdigest()[:16]
+    shape = {"preset": asdict(preset), "max_order": max_order, "rate": RATE, "pra": pra.__version__}
+    if mics is not None:
+        shape["mics"] = [list(m) for m in mics]
+    return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def impulse_responses(preset: RoomPreset, cache_dir: Path | None, max_order: int | None = None) -> dict[str, np.ndarray]:
+
+def impulse_responses(
+    preset: RoomPreset, cache_dir: Path | None, max_order: int | None = None, mics: tuple[tuple[float, float, float], ...] | None = None,
+) -> dict[str, np.ndarray]:
     """The responses from the talker (``"talker"``) and every spot to the microphone, cached.
 
-    ``max_order`` caps the image order (tests keep it small); None takes Sabine's.
+    ``max_order`` caps the image order (tests keep it small); None takes Sabine's.  With ``mics``
+    (an array's positions, metres from the preset's microphone, which is the array's centre) each
+    response is ``(len(mics), samples)``, one row per microphone.
     """
-    path = cache_dir / "bench-kitchen" / f"rir-{_key(preset, max_order)}.npz" if cache_dir is not None else None
+    path = cache_dir / "bench-kitchen" / f"rir-{_key(preset, max_order, mics)}.npz" if cache_dir is not None else None
     if path is not None and path.is_file():
         with np.load(path) as data:
             return {name: data[name] for name in data.files}
-    responses = compute_responses(preset, max_order)
+    responses = compute_responses(preset, max_order, mics)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f"{path.stem}.{os.getpid()}.part.npz")
@@ -131,7 +138,9 @@ def impulse_responses(preset: RoomPreset, cache_dir: Path | None, max_order: int
     return responses
 
 
-def compute_responses(preset: RoomPreset, max_order: int | None = None) -> dict[str, np.ndarray]:
+def compute_responses(
+    preset: RoomPreset, max_order: int | None = None, mics: tuple[tuple[float, float, float], ...] | None = None,
+) -> dict[str, np.ndarray]:
     import pyroomacoustics as pra
 
     absorption, sabine_order = pra.inverse_sabine(preset.rt60_s, list(preset.size_m))
@@ -142,10 +151,20 @@ def compute_responses(preset: RoomPreset, max_order: int | None = None) -> dict[
     names = ["talker", *(name for name, _ in preset.spots)]
     for position in [preset.talker, *(where for _, where in preset.spots)]:
         room.add_source(list(position))
-    room.add_microphone(list(preset.mic))
+    if mics is None:
+        room.add_microphone(list(preset.mic))
+    else:
+        room.add_microphone_array(np.array([[preset.mic[k] + m[k] for m in mics] for k in range(3)]))
     room.compute_rir()
     lead = pra.constants.get("frac_delay_length") // 2  # the fractional-delay filter's own delay
-    responses = {name: np.asarray(room.rir[0][i][lead:], dtype=np.float64) for i, name in enumerate(names)}
+    if mics is None:
+        responses = {name: np.asarray(room.rir[0][i][lead:], dtype=np.float64) for i, name in enumerate(names)}
+    else:  # one row per microphone, all as long as the longest
+        responses = {}
+        for i, name in enumerate(names):
+            rows = [np.asarray(room.rir[m][i][lead:], dtype=np.float64) for m in range(len(mics))]
+            length = max(len(r) for r in rows)
+            responses[name] = np.stack([np.pad(r, (0, length - len(r))) for r in rows])
     log.info("room %s: %d responses, %d samples and more", preset.name, len(responses), min(len(r) for r in responses.values()))
     return responses
 

@@ -23,7 +23,7 @@ import resource
 import shutil
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +78,12 @@ class BenchSettings:
     """The kitchen's room preset (:data:`bench.kitchen.rooms.PRESETS`)."""
     seed: int = 0
     """Seeds the kitchen's sounds."""
+    array: str | None = None
+    """A microphone array (a board's name or a ``.toml`` geometry, :mod:`audio.array`): each kitchen
+    take is rendered as its N-channel capture, the kitchen heard for a while before the press."""
+    array_front_ends: tuple[str, ...] = ("mvdr",)
+    """With ``array``, the front ends (:data:`audio.beamformer.FRONT_ENDS`) each take is heard
+    through, an arm each, interleaved: ``first`` is the array's first microphone alone."""
     presses: tuple[str, ...] = ("tap",)
     """How the button is pressed, an arm each, interleaved: ``tap`` (pressed and let go before the
     words; the voice detector ends the utterance) or ``hold`` (held through the words and released
@@ -113,6 +119,8 @@ class Arm:
     """The kitchen condition (:class:`bench.kitchen.mix.Condition`), or None."""
     press: str = "tap"
     """``tap`` or ``hold`` (:attr:`BenchSettings.presses`)."""
+    front_end: str | None = None
+    """With an array, its front end (:attr:`BenchSettings.array_front_ends`)."""
 
 
 def _transcript_error(language: str, reference: str, hypothesis: str) -> float:
@@ -226,6 +234,11 @@ class SuiteRun:
         self.takes: dict[tuple[str, str], Any] = {}
         self.home: Any = None  # the scratch Home Assistant core of a home suite
         self.provenance = written_by(settings.module, settings.arguments)  # the code as the run starts
+        self.array = None
+        if settings.array:
+            from audio.array import load_geometry
+
+            self.array = load_geometry(settings.array)
 
     def _arms(self) -> list[Arm]:
         """Every variant, under every kitchen condition when there are any, with every press; a
@@ -233,16 +246,20 @@ class SuiteRun:
         conditions = self.settings.kitchen
         presses = self.settings.presses
         named = presses != ("tap",)
+        fronts: tuple[str | None, ...] = self.settings.array_front_ends if self.settings.array and conditions else (None,)
         arms: list[Arm] = []
         for condition in conditions or (None,):
-            for name in self.variants:
-                for press in presses:
-                    words = [condition.name] if condition is not None else []
-                    if name != BASELINE or not words and not named:
-                        words.append(name)
-                    if named:
-                        words.append(press)
-                    arms.append(Arm(" ".join(words), name, condition, press))
+            for front in fronts:
+                for name in self.variants:
+                    for press in presses:
+                        words = [condition.name] if condition is not None else []
+                        if front is not None:
+                            words.append(front)
+                        if name != BASELINE or not words and not named:
+                            words.append(name)
+                        if named:
+                            words.append(press)
+                        arms.append(Arm(" ".join(words), name, condition, press, front))
         return arms
 
     async def run(self) -> dict[str, Any]:
@@ -268,7 +285,7 @@ class SuiteRun:
             from bench.kitchen.rooms import room_preset
             from bench.suites.audio import default_cache_dir
 
-            self.takes = prepare_takes(audio, s.kitchen, room_preset(s.room), s.seed, default_cache_dir())
+            self.takes = prepare_takes(audio, s.kitchen, room_preset(s.room), s.seed, default_cache_dir(), self.array)
         if suite.home_assistant:
             config = await self._start_home(config)
         try:
@@ -432,7 +449,7 @@ class SuiteRun:
         take = self.takes[key, arm.condition.name]
         if isinstance(take, Exception):
             raise take
-        result, true_end = await play_take(assistant, take, hold=arm.press == "hold")
+        result, true_end, front_cpu_s = await play_take(assistant, take, hold=arm.press == "hold", array=self.array, front_end=arm.front_end)
         decode_s = getattr(assistant.deps.recognizer, "last_decode_s", None)
         speech = arm.condition.speech
         # Noise alone asks for nothing: any tool is wrong, and there are no words to get wrong.
@@ -440,6 +457,8 @@ class SuiteRun:
                            moved_reference(self.references.get(key), take), self._tools_that(assistant))
         row["speech_end_s"] = take.speech_end_s
         row["clipped"] = take.clipped
+        if front_cpu_s is not None:
+            row["front_end_cpu_s"] = round(front_cpu_s, 4)
         if true_end is not None:
             row |= from_real_end(result.timeline, true_end)
         if not speech:
@@ -500,6 +519,7 @@ class SuiteRun:
                 "turns_started": sum(1 for r in rows if r.get("heard_speech")),
                 "heard_words": sum(1 for r in rows if r.get("heard_words")),
                 "vad_end_offset_s": aggregate(rows, "vad_end_offset_s"),
+                "front_end_cpu_s": aggregate(rows, "front_end_cpu_s"),
                 "resumed_turns": sum(1 for r in rows if r.get("resumed")),
                 "cut_off_turns_with_pauses": sum(1 for r in rows if r.get("cut_off") and r.get("pause")),
                 "pause_turns": sum(1 for r in rows if r.get("pause")),
@@ -563,7 +583,8 @@ class SuiteRun:
             "room": room.name,
             "room_what": room.what,
             "seed": self.settings.seed,
-            "conditions": {arm.name: condition_figures(by_variant[arm.name], arm.condition) for arm in self.arms},
+            **({"array": asdict(self.array)} if self.array is not None else {}),
+            "conditions": {arm.name: condition_figures(by_variant[arm.name], arm.condition, arm.front_end) for arm in self.arms},
             "picture": None,
         }
 

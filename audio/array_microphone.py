@@ -1,0 +1,156 @@
+"""An array heard as one microphone: its channels through a front end, the rest of hearth unchanged.
+
+:class:`BeamformedMicrophone` keeps the :class:`~audio.protocols.Microphone` contract over any
+:class:`ArraySource` (the sound card's channels, or a recorded N-channel take played back): each
+block's microphone channels (the geometry's ``mic_channels``; loopback channels are left out)
+go through the front end, and the one signal out is stamped with the time its samples reached
+the converters, the front end's own delay counted.  The device loop tells it when a turn starts
+and stops listening (:meth:`BeamformedMicrophone.turn_began`), which is what the beamformer needs
+to keep the user's words out of its picture of the kitchen's noise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from audio.array import ArrayGeometry
+from audio.beamformer import ArrayFrontEnd
+from audio.protocols import AudioChunk, CapturedChunk
+
+
+@dataclass(frozen=True)
+class ArrayChunk:
+    """A block of every captured channel."""
+
+    samples: np.ndarray
+    """float32, ``(samples, channels)``, values in [-1, 1]."""
+    sample_rate: int
+    captured_at: float
+    """Monotonic time at which the block's first sample reached the converters."""
+
+    @property
+    def duration(self) -> float:
+        return len(self.samples) / self.sample_rate
+
+
+@runtime_checkable
+class ArraySource(Protocol):
+    """Blocks of all of an array's captured channels, as they arrive."""
+
+    sample_rate: int
+    channels: int
+
+    def chunks(self) -> AsyncIterator[ArrayChunk]: ...
+
+    async def close(self) -> None: ...
+
+
+@runtime_checkable
+class TurnAware(Protocol):
+    """A microphone that wants to know when a turn listens (an array's front end does)."""
+
+    def turn_began(self) -> None: ...
+
+    def turn_ended(self) -> None: ...
+
+
+class BeamformedMicrophone:
+    """One signal from an array: a :class:`~audio.protocols.Microphone` over an :class:`ArraySource`."""
+
+    def __init__(self, source: ArraySource, geometry: ArrayGeometry, front_end: ArrayFrontEnd) -> None:
+        if source.channels != geometry.capture_channels:
+            raise ValueError(f"array {geometry.name!r} has {geometry.capture_channels} channels; the capture has {source.channels}")
+        self.source = source
+        self.geometry = geometry
+        self.front_end = front_end
+        self.sample_rate = source.sample_rate
+        self._picked = list(geometry.mic_channels)
+        self.front_end_s = 0.0
+        """CPU time spent in the front end so far (for the bench)."""
+
+    def listen_before(self, samples: np.ndarray) -> None:
+        """Feed audio heard before this microphone was read (the kitchen before the press), output dropped."""
+        self._process(np.asarray(samples, np.float32))
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        started = time.process_time()
+        out = self.front_end.process(block[:, self._picked])
+        self.front_end_s += time.process_time() - started
+        return out
+
+    async def chunks(self) -> AsyncIterator[AudioChunk]:
+        rate = self.sample_rate
+        late = self.front_end.latency_samples
+        pending = 0  # input samples taken but not yet given out (the front end's frame not full)
+        async for chunk in self.source.chunks():
+            out = self._process(chunk.samples)
+            pending += len(chunk.samples) - len(out)
+            if len(out) == 0:
+                continue
+            # The output's last sample is the input's (pending + late) samples before this block's end.
+            end = chunk.captured_at + (len(chunk.samples) - pending) / rate
+            yield CapturedChunk(out, rate, end - (late + len(out)) / rate)
+
+    @property
+    def started_at(self) -> float | None:
+        """When the source's first sample was captured, where it says (a played recording does)."""
+        return getattr(self.source, "started_at", None)
+
+    def turn_began(self) -> None:
+        self.front_end.turn_began()
+
+    def turn_ended(self) -> None:
+        self.front_end.turn_ended()
+
+    async def start(self) -> None:
+        start = getattr(self.source, "start", None)
+        if start is not None:
+            await start()
+
+    @property
+    def lost(self) -> object:
+        return getattr(self.source, "lost", None)
+
+    async def close(self) -> None:
+        await self.source.close()
+
+
+class WavFileArray:
+    """Plays an N-channel recording as an array's capture, paced like a live sound card."""
+
+    def __init__(self, samples: np.ndarray, sample_rate: int = 16000, chunk_s: float = 0.032, realtime: bool = True) -> None:
+        samples = np.asarray(samples, np.float32)
+        if samples.ndim != 2:
+            raise ValueError("an array recording has (samples, channels)")
+        self.sample_rate = sample_rate
+        self.channels = samples.shape[1]
+        self._samples = samples
+        self._chunk = max(1, int(chunk_s * sample_rate))
+        self._realtime = realtime
+        self._closed = False
+        self.started_at: float | None = None
+        """Monotonic time at which the first sample was captured."""
+
+    async def chunks(self) -> AsyncIterator[ArrayChunk]:
+        start = time.monotonic()
+        self.started_at = start
+        for offset in range(0, len(self._samples), self._chunk):
+            if self._closed:
+                return
+            piece = self._samples[offset : offset + self._chunk]
+            if self._realtime:
+                delay = start + (offset + len(piece)) / self.sample_rate - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            else:
+                await asyncio.sleep(0)
+            yield ArrayChunk(piece, self.sample_rate, start + offset / self.sample_rate)
+
+    async def close(self) -> None:
+        self._closed = True
