@@ -14,50 +14,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from audio.array import ArrayGeometry
 from audio.beamformer import ArrayFrontEnd
-from audio.protocols import AudioChunk, CapturedChunk
-
-
-@dataclass(frozen=True)
-class ArrayChunk:
-    """A block of every captured channel."""
-
-    samples: np.ndarray
-    """float32, ``(samples, channels)``, values in [-1, 1]."""
-    sample_rate: int
-    captured_at: float
-    """Monotonic time at which the block's first sample reached the converters."""
-
-    @property
-    def duration(self) -> float:
-        return len(self.samples) / self.sample_rate
-
-
-@runtime_checkable
-class ArraySource(Protocol):
-    """Blocks of all of an array's captured channels, as they arrive."""
-
-    sample_rate: int
-    channels: int
-
-    def chunks(self) -> AsyncIterator[ArrayChunk]: ...
-
-    async def close(self) -> None: ...
-
-
-@runtime_checkable
-class TurnAware(Protocol):
-    """A microphone that wants to know when a turn listens (an array's front end does)."""
-
-    def turn_began(self) -> None: ...
-
-    def turn_ended(self) -> None: ...
+from audio.protocols import ArrayChunk, ArraySource, AudioChunk, CapturedChunk
 
 
 class BeamformedMicrophone:
@@ -73,6 +35,7 @@ class BeamformedMicrophone:
         self._picked = list(geometry.mic_channels)
         self.front_end_s = 0.0
         """CPU time spent in the front end so far (for the bench)."""
+        self._pending = 0  # samples taken in and not yet given out (a frame not yet full)
 
     def listen_before(self, samples: np.ndarray) -> None:
         """Feed audio heard before this microphone was read (the kitchen before the press), output dropped."""
@@ -82,19 +45,18 @@ class BeamformedMicrophone:
         started = time.process_time()
         out = self.front_end.process(block[:, self._picked])
         self.front_end_s += time.process_time() - started
+        self._pending += len(block) - len(out)
         return out
 
     async def chunks(self) -> AsyncIterator[AudioChunk]:
         rate = self.sample_rate
         late = self.front_end.latency_samples
-        pending = 0  # input samples taken but not yet given out (the front end's frame not full)
         async for chunk in self.source.chunks():
             out = self._process(chunk.samples)
-            pending += len(chunk.samples) - len(out)
             if len(out) == 0:
                 continue
             # The output's last sample is the input's (pending + late) samples before this block's end.
-            end = chunk.captured_at + (len(chunk.samples) - pending) / rate
+            end = chunk.captured_at + (len(chunk.samples) - self._pending) / rate
             yield CapturedChunk(out, rate, end - (late + len(out)) / rate)
 
     @property
@@ -154,3 +116,31 @@ class WavFileArray:
 
     async def close(self) -> None:
         self._closed = True
+
+
+class RecordingArray:
+    """An array source that keeps every block it passes on (``hearth mic-check`` looks at each
+    microphone afterwards)."""
+
+    def __init__(self, source: ArraySource) -> None:
+        self.source = source
+        self.sample_rate = source.sample_rate
+        self.channels = source.channels
+        self.blocks: list[np.ndarray] = []
+
+    async def chunks(self) -> AsyncIterator[ArrayChunk]:
+        async for chunk in self.source.chunks():
+            self.blocks.append(chunk.samples)
+            yield chunk
+
+    def recorded(self) -> np.ndarray:
+        """Everything passed on, ``(samples, channels)``."""
+        return np.concatenate(self.blocks) if self.blocks else np.zeros((0, self.channels), np.float32)
+
+    async def start(self) -> None:
+        start = getattr(self.source, "start", None)
+        if start is not None:
+            await start()
+
+    async def close(self) -> None:
+        await self.source.close()

@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 class ArrayFrontEnd(Protocol):
     """Channels in (``(samples, channels)`` float32 blocks of any length), one signal out."""
 
+    name: str
+    """As configured (``audio.array_front_end``)."""
     latency_samples: int
     """How many samples the output lags the input."""
 
@@ -57,6 +59,7 @@ class ArrayFrontEnd(Protocol):
 class FirstMicrophone:
     """One microphone of the array, as if the board had only that one: the baseline to beat."""
 
+    name = "first"
     latency_samples = 0
 
     def __init__(self, channel: int = 0) -> None:
@@ -96,6 +99,8 @@ class BeamSettings:
 
 class MvdrBeamformer:
     """MVDR with the noise from before the press and the talker from covariance whitening."""
+
+    name = "mvdr"
 
     def __init__(self, channels: int, settings: BeamSettings | None = None, rate: int = 16000) -> None:
         if channels < 2:

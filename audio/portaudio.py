@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import soxr
 
-from audio.protocols import AudioChunk, AudioDeviceError, CapturedChunk, HeardCallback, PlaybackListener
+from audio.protocols import ArrayChunk, AudioChunk, AudioDeviceError, CapturedChunk, HeardCallback, PlaybackListener
 from audio.stream_guard import LossSettings, StreamWatch, bounded_call, close_stream, leave_portaudio_at_exit, stop_and_close
 
 log = logging.getLogger(__name__)
@@ -101,6 +101,10 @@ class MicrophoneSettings:
     """Samples per second delivered (the VAD and recognizer want 16 kHz)."""
     block_s: float = 0.032
     """Length of each chunk; 32 ms is one VAD window at 16 kHz."""
+    channels: int = 1
+    """Channels opened.  Above one the stream is an array's capture: its chunks are
+    :class:`~audio.protocols.ArrayChunk` blocks of every channel, for an array's front end
+    (:class:`~audio.array_microphone.BeamformedMicrophone`) to make one signal of."""
     latency: float | str = "low"
     """PortAudio input latency in seconds, or "low"/"high"."""
     max_queued_s: float = 2.0
@@ -123,11 +127,12 @@ class SoundDeviceMicrophone:
     def __init__(self, settings: MicrophoneSettings | None = None) -> None:
         self.settings = settings or MicrophoneSettings()
         self.sample_rate = self.settings.sample_rate
+        self.channels = self.settings.channels
         self.dropped_chunks = 0
         """Chunks dropped because the queue was full."""
         self._stream: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._queue: asyncio.Queue[AudioChunk | AudioDeviceError | None] | None = None
+        self._queue: asyncio.Queue[Any] | None = None
         self._closed = False
         self._last_drop_log = 0.0
         self._lost: AudioDeviceError | None = None
@@ -152,7 +157,7 @@ class SoundDeviceMicrophone:
             stream = sd.InputStream(
                 device=s.device,
                 samplerate=s.sample_rate,
-                channels=1,
+                channels=s.channels,
                 dtype="float32",
                 blocksize=blocksize,
                 latency=s.latency,
@@ -195,7 +200,8 @@ class SoundDeviceMicrophone:
             at = now - (current - adc)
         else:  # a host API without timing: the block ended about now
             at = now - frames / self.sample_rate
-        chunk = CapturedChunk(indata[:, 0].copy(), self.sample_rate, at)
+        chunk: AudioChunk | ArrayChunk = (CapturedChunk(indata[:, 0].copy(), self.sample_rate, at) if self.channels == 1
+                                          else ArrayChunk(indata.copy(), self.sample_rate, at))
         loop = self._loop
         if loop is None:
             return
@@ -212,7 +218,7 @@ class SoundDeviceMicrophone:
                 queue.get_nowait()  # the reader must hear of the loss, whatever audio it misses
             queue.put_nowait(error)
 
-    def _put(self, chunk: AudioChunk) -> None:
+    def _put(self, chunk: AudioChunk | ArrayChunk) -> None:
         queue = self._queue
         if queue is None or self._closed or self._lost is not None:
             return
@@ -225,8 +231,10 @@ class SoundDeviceMicrophone:
                 log.warning("microphone reader is behind: dropped %d chunks so far", self.dropped_chunks)
         queue.put_nowait(chunk)
 
-    async def chunks(self) -> AsyncIterator[AudioChunk]:
-        """Yield audio as it arrives until ``close()``; raise :class:`AudioDeviceError` if the device is lost."""
+    async def chunks(self) -> AsyncIterator[Any]:
+        """Yield audio as it arrives until ``close()``; raise :class:`AudioDeviceError` if the device is lost.
+
+        :class:`~audio.protocols.AudioChunk` with one channel, :class:`~audio.protocols.ArrayChunk` with more."""
         if self._queue is None:
             raise RuntimeError("SoundDeviceMicrophone.start() has not been called")
         if self._lost is not None:
@@ -352,7 +360,7 @@ class SoundDeviceSpeaker:
             return sd.OutputStream(
                 device=s.device,
                 samplerate=s.sample_rate,
-                channels=1,
+                channels=s.channels,
                 dtype="float32",
                 blocksize=s.blocksize,
                 latency=s.latency,

@@ -107,6 +107,42 @@ class Microphone(Protocol):
     async def close(self) -> None: ...
 
 
+@dataclass(frozen=True)
+class ArrayChunk:
+    """A block of every captured channel."""
+
+    samples: np.ndarray
+    """float32, ``(samples, channels)``, values in [-1, 1]."""
+    sample_rate: int
+    captured_at: float
+    """Monotonic time at which the block's first sample reached the converters."""
+
+    @property
+    def duration(self) -> float:
+        return len(self.samples) / self.sample_rate
+
+
+@runtime_checkable
+class ArraySource(Protocol):
+    """Blocks of all of an array's captured channels, as they arrive."""
+
+    sample_rate: int
+    channels: int
+
+    def chunks(self) -> AsyncIterator[ArrayChunk]: ...
+
+    async def close(self) -> None: ...
+
+
+@runtime_checkable
+class TurnAware(Protocol):
+    """A microphone that wants to know when a turn listens (an array's front end does)."""
+
+    def turn_began(self) -> None: ...
+
+    def turn_ended(self) -> None: ...
+
+
 HeardCallback = Callable[[float], None]
 """Called with the monotonic time at which a chunk's first sample reached the output."""
 

@@ -155,6 +155,25 @@ class AudioConfig(Section):
     """PortAudio input device name or index; unset means the system default."""
     output_device: str | int | None = None
     """PortAudio output device name or index; unset means the system default."""
+    array: str | None = None
+    """A microphone array instead of one microphone: a board's name ("respeaker-2mic",
+    "respeaker-4mic", "respeaker-usb-4mic", "respeaker-6mic", "square-65mm") or a geometry file
+    ending in .toml (docs/hearing.md, "A microphone array").  The input is opened with the array's
+    channels and heard through ``array_front_end``; unset is one microphone."""
+    array_front_end: Literal["mvdr", "first"] = "mvdr"
+    """What the array's channels become: "mvdr" (a beam toward the user that holds off the
+    kitchen's noise as heard before the press) or "first" (its first microphone alone)."""
+
+    @field_validator("array")
+    @classmethod
+    def _array(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        from audio.array import BOARDS
+
+        if value not in BOARDS and not value.endswith(".toml"):
+            raise ValueError(f"a board ({', '.join(BOARDS)}) or a geometry file ending in .toml")
+        return value
     output_rate: int = Field(22050, ge=8000, le=96000)
     """Sample rate the speaker is opened at (voices at other rates are resampled)."""
     volume: int = Field(8, ge=1, le=10)

@@ -16,7 +16,7 @@ from agent.assistant import Assistant
 from agent.listening.barge_in import EchoLevel, PauseListener, ReplyListener
 from agent.events import Event, SpeechStarted, State, StateChanged, TranscriptFinal, TurnFailed
 from agent.listening.listen import Press
-from audio.protocols import AudioChunk, AudioDeviceError, Microphone, VoiceActivityDetector, captured_at
+from audio.protocols import AudioChunk, AudioDeviceError, Microphone, TurnAware, VoiceActivityDetector, captured_at
 from firmware_py.gpio import PushToTalk, StatusLight
 from firmware_py.recovery import BackoffSettings, DeviceReopener, FaultLight, Reopenable, WatchedSpeaker
 from firmware_py.ringing import Ringers
@@ -71,6 +71,8 @@ class MicrophoneTap:
         with these chunks (the words a listener heard before the turn started).
         """
         self.stop_listening()
+        if isinstance(self.microphone, TurnAware):
+            self.microphone.turn_began()  # an array's front end keeps the user's words out of its noise
         queue: asyncio.Queue[AudioChunk | None] = asyncio.Queue()
         for chunk in [*(self._recent if preroll else ()), *first]:
             queue.put_nowait(chunk)
@@ -86,6 +88,8 @@ class MicrophoneTap:
         if self._queue is not None:
             self._queue.put_nowait(None)
             self._queue = None
+            if isinstance(self.microphone, TurnAware):
+                self.microphone.turn_ended()
 
 
 class DeviceLoop:

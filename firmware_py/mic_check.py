@@ -322,3 +322,66 @@ def _away_from_noise(floor: Floor, t: Thresholds) -> str:
         f"Or away from the noise: it was steady (at {floor.p50_dbfs:.0f} dBFS, its loud moments {floor.spread_db:.0f} dB "
         "over its quiet ones), as an extractor fan is; put hearth away from the hood, or turn the fan down while you ask."
     )
+
+
+# --------------------------------------------------------------------------- an array, channel by channel
+
+
+@dataclass(frozen=True)
+class ChannelLevels:
+    """One microphone of an array, over the same quiet spell and the same sentence."""
+
+    channel: int
+    """The captured channel."""
+    floor_dbfs: float
+    """Its noise floor in the voice band."""
+    voice_dbfs: float | None
+    """Its level over the frames the voice was found in (on the array's own signal); None without voice."""
+    snr_db: float | None
+    """The voice over its floor."""
+    peak_dbfs: float
+    clipped_samples: int
+
+
+def channel_levels(
+    quiet: np.ndarray, spoken: np.ndarray, voice_span: tuple[int, int] | None, channels: tuple[int, ...],
+    thresholds: Thresholds = Thresholds(),
+) -> list[ChannelLevels]:
+    """Each microphone's floor over ``quiet`` and voice over ``voice_span`` of ``spoken`` (both
+    ``(samples, microphones)``; the span is where the voice was found on the array's signal)."""
+    levels = []
+    for index, channel in enumerate(channels):
+        floor_power = float(np.mean(frame_levels(finite_samples(quiet[:, index]))))
+        samples = finite_samples(spoken[:, index])
+        voice_db = snr = None
+        if voice_span is not None and voice_span[1] - voice_span[0] >= FRAME:
+            voice_power = float(np.mean(frame_levels(samples[voice_span[0] : voice_span[1]])))
+            voice_db, snr = float(dbfs(voice_power)), snr_db(voice_power, floor_power)
+        peak = float(np.max(np.abs(samples))) if len(samples) else 0.0
+        levels.append(ChannelLevels(channel, float(dbfs(floor_power)), voice_db, snr, _peak_dbfs(peak),
+                                    int(np.sum(np.abs(samples) >= thresholds.clip_level))))
+    return levels
+
+
+DEAD_BELOW_DB = 15.0
+"""A microphone whose floor is this far under the others' median hears nothing: unplugged, or dead."""
+MUFFLED_BELOW_DB = 6.0
+"""A microphone that hears the voice this far under the others' median is covered, or set lower."""
+
+
+def channel_advice(levels: list[ChannelLevels]) -> list[str]:
+    """What is wrong with single microphones of the array, if anything."""
+    advice = []
+    floors = float(np.median([lv.floor_dbfs for lv in levels]))
+    voices = [lv.voice_dbfs for lv in levels if lv.voice_dbfs is not None]
+    voice_median = float(np.median(voices)) if voices else None
+    for lv in levels:
+        if lv.floor_dbfs < floors - DEAD_BELOW_DB:
+            advice.append(f"Channel {lv.channel} hears almost nothing ({lv.floor_dbfs:.0f} dBFS against {floors:.0f}): "
+                          "its microphone is unplugged or dead, or the channel is not a microphone (check audio.array).")
+        elif voice_median is not None and lv.voice_dbfs is not None and lv.voice_dbfs < voice_median - MUFFLED_BELOW_DB:
+            advice.append(f"Channel {lv.channel} hears your voice {voice_median - lv.voice_dbfs:.0f} dB quieter than the others: "
+                          "something covers its microphone, or its gain is set lower.")
+        if lv.clipped_samples:
+            advice.append(f"Channel {lv.channel} clipped {lv.clipped_samples} samples: turn the array's gain down.")
+    return advice

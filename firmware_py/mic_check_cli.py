@@ -30,7 +30,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from audio.levels import dbfs, finite_samples
-from audio.protocols import AudioChunk, AudioDeviceError, Microphone, Recognizer, VoiceActivityDetector
+from audio.protocols import AudioChunk, AudioDeviceError, Microphone, Recognizer, TurnAware, VoiceActivityDetector
 from audio.wav import resample
 from firmware_py.mic_check import (
     SAMPLE_RATE,
@@ -39,6 +39,8 @@ from firmware_py.mic_check import (
     Thresholds,
     Verdict,
     Voice,
+    channel_advice,
+    channel_levels,
     frame_levels,
     judge,
     measure_floor,
@@ -102,6 +104,10 @@ class CheckResult:
     verdict: Verdict
     heard: Heard | str | None = None
     """What Whisper heard of the sentence, why it is not shown, or None when nothing was decoded."""
+    quiet_at: tuple[int, int] = (0, 0)
+    """Where the quiet spell lies in what the microphone gave, in samples from its first."""
+    spoken_at: tuple[int, int] = (0, 0)
+    """Where the sentence's listening lies, likewise."""
 
 
 # --------------------------------------------------------------------------- the meter
@@ -188,11 +194,14 @@ class _Source:
         self._chunks: AsyncIterator[AudioChunk] = microphone.chunks()
         self._left = np.zeros(0, np.float32)
         self.ended = False
+        self.given = 0
+        """Samples handed out so far (those put back not counted)."""
 
     async def next(self) -> np.ndarray:
         """The next piece; empty once the microphone has ended."""
         if len(self._left):
             piece, self._left = self._left, np.zeros(0, np.float32)
+            self.given += len(piece)
             return piece
         try:
             chunk = await anext(self._chunks)
@@ -200,10 +209,13 @@ class _Source:
             self.ended = True
             return np.zeros(0, np.float32)
         samples = finite_samples(chunk.samples)
-        return resample(samples, chunk.sample_rate, SAMPLE_RATE) if chunk.sample_rate != SAMPLE_RATE else samples
+        samples = resample(samples, chunk.sample_rate, SAMPLE_RATE) if chunk.sample_rate != SAMPLE_RATE else samples
+        self.given += len(samples)
+        return samples
 
     def put_back(self, samples: np.ndarray) -> None:
         self._left = np.concatenate([samples, self._left])
+        self.given -= len(samples)
 
     async def take(self, n: int, meter: Meter | None = None) -> np.ndarray:
         """``n`` samples (fewer only if the microphone ends)."""
@@ -328,7 +340,9 @@ async def check(
         print(f"\n1/2  Quiet, please: say nothing for {settings.floor_s:g} s while hearth listens to the room.", file=out)
         out.flush()
         meter.start(None)
+        quiet_from = source.given
         quiet = await source.take(int(settings.floor_s * SAMPLE_RATE), meter)
+        quiet_at = (quiet_from, source.given)
         meter.end()
         if len(quiet) < 0.5 * settings.floor_s * SAMPLE_RATE:
             raise AudioDeviceError(f"{device} stopped sending audio after {len(quiet) / SAMPLE_RATE:.1f} s")
@@ -337,7 +351,11 @@ async def check(
         print(f"\n2/2  Now, from where you stand, say as you would ask hearth:  \"{sentence}\"", file=out)
         out.flush()
         meter.start(floor.mean_dbfs)
+        if isinstance(microphone, TurnAware):
+            microphone.turn_began()  # as a press does: an array's beam keeps the room as its noise, finds the voice
+        spoken_from = source.given
         spoken = await _listen_for_sentence(source, vad, settings, meter)
+        spoken_at = (spoken_from, spoken_from + len(spoken))
         meter.end()
     finally:
         await source.close()
@@ -363,7 +381,7 @@ async def check(
     for line in report_lines(floor, voice, verdict, heard, settings.thresholds):
         print(line, file=out)
     out.flush()
-    return CheckResult(floor, voice, verdict, heard)
+    return CheckResult(floor, voice, verdict, heard, quiet_at, spoken_at)
 
 
 # --------------------------------------------------------------------------- wiring
@@ -374,10 +392,52 @@ def device_name(device: str | int | None) -> str:
 
 
 def open_microphone(config: Any) -> Any:
-    """The microphone ``hearth run`` opens, not opened yet."""
-    from audio.portaudio import MicrophoneSettings, SoundDeviceMicrophone
+    """The microphone ``hearth run`` opens, not opened yet; an array's keeps its channels' audio
+    (:class:`~audio.array_microphone.RecordingArray` as its source) for :func:`array_lines`."""
+    from audio.portaudio import SoundDeviceMicrophone
+    from firmware_py.wiring import array_geometry, sound_settings
 
-    return SoundDeviceMicrophone(MicrophoneSettings(device=config.audio.input_device))
+    settings, _ = sound_settings(config)
+    if not config.audio.array:
+        return SoundDeviceMicrophone(settings)
+    from audio.array_microphone import BeamformedMicrophone, RecordingArray
+    from audio.beamformer import make_front_end
+
+    geometry = array_geometry(config)
+    return BeamformedMicrophone(RecordingArray(SoundDeviceMicrophone(settings)), geometry,
+                                make_front_end(config.audio.array_front_end, geometry.count))
+
+
+def array_lines(microphone: Any, result: CheckResult, thresholds: Thresholds) -> list[str]:
+    """Each microphone of an array over the same quiet spell and sentence, and what is wrong with
+    any of them; nothing for one microphone."""
+    from audio.array_microphone import BeamformedMicrophone, RecordingArray
+
+    if not isinstance(microphone, BeamformedMicrophone) or not isinstance(microphone.source, RecordingArray):
+        return []
+    if microphone.sample_rate != SAMPLE_RATE:
+        return [f"(each microphone not measured: the array runs at {microphone.sample_rate} Hz)"]
+    geometry = microphone.geometry
+    captured = microphone.source.recorded()[:, list(geometry.mic_channels)]
+    late = microphone.front_end.latency_samples  # the array's signal lags its channels by this much
+
+    def span(at: tuple[int, int]) -> np.ndarray:
+        return captured[max(0, at[0] - late) : max(0, at[1] - late)]
+
+    quiet, spoken = span(result.quiet_at), span(result.spoken_at)
+    if not len(quiet) or not len(spoken):
+        return []
+    levels = channel_levels(quiet, spoken, result.voice.span, geometry.mic_channels, thresholds)
+    lines = ["", f"Each microphone of {geometry.name} ({geometry.count} on {geometry.capture_channels} channels):"]
+    for lv in levels:
+        voice = "no voice" if lv.voice_dbfs is None else f"voice {lv.voice_dbfs:4.0f} dBFS  SNR {lv.snr_db:4.0f} dB"
+        lines.append(f"  channel {lv.channel}  floor {lv.floor_dbfs:4.0f} dBFS  {voice}  peak {lv.peak_dbfs:.1f} dBFS")
+    best = max((lv.snr_db for lv in levels if lv.snr_db is not None), default=None)
+    if best is not None and result.voice.snr_db is not None:
+        lines.append(f"  what hearth hears ({microphone.front_end.name}): SNR {result.voice.snr_db:.0f} dB, "
+                     f"{result.voice.snr_db - best:+.0f} dB on the best microphone alone")
+    lines += [f"  - {line}" for line in channel_advice(levels)]
+    return lines
 
 
 def voice_detector(config: Any) -> VoiceActivityDetector:
@@ -456,8 +516,14 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
 
 
 async def _run(config: Any, vad: VoiceActivityDetector, settings: CheckSettings, out: TextIO, err: TextIO) -> int:
+    from firmware_py.wiring import StartupError
+
     device = config.audio.input_device
-    microphone = open_microphone(config)
+    try:
+        microphone = open_microphone(config)
+    except StartupError as exc:
+        print(f"hearth mic-check: {printable(str(exc))}", file=err)
+        return EXIT_CANNOT_CHECK
     try:
         start = getattr(microphone, "start", None)
         if start is not None:
@@ -469,6 +535,8 @@ async def _run(config: Any, vad: VoiceActivityDetector, settings: CheckSettings,
     loading = asyncio.ensure_future(load_recognizer(config))
     try:
         result = await check(microphone, vad, settings, out, device=device_name(device), recognizer=loading)
+        for line in array_lines(microphone, result, settings.thresholds):
+            print(line, file=out)
         return result.verdict.exit_status
     except AudioDeviceError as exc:
         print(f"\nhearth: {printable(str(exc))}", file=err)

@@ -44,7 +44,9 @@ from models.store import ModelError, ModelStore, default_models_dir
 from tools.timers import Timer, TimerWatcher, done_message
 
 if TYPE_CHECKING:
-    from audio.portaudio import MicrophoneSettings, SpeakerSettings
+    from audio.array import ArrayGeometry
+    from audio.array_microphone import BeamformedMicrophone
+    from audio.portaudio import MicrophoneSettings, SoundDeviceMicrophone, SpeakerSettings
 
 log = logging.getLogger(__name__)
 
@@ -558,18 +560,46 @@ def sound_settings(config: HearthConfig) -> tuple[MicrophoneSettings, SpeakerSet
     """How the microphone and the speaker are opened (and checked before, :mod:`firmware_py.preflight`)."""
     from audio.portaudio import MicrophoneSettings, SpeakerSettings
 
-    return (MicrophoneSettings(device=config.audio.input_device),
+    channels = array_geometry(config).capture_channels if config.audio.array else 1
+    return (MicrophoneSettings(device=config.audio.input_device, channels=channels),
             SpeakerSettings(device=config.audio.output_device, sample_rate=config.audio.output_rate))
+
+
+def array_geometry(config: HearthConfig) -> ArrayGeometry:
+    """The configured microphone array's geometry; :class:`StartupError` naming what is wrong."""
+    from audio.array import load_geometry
+
+    assert config.audio.array is not None
+    try:
+        return load_geometry(config.audio.array)
+    except ValueError as exc:
+        raise StartupError(f"audio.array: {exc}") from None
+
+
+def make_microphone(config: HearthConfig, settings: MicrophoneSettings) -> SoundDeviceMicrophone | BeamformedMicrophone:
+    """The input as hearth hears it: one microphone, or the configured array through its front end."""
+    from audio.portaudio import SoundDeviceMicrophone
+
+    capture = SoundDeviceMicrophone(settings)
+    if not config.audio.array:
+        return capture
+    from audio.array_microphone import BeamformedMicrophone
+    from audio.beamformer import make_front_end
+
+    geometry = array_geometry(config)
+    log.info("microphone array %s: %d microphones of %d channels, front end %s", geometry.name, geometry.count,
+             geometry.capture_channels, config.audio.array_front_end)
+    return BeamformedMicrophone(capture, geometry, make_front_end(config.audio.array_front_end, geometry.count))
 
 
 async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) -> DeviceParts:
     """The appliance: PortAudio microphone and speaker, GPIO button and LED, warm models."""
-    from audio.portaudio import SoundDeviceMicrophone, SoundDeviceSpeaker
+    from audio.portaudio import SoundDeviceSpeaker
 
     echo, echo_off = make_echo_filter(config)
     microphone_settings, speaker_settings = sound_settings(config)
     speaker = SoundDeviceSpeaker(speaker_settings, reference=echo.reference if echo is not None else None)
-    microphone = SoundDeviceMicrophone(microphone_settings)
+    microphone = make_microphone(config, microphone_settings)
     # Hashed while the models load (the same pages, read once): a model damaged inside loads fine.
     verifying = asyncio.ensure_future(asyncio.to_thread(verify_models, config))
     try:

@@ -468,3 +468,48 @@ def test_a_bad_configuration_is_status_4_not_poor(monkeypatch, capsys, tmp_path)
     assert main(["mic-check", "--config", str(path)]) == 4
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "vad.threshold" in err[0]
+
+
+async def test_an_arrays_check_measures_each_microphone_and_names_a_dead_one() -> None:
+    from audio.array import ArrayGeometry
+    from audio.array_microphone import BeamformedMicrophone, RecordingArray, WavFileArray
+    from audio.beamformer import FirstMicrophone
+    from firmware_py.mic_check_cli import array_lines
+
+    room = kitchen()
+    dead = noise(len(room) / RATE, seed=21) * 1e-4  # an unplugged input: its own hiss, nothing of the room
+    capture = np.stack([room, room * 0.9, dead, room, np.zeros_like(room)], axis=1).astype(np.float32)
+    geometry = ArrayGeometry("scripted-square", ((-0.03, -0.03, 0), (-0.03, 0.03, 0), (0.03, 0.03, 0), (0.03, -0.03, 0)), 5, (0, 1, 2, 3))
+    microphone = BeamformedMicrophone(RecordingArray(WavFileArray(capture, RATE, realtime=False)), geometry, FirstMicrophone())
+    out = io.StringIO()
+    result = await check(microphone, vad_between(NOISE_RMS, voice_rms(SNR)), CheckSettings(floor_s=2.0, speak_s=8.0), out,
+                         device="input device 'scripted'")
+    assert result.quiet_at == (3 * RATE, 5 * RATE)
+    lines = array_lines(microphone, result, CheckSettings().thresholds)
+    text = "\n".join(lines)
+    assert "Each microphone of scripted-square (4 on 5 channels):" in text
+    assert [line.split()[1] for line in lines if line.strip().startswith("channel ")] == ["0", "1", "2", "3"]
+    snrs = [float(line.split("SNR")[1].split("dB")[0]) for line in lines if line.strip().startswith("channel ") and "SNR" in line]
+    assert [s == pytest.approx(SNR, abs=1.5) for s in snrs] == [True, True, False, True]
+    assert snrs[2] <= -19.0  # the dead one hears no voice over its hiss
+    assert "what hearth hears (first): SNR 25 dB, +0 dB on the best microphone alone" in text
+    assert "Channel 2 hears almost nothing" in text and "Channel 0" not in text and "Channel 3" not in text
+
+
+def test_one_microphone_has_no_channel_lines() -> None:
+    from firmware_py.mic_check_cli import CheckResult, array_lines
+
+    assert array_lines(WavFileMicrophone(AudioChunk(np.zeros(10, np.float32), RATE)), CheckResult(None, None, None), None) == []
+
+
+def test_a_muffled_or_clipping_microphone_of_an_array_is_named() -> None:
+    from firmware_py.mic_check import ChannelLevels, channel_advice
+
+    levels = [ChannelLevels(c, -60.0, -30.0, 30.0, -6.0, 0) for c in range(3)]
+    assert channel_advice(levels) == []
+    levels.append(ChannelLevels(3, -61.0, -40.0, 21.0, -16.0, 0))
+    levels.append(ChannelLevels(4, -59.0, -29.0, 30.0, 0.0, 120))
+    advice = channel_advice(levels)
+    assert any(a.startswith("Channel 3 hears your voice 10 dB quieter") for a in advice)
+    assert any(a.startswith("Channel 4 clipped 120 samples") for a in advice)
+    assert not any("Channel 0" in a for a in advice)
