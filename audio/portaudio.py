@@ -360,7 +360,7 @@ class SoundDeviceSpeaker:
             return sd.OutputStream(
                 device=s.device,
                 samplerate=s.sample_rate,
-                channels=s.channels,
+                channels=1,
                 dtype="float32",
                 blocksize=s.blocksize,
                 latency=s.latency,

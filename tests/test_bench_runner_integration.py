@@ -101,3 +101,23 @@ async def test_both_presses_interleaved_the_held_one_timed_from_its_release(tiny
     assert report["variants"]["hold"]["release_first_audio_s"]["n"] == 3
     assert report["variants"]["tap"]["release_first_audio_s"]["n"] == 0
     assert "held press: release → first audio (s)" in (out / "report.md").read_text()
+
+
+async def test_a_kitchen_heard_by_an_array_is_played_through_each_front_end(tiny_suite: Path, tmp_path: Path):
+    from bench.loop.runner import parse_kitchen
+
+    out = tmp_path / "array"
+    settings = BenchSettings(suite=str(tiny_suite), out=out, progress=False, pictures=False, limit=1,
+                             kitchen=parse_kitchen(["fan@10"], "kitchen-small"), room="kitchen-small",
+                             array="respeaker-4mic", array_front_ends=("first", "mvdr"))
+    report = await SuiteRun(parse_config({}), settings, build=fake_deps).run()
+    kitchen = report["kitchen"]
+    assert kitchen["array"]["name"] == "respeaker-4mic"
+    assert set(kitchen["conditions"]) == {"fan@10 first", "fan@10 mvdr"}
+    for name, figures in kitchen["conditions"].items():
+        assert figures["front_end"] == name.split()[1]
+        assert figures["turns"] == 1 and figures["turns_started"] == 1
+        assert figures["first_audio_s"] is not None
+    assert kitchen["conditions"]["fan@10 mvdr"]["front_end_cpu_s"] > kitchen["conditions"]["fan@10 first"]["front_end_cpu_s"]
+    text = (out / "report.md").read_text()
+    assert "Heard by the array `respeaker-4mic`" in text and "### `fan@10 mvdr`" in text

@@ -132,3 +132,46 @@ async def test_an_unknown_device_is_named_in_one_line() -> None:
     with pytest.raises(AudioDeviceError) as caught:
         await SoundDeviceMicrophone(MicrophoneSettings(device="no-such-mic")).start()
     assert "no-such-mic" in str(caught.value) and "\n" not in str(caught.value)
+
+
+async def test_an_arrays_two_channels_are_opened_and_heard_as_one(pulse_null_sink: str) -> None:
+    """The null sink's monitor is stereo: two channels, the tone on both, as a 2-mic board gives."""
+    from audio.array import BOARDS
+    from audio.array_microphone import BeamformedMicrophone
+    from audio.beamformer import MvdrBeamformer
+    from audio.protocols import TurnAware
+
+    geometry = BOARDS["respeaker-2mic"]
+    capture = SoundDeviceMicrophone(MicrophoneSettings(channels=geometry.capture_channels))
+    mic = BeamformedMicrophone(capture, geometry, MvdrBeamformer(geometry.count))
+    assert isinstance(mic, Microphone) and isinstance(mic, TurnAware)
+    speaker = SoundDeviceSpeaker(SpeakerSettings())
+    recorded: list[tuple[float, float, np.ndarray]] = []  # (stamp, arrival, samples)
+
+    async def record() -> None:
+        async for chunk in mic.chunks():
+            recorded.append((chunk.captured_at, time.monotonic(), chunk.samples))
+
+    await mic.start()
+    await speaker.start()
+    recorder = asyncio.create_task(record())
+    try:
+        await asyncio.sleep(0.5)  # the room before the press
+        mic.turn_began()
+        await speaker.write(tone(1.0, speaker.sample_rate))
+        await speaker.drain()
+        await asyncio.sleep(0.3)
+        mic.turn_ended()
+    finally:
+        await speaker.close()
+        await mic.close()
+        await recorder
+
+    assert capture.channels == 2
+    samples = np.concatenate([s for _, _, s in recorded])
+    assert samples.ndim == 1 and len(samples) > 1.2 * mic.sample_rate
+    loud = np.concatenate([s for _, _, s in recorded if np.max(np.abs(s)) > 0.2])
+    assert abs(peak_hz(loud, mic.sample_rate) - 440.0) < 10.0, "the tone came through the beam"
+    assert all(stamp < arrival for stamp, arrival, _ in recorded), "a chunk is stamped before it arrives"
+    stamps = [stamp for stamp, _, _ in recorded]
+    assert all(b > a for a, b in zip(stamps, stamps[1:]))
