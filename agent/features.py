@@ -41,6 +41,9 @@ class Features:
     """Weigh each heard turn (:mod:`agent.listening.hearing`): say it was not caught when the
     hearing is lost, and ask an act back first when it is doubtful; off, every transcript is
     acted on as heard."""
+    two_ears: bool = True
+    """Where two recognizers hear each utterance (``asr.second_ear_en``), ask an act back when its
+    values are not in what the second one heard; off, the second ear's hearing is left unused."""
     heartbeat: bool = True
     """Think and fetch on the partial transcripts while the user speaks (:mod:`agent.deciding.thinker`),
     and answer from what is ready when they stop."""

@@ -79,6 +79,9 @@ class Transcript:
     word_probs: tuple[tuple[str, float], ...] = ()
     """On a final, when the recognizer can say: each word of ``text`` (as written there, with its
     punctuation) and how sure the recognizer is of it, 0 to 1."""
+    second_hearing: str | None = None
+    """On a final heard by two recognizers (:class:`audio.two_ears.TwoEars`): what the second one
+    heard of the same audio; None with one ear."""
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,11 @@ class AsrConfig(Section):
     n best) or "moonshine-base-en" (fewer words wrong in a kitchen, no prompt; see docs/hearing.md)."""
     model_ko: str = "whisper-base"
     """Recognizer model for Korean (multilingual Whisper)."""
+    second_ear_en: str | None = None
+    """A second English recognizer that hears every utterance too ("moonshine-base-en" beside
+    whisper tiny.en, or "whisper-tiny-en" beside Moonshine): its whole decode runs beside the first
+    one's final, and an act whose values (a number, a length, an item, a place, a device) it did not
+    hear is asked back first.  Unset: one ear.  Measured in docs/hearing.md ("Two ears")."""
     n_threads: int | None = Field(None, ge=1, le=64)
     """CPU threads for decoding; unset: the platform profile's."""
     partial_interval_s: float = Field(0.5, ge=0.1, le=5.0)

@@ -113,7 +113,7 @@ def required_models(config: HearthConfig) -> list[str]:
 
 
 def _thinking_and_hearing(config: HearthConfig) -> list[str]:
-    names = [config.llm.model, asr_model(config), "silero-vad"]
+    names = [config.llm.model, asr_model(config), "silero-vad", *([ear] if (ear := second_ear(config)) else [])]
     where, reasoner = reasoner_choice(config)
     if where == "local" and reasoner is not None:
         names.append(reasoner)
@@ -146,6 +146,7 @@ def check_roles(config: HearthConfig, store: ModelStore) -> None:
     keys = {
         "llm.model": (config.llm.model, "llm"),
         "asr.model_en" if config.language == "en" else "asr.model_ko": (asr_model(config), "asr"),
+        **({"asr.second_ear_en": (ear, "asr")} if (ear := second_ear(config)) else {}),
         **({"tts.voice_en": (config.tts.voice_en, "tts")} if config.language == "en" else {}),
         **({"tts.voice_ko": (config.tts.voice_ko, "tts")} if config.language == "ko" and config.tts.voice_ko != "espeak-ng" else {}),
         "listen.end_of_turn_model": (config.listen.end_of_turn_model, "turn"),
@@ -178,8 +179,28 @@ def _turn_model(config: HearthConfig, store: ModelStore) -> Any:
 
 
 def make_recognizer(config: HearthConfig, store: ModelStore, profile: PlatformProfile | None = None) -> Any:
-    """The configured recognizer for the configured language (not loaded yet)."""
-    name = asr_model(config)
+    """The configured recognizer for the configured language (not loaded yet): with
+    ``asr.second_ear_en`` in English, two ears (:class:`audio.two_ears.TwoEars`)."""
+    first = _one_ear(config, store, asr_model(config), profile)
+    second = second_ear(config)
+    if second is None:
+        return first
+    from audio.two_ears import TwoEars
+
+    return TwoEars(first, _one_ear(config, store, second, profile))
+
+
+def second_ear(config: HearthConfig) -> str | None:
+    """The second ear's model, when one listens: English only (no second Korean ear installs)."""
+    name = config.asr.second_ear_en
+    if config.language != "en" or name is None:
+        return None
+    if name == asr_model(config):
+        raise StartupError(f"asr.second_ear_en = {name!r} is the first ear too; name the other English recognizer")
+    return name
+
+
+def _one_ear(config: HearthConfig, store: ModelStore, name: str, profile: PlatformProfile | None) -> Any:
     profile = profile or platform_profile(config)
     threads = config.asr.n_threads or profile.asr_threads
     if name in STREAMING_MODELS:

@@ -396,14 +396,18 @@ class Responder:
     def _heard_doubtfully(self, plan: ToolPlan) -> bool:
         """Whether the words an act stands on may have been misheard: the hearing was doubtful, a
         nearly-as-likely hearing of the same audio does not support its arguments ("seven
-        minutes" against "thirty minutes"), or the act needs a word the recognizer was unsure of
-        ("five seconds" heard over the fan)."""
+        minutes" against "thirty minutes"), a second ear did not hear its values, or the act needs
+        a word the recognizer was unsure of ("five seconds" heard over the fan)."""
         hearing = self.hearing
         if hearing.verdict != "sure":
             return True
         rival = next((r for r in hearing.rivals if not self._supported(plan, r)), None)
         if rival is not None:
             self.timeline.mark("rival_hearing", tool=plan.tool, rival=rival)
+            return True
+        second = hearing.second_hearing
+        if second is not None and not self._values_in(plan, second):
+            self.timeline.mark("ears_disagree", tool=plan.tool, second=second)
             return True
         if hearing.unsure_words and hearing.sure_text is not None and not self._values_in(plan, hearing.sure_text):
             self.timeline.mark("unsure_words", tool=plan.tool, words=list(hearing.unsure_words))

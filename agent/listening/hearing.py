@@ -162,6 +162,9 @@ class Hearing:
     sure_text: str | None = None
     """``text`` without its unsure words: what an act must be supported by to go ahead unasked.
     None when the recognizer does not say how sure it is of each word."""
+    second_hearing: str | None = None
+    """What a second ear heard of the same audio (None with one): an act's values must be in it
+    too to go ahead unasked."""
 
     def marks(self) -> dict[str, object]:
         """The figures for the turn's timeline."""
@@ -172,6 +175,7 @@ class Hearing:
             "avg_logprob": r(self.avg_logprob), "no_speech_prob": r(self.no_speech_prob),
             "snr_db": r(self.snr_db), "agreement": r(self.agreement), "rivals": list(self.rivals),
             "unsure_words": list(self.unsure_words),
+            **({"second_ear": self.second_hearing} if self.second_hearing is not None else {}),
         }
 
 
@@ -205,7 +209,7 @@ def weigh(
     unsure, sure_text = sure_words(final, s.word_sure) if s.use_logprob else ((), None)
     return Hearing(
         final.text, confidence, verdict, final.avg_logprob, final.no_speech_prob, snr_db, agreed, weakest,
-        rivals(final, s.rival_margin), unsure, sure_text,
+        rivals(final, s.rival_margin), unsure, sure_text, final.second_hearing,
     )
 
 

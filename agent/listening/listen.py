@@ -355,6 +355,8 @@ class UtteranceListener:
         end = min(self.total, self.speech_end + int(self.s.tail_s * self.rate))
         # The room is heard before the speech (from the press) and after it; the voice between.
         snr = speech_snr_db(self._buffer[: self.total], self.rate, (self.speech_start, self.speech_end))
+        if not self.features.two_ears:
+            final = replace(final, second_hearing=None)
         hearing = weigh(replace(final, audio_s=final.audio_s or (end - start) / self.rate), snr, partial, self.s.hearing)
         if hearing.verdict != "sure":
             log.info("heard %r %s (confidence %.2f, weakest: %s)", final.text, hearing.verdict, hearing.confidence, hearing.weakest)

@@ -133,6 +133,8 @@ def condition_figures(stats: dict[str, Any], condition: Condition, front_end: st
         "acting_without_request": stats.get("acting_without_request"),
         "wrong_acts": stats.get("wrong_acts"),
         "incomplete_acts": stats.get("incomplete_acts"),
+        "ears_disagree_turns": stats.get("ears_disagree_turns"),
+        "ears_asked_needlessly": stats.get("ears_asked_needlessly"),
     }
     if condition.speech:
         figures |= {
@@ -175,6 +177,8 @@ ROWS = (
     ("turns that lost a word at the end", "dropped_tail_turns", _num),
     ("turns cut off before the user finished", "cut_off_turns", _num),
     ("the array's front end, CPU s per turn, median", "front_end_cpu_s", _num),
+    ("acts asked back because the two ears differed (turns)", "ears_disagree_turns", _num),
+    ("… of them the very act asked for (needlessly)", "ears_asked_needlessly", _num),
 )
 NOISE_ONLY_ROWS = (
     ("presses", "turns", _num),

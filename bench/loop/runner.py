@@ -164,6 +164,11 @@ def _score_turn(
         "incomplete_act": bool(incomplete),
         "incomplete_act_detail": "; ".join(incomplete) or None,
         "acted": any(c.acted for c in result.tool_calls),
+        # Asked back because the two ears heard the act's values differently: rightly (the act asked
+        # back was not the one asked for) or needlessly (it was).
+        "ears_disagree": tl.first("ears_disagree") is not None,
+        "ears_asked_needlessly": tl.first("ears_disagree") is not None and bool(expected) and score_calls(
+            expected, [ToolCall(c.name, dict(c.args)) for c in result.tool_calls if not c.ran]).right_args,
         "heard_speech": tl.first("speech_start") is not None,
         "right_tool": score.right_tool,
         "right_args": score.right_args,
@@ -520,6 +525,8 @@ class SuiteRun:
                 "heard_words": sum(1 for r in rows if r.get("heard_words")),
                 "vad_end_offset_s": aggregate(rows, "vad_end_offset_s"),
                 "front_end_cpu_s": aggregate(rows, "front_end_cpu_s"),
+                "ears_disagree_turns": sum(1 for r in rows if r.get("ears_disagree")),
+                "ears_asked_needlessly": sum(1 for r in rows if r.get("ears_asked_needlessly")),
                 "resumed_turns": sum(1 for r in rows if r.get("resumed")),
                 "cut_off_turns_with_pauses": sum(1 for r in rows if r.get("cut_off") and r.get("pause")),
                 "pause_turns": sum(1 for r in rows if r.get("pause")),
