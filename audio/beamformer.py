@@ -95,14 +95,17 @@ class BeamSettings:
     """Frames between weight updates during a turn (between turns every 16)."""
     reference: int = 0
     """The microphone whose timing and share of the talker the output keeps."""
+    post_filter_floor: float | None = None
+    """With a value, a Wiener post-filter after the beam: each frequency's gain is one less the
+    beam's own noise (its weights on the held noise covariance) over the output's smoothed power,
+    never under this floor.  None: no post-filter."""
 
 
 class MvdrBeamformer:
     """MVDR with the noise from before the press and the talker from covariance whitening."""
 
-    name = "mvdr"
-
-    def __init__(self, channels: int, settings: BeamSettings | None = None, rate: int = 16000) -> None:
+    def __init__(self, channels: int, settings: BeamSettings | None = None, rate: int = 16000, name: str = "mvdr") -> None:
+        self.name = name
         if channels < 2:
             raise ValueError("a beamformer needs at least two channels")
         self.settings = s = settings or BeamSettings()
@@ -127,6 +130,7 @@ class MvdrBeamformer:
         self._weights = self._passthrough.copy()
         self._listening = False
         self._since_update = 0
+        self._out_power: np.ndarray | None = None
 
     # -- the stream -------------------------------------------------------------------------------
 
@@ -164,12 +168,23 @@ class MvdrBeamformer:
             self._since_update = 0
             self._update_weights()
         beam = np.einsum("fc,fc->f", self._weights.conj(), spectrum)
+        if s.post_filter_floor is not None:
+            beam = beam * self._post_gain(beam)
         frame = np.fft.irfft(beam, n=s.frame).astype(np.float32) * self._window
         self._output += frame
         done = self._output[: s.hop].copy()
         self._output[: s.frame - s.hop] = self._output[s.hop :]
         self._output[s.frame - s.hop :] = 0.0
         return done
+
+    def _post_gain(self, beam: np.ndarray) -> np.ndarray:
+        power = np.abs(beam) ** 2
+        self._out_power = power if self._out_power is None else 0.7 * self._out_power + 0.3 * power
+        residual = np.real(np.einsum("fc,fcd,fd->f", self._weights.conj(), self._noise, self._weights))
+        floor = self.settings.post_filter_floor or 0.0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gain = 1.0 - residual / np.maximum(self._out_power, 1e-20)
+        return np.clip(np.nan_to_num(gain, nan=1.0), floor, 1.0)
 
     # -- turns ------------------------------------------------------------------------------------
 
@@ -229,7 +244,7 @@ class MvdrBeamformer:
         self._found = self._found | found
 
 
-FRONT_ENDS = ("first", "mvdr")
+FRONT_ENDS = ("first", "mvdr", "mvdr-pf")
 """The array front ends by name (``audio.array_front_end``)."""
 
 
@@ -239,4 +254,6 @@ def make_front_end(name: str, channels: int) -> ArrayFrontEnd:
         return FirstMicrophone(0)
     if name == "mvdr":
         return MvdrBeamformer(channels)
+    if name == "mvdr-pf":
+        return MvdrBeamformer(channels, BeamSettings(post_filter_floor=0.3), name="mvdr-pf")
     raise ValueError(f"no array front end {name!r} (known: {', '.join(FRONT_ENDS)})")
