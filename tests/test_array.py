@@ -331,3 +331,20 @@ def test_the_device_tells_the_array_when_a_turn_listens_and_when_it_stops() -> N
     tap.stop_listening()
     tap.stop_listening()  # nothing listening: nothing to tell
     assert mic.calls == ["began", "ended", "began", "ended"]
+
+
+def test_the_post_filter_takes_the_beams_leftover_noise_down_and_never_below_its_floor() -> None:
+    rng = np.random.default_rng(11)
+    noise = _voice_band(rng.standard_normal(3 * RATE))
+    diffuse = np.stack([_voice_band(rng.standard_normal(3 * RATE)) for _ in range(4)], axis=1) * 0.5
+    capture = (_far_field(noise, SQUARE, 30.0) + diffuse).astype(np.float32)
+    outputs = {}
+    for name in ("mvdr", "mvdr-pf"):
+        front = make_front_end(name, 4)
+        front.process(capture[: 2 * RATE])
+        front.turn_began()
+        outputs[name] = front.process(capture[2 * RATE :])
+    plain, filtered = (_power(outputs[n][RATE // 4 :]) for n in ("mvdr", "mvdr-pf"))
+    assert filtered < 0.5 * plain  # no talker: the gain goes to its floor
+    assert filtered > 0.3**2 * plain * 0.8  # and no further (0.3 in amplitude)
+    assert make_front_end("mvdr-pf", 4).name == "mvdr-pf"
