@@ -95,6 +95,17 @@ class BeamSettings:
     """Frames between weight updates during a turn (between turns every 16)."""
     reference: int = 0
     """The microphone whose timing and share of the talker the output keeps."""
+    hold_s: float = 0.5
+    """When a turn's first words begin, the beam waits up to this long for the talker to be found,
+    holding those frames, then gives them out through the weights it found, at once: the first
+    word is heard through the beam as well as the rest, for a moment's delay at the onset (none at
+    the end).  0 gives every frame out as it comes."""
+    onset_above: float = 2.0
+    """A frame of the turn stands out of the noise where its power over the held noise (whitened,
+    over the voice band) is this many times the noise's own; the first such frame is where the
+    words begin."""
+    steer_after_frames: int = 16
+    """The wait at the first words ends once this many frames (256 ms) stood out of the noise."""
     post_filter_floor: float | None = None
     """With a value, a Wiener post-filter after the beam: each frequency's gain is one less the
     beam's own noise (its weights on the held noise covariance) over the output's smoothed power,
@@ -131,6 +142,14 @@ class MvdrBeamformer:
         self._listening = False
         self._since_update = 0
         self._out_power: np.ndarray | None = None
+        freqs = np.fft.rfftfreq(s.frame, 1 / rate)
+        self._voice_band = (freqs >= 200) & (freqs <= 3500)
+        self._noise_inverse: np.ndarray | None = None
+        self._onset = False
+        self._waited = False
+        self._spoken_frames = 0
+        self._held: list[np.ndarray] = []
+        self._hold_frames = int(round(s.hold_s * rate / s.hop))
 
     # -- the stream -------------------------------------------------------------------------------
 
@@ -157,9 +176,11 @@ class MvdrBeamformer:
         s = self.settings
         spectrum = np.fft.rfft(self._input * self._window[:, None], axis=0)  # (bins, channels)
         outer = spectrum[:, :, None] * spectrum[:, None, :].conj()
+        speaking = self._listening and self._words_begin(spectrum)
         if self._listening:
             self._speech += outer
             self._speech_frames += 1
+            self._spoken_frames += speaking
         else:
             self._noise = self._alpha * self._noise + (1 - self._alpha) * outer
             self._noise_frames += 1
@@ -167,6 +188,28 @@ class MvdrBeamformer:
         if self._since_update >= (s.update_frames if self._listening else 16):
             self._since_update = 0
             self._update_weights()
+        if speaking and self._hold_frames:
+            self._onset = True
+        if self._listening and self._onset and not self._waited:
+            self._held.append(spectrum)
+            if len(self._held) < self._hold_frames and self._spoken_frames < s.steer_after_frames:
+                return np.zeros(0, np.float32)
+        if self._held:  # the talker is found (or the wait is over, or the turn): the held words, through the beam
+            self._update_weights()
+            self._waited = True
+            held, self._held = self._held, []
+            return np.concatenate([self._beam(h) for h in held] + ([] if held[-1] is spectrum else [self._beam(spectrum)]))
+        return self._beam(spectrum)
+
+    def _words_begin(self, spectrum: np.ndarray) -> bool:
+        if self._noise_inverse is None:
+            return False
+        band = spectrum[self._voice_band]
+        power = np.real(np.einsum("fc,fcd,fd->f", band.conj(), self._noise_inverse[self._voice_band], band)) / self.channels
+        return float(np.mean(power)) >= self.settings.onset_above
+
+    def _beam(self, spectrum: np.ndarray) -> np.ndarray:
+        s = self.settings
         beam = np.einsum("fc,fc->f", self._weights.conj(), spectrum)
         if s.post_filter_floor is not None:
             beam = beam * self._post_gain(beam)
@@ -193,6 +236,10 @@ class MvdrBeamformer:
         self._speech[:] = 0.0
         self._speech_frames = 0
         self._since_update = 0
+        self._onset = False
+        self._waited = False
+        self._spoken_frames = 0
+        self._noise_inverse = np.linalg.inv(self._loaded_noise()) if self._noise_frames else None
 
     def turn_ended(self) -> None:
         self._listening = False
@@ -244,7 +291,7 @@ class MvdrBeamformer:
         self._found = self._found | found
 
 
-FRONT_ENDS = ("first", "mvdr", "mvdr-pf")
+FRONT_ENDS = ("first", "mvdr", "mvdr-live", "mvdr-pf")
 """The array front ends by name (``audio.array_front_end``)."""
 
 
@@ -254,6 +301,8 @@ def make_front_end(name: str, channels: int) -> ArrayFrontEnd:
         return FirstMicrophone(0)
     if name == "mvdr":
         return MvdrBeamformer(channels)
+    if name == "mvdr-live":
+        return MvdrBeamformer(channels, BeamSettings(hold_s=0.0), name="mvdr-live")
     if name == "mvdr-pf":
         return MvdrBeamformer(channels, BeamSettings(post_filter_floor=0.3), name="mvdr-pf")
     raise ValueError(f"no array front end {name!r} (known: {', '.join(FRONT_ENDS)})")

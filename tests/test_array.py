@@ -348,3 +348,33 @@ def test_the_post_filter_takes_the_beams_leftover_noise_down_and_never_below_its
     assert filtered < 0.5 * plain  # no talker: the gain goes to its floor
     assert filtered > 0.3**2 * plain * 0.8  # and no further (0.3 in amplitude)
     assert make_front_end("mvdr-pf", 4).name == "mvdr-pf"
+
+
+def test_the_first_words_wait_for_the_beam_and_come_out_through_it_at_once() -> None:
+    rng = np.random.default_rng(5)
+    before, lead = 2 * RATE, RATE // 2  # the press, then half a second before the words
+    talker = _speechlike(2.0, rng)
+    noise = _voice_band(rng.standard_normal(before + lead + len(talker)))
+    noise_part = _far_field(noise, SQUARE, 200.0)
+    talker_part = np.concatenate([np.zeros((before + lead, 4), np.float32), _far_field(talker, SQUARE, 70.0)])
+    capture = noise_part + talker_part
+
+    def heard(name: str) -> tuple[np.ndarray, list[int]]:
+        front = make_front_end(name, 4)
+        front.process(capture[:before])
+        front.turn_began()
+        sizes, out = [], []
+        for i in range(before, len(capture), 512):
+            piece = front.process(capture[i : i + 512])
+            sizes.append(len(piece))
+            out.append(piece)
+        return np.concatenate(out)[front.latency_samples :], sizes
+
+    waited, sizes = heard("mvdr")
+    live, live_sizes = heard("mvdr-live")
+    assert 0 in sizes and max(sizes) > 512, "the onset is held, then given out at once"
+    assert 0 not in live_sizes[:-1]  # (the last block is shorter than a hop)
+    assert abs(len(waited) - len(live)) <= 512  # nothing lost: all of it comes out
+    first_words = slice(lead, lead + RATE // 3)
+    residual = {name: _power(out[first_words] - talker_part[before:, 0][first_words]) for name, out in (("mvdr", waited), ("live", live))}
+    assert residual["mvdr"] < 0.5 * residual["live"]
