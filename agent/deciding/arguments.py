@@ -100,6 +100,34 @@ def _begins_with_a_lost_count(item: str) -> bool:
     return len(words) > 1 and lexicon("en").has("count_homophone", words[0])
 
 
+def _verb_in_item(item: str, user_text: str) -> bool:
+    """An item that begins with the word the request begins with, where that word is one the
+    recognizer writes for a misheard "add" (the class ``add_homophone``: "Egg flour and butter to my
+    list", "Head two litres of milk to the list"): the verb went into the item."""
+    words, said = _words(item), _words(user_text)
+    if not words or not said or not lexicon("en").has("add_homophone", said[0]) or _stem(words[0]) != _stem(said[0]):
+        return False
+    # "Eggs on the list", "eggs to the shopping list": the word is the thing, and nothing else was said.
+    return not set(said[1:]) <= _list_words()
+
+
+def _ends_with_the_list(item: str) -> bool:
+    """An item that holds where it goes ("milk to the shopping list") or is only the list ("shopping
+    list"): its words are no thing to buy as they stand."""
+    folded = " ".join(_words(item))
+    if folded and set(folded.split()) <= _list_words():
+        return True
+    return any(folded.endswith(" " + p) for p in lexicon("en").phrases("list_destination"))
+
+
+def _without_the_list(item: str) -> str:
+    folded = " ".join(_words(item))
+    for phrase in lexicon("en").phrases("list_destination"):
+        if folded.endswith(" " + phrase):
+            return " ".join(item.split()[: len(folded.split()) - len(phrase.split())])
+    return item
+
+
 _ARTICLES = re.compile(r"^(?:the|a|an|my|some|our)\s+")
 
 
@@ -158,9 +186,10 @@ def asked_back(tool: str, args: dict[str, Any], user_text: str, earlier: str = "
     item = args.get("item")
     if tool not in ("shopping_add", "shopping_complete") or not isinstance(item, str):
         return dict(args)
-    if _begins_with_a_lost_count(item):
-        # Asked without the word the count became: "Add lemons to the shopping list?"
+    if _begins_with_a_lost_count(item) or _verb_in_item(item, user_text):
+        # Asked without the word the count or the verb became: "Add lemons to the shopping list?"
         item = _ARTICLES.sub("", " ".join(item.split()[1:]))
+    item = _without_the_list(item)
     part = said_part(item, f"{corrected(user_text)} {earlier}".strip())
     kept = {k: v for k, v in args.items() if k != "item"}
     return kept if part is None else {**kept, "item": part}
@@ -457,6 +486,8 @@ def content_in(tool: str, args: dict[str, Any], text: str) -> bool:
             return False  # "put it on the list": what "it" is was never said
         if _begins_with_a_lost_count(str(item or "")):
             return False  # asked back: "two" or "four" may have been said
+        if _verb_in_item(str(item or ""), text) or _ends_with_the_list(str(item or "")):
+            return False  # asked back: the item holds the misheard verb, or where it goes
         return supported(item, text) and (quantity is None or _quantity_said(quantity, text))
     if tool == "note_add":
         return _note_supported(str(args.get("text") or ""), text)

@@ -1,0 +1,49 @@
+"""Over noise the verb "add" is heard as another word (egg, and, head) and the item swallows it, or
+the item swallows where it goes: such an item is asked back, never added as heard."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.deciding.arguments import asked_back, content_in
+
+
+@pytest.mark.parametrize(("said", "item", "asked"), [
+    ("Egg walnuts and raisins to my shopping list.", "Egg walnuts", "walnuts"),
+    ("Head three tins of tomatoes to the list.", "Head three tins of tomatoes", "three tins of tomatoes"),
+    ("Egg rice too.", "eggs", None),
+    ("And oat milk to the shopping list.", "and oat milk", "oat milk"),
+])
+def test_an_item_that_begins_with_the_misheard_verb_is_asked_back_without_it(said: str, item: str, asked: str | None) -> None:
+    assert not content_in("shopping_add", {"item": item}, said)
+    args = asked_back("shopping_add", {"item": item}, said)
+    assert args.get("item") == asked
+
+
+@pytest.mark.parametrize("said", ["Eggs on the list.", "Eggs to the shopping list, please.", "Eggs, on my list."])
+def test_eggs_said_as_the_thing_and_nothing_else_are_added(said: str) -> None:
+    assert content_in("shopping_add", {"item": "eggs"}, said)
+
+
+def test_a_thing_that_begins_with_egg_said_first_costs_a_question() -> None:
+    # The price of the guard: "Egg noodles…" first in the request is asked back, never added wrong.
+    assert not content_in("shopping_add", {"item": "egg noodles"}, "Egg noodles, we're out of egg noodles.")
+
+
+@pytest.mark.parametrize(("said", "item", "asked"), [
+    ("And coriander to the shopping list.", "coriander to the shopping list", "coriander"),
+    ("Put the parmesan on my list.", "parmesan on my list", "parmesan"),
+    ("We need a shopping list.", "shopping list", None),
+])
+def test_an_item_that_holds_where_it_goes_is_asked_back_as_the_thing(said: str, item: str, asked: str | None) -> None:
+    assert not content_in("shopping_add", {"item": item}, said)
+    assert asked_back("shopping_add", {"item": item}, said).get("item") == asked
+
+
+@pytest.mark.parametrize(("said", "item"), [
+    ("Add walnuts to my shopping list.", "walnuts"),
+    ("Put two tins of tomatoes on the list.", "two tins of tomatoes"),
+    ("Add egg noodles to the list.", "egg noodles"),
+])
+def test_an_item_heard_whole_is_still_added(said: str, item: str) -> None:
+    assert content_in("shopping_add", {"item": item}, said)
