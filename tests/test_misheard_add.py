@@ -47,3 +47,27 @@ def test_an_item_that_holds_where_it_goes_is_asked_back_as_the_thing(said: str, 
 ])
 def test_an_item_heard_whole_is_still_added(said: str, item: str) -> None:
     assert content_in("shopping_add", {"item": item}, said)
+
+
+@pytest.mark.parametrize("said", [
+    "And another one of the broccoli, eight minutes.",
+    "One more timer, five minutes, for the eggs.",
+    "Could I get a second timer going, ten minutes?",
+])
+def test_words_that_ask_for_a_timer_more_never_add_time_to_a_running_one(said: str) -> None:
+    for delta in (300, 480, 600):
+        assert not content_in("timer_adjust", {"delta_s": delta}, said)
+
+
+@pytest.mark.parametrize(("said", "delta"), [
+    ("Add another five minutes to the pasta.", 300), ("Give it eight more minutes.", 480), ("Another ten minutes on the rice, please.", 600),
+])
+def test_more_time_is_still_more_time(said: str, delta: int) -> None:
+    assert content_in("timer_adjust", {"delta_s": delta}, said)
+
+
+@pytest.mark.parametrize("said", [
+    "Eggs, we need a dozen, stick them on the list would you?", "Eggs. Six of them, on the list.", "Eggs; we're nearly out.",
+])
+def test_a_thing_named_and_then_a_pause_is_the_thing(said: str) -> None:
+    assert content_in("shopping_add", {"item": "eggs"}, said)

@@ -100,6 +100,9 @@ def _begins_with_a_lost_count(item: str) -> bool:
     return len(words) > 1 and lexicon("en").has("count_homophone", words[0])
 
 
+_PAUSE_AFTER_FIRST = re.compile(r"^\W*[\w']+\s*[,.;:!?—-]")
+
+
 def _verb_in_item(item: str, user_text: str) -> bool:
     """An item that begins with the word the request begins with, where that word is one the
     recognizer writes for a misheard "add" (the class ``add_homophone``: "Egg flour and butter to my
@@ -107,8 +110,15 @@ def _verb_in_item(item: str, user_text: str) -> bool:
     words, said = _words(item), _words(user_text)
     if not words or not said or not lexicon("en").has("add_homophone", said[0]) or _stem(words[0]) != _stem(said[0]):
         return False
-    # "Eggs on the list", "eggs to the shopping list": the word is the thing, and nothing else was said.
-    return not set(said[1:]) <= _list_words()
+    # "Eggs on the list", "eggs to the shopping list": the word is the thing, and nothing else was
+    # said; "Eggs, we need a dozen": named, then a pause.
+    return not set(said[1:]) <= _list_words() and not _PAUSE_AFTER_FIRST.match(user_text)
+
+
+def _asks_new_timer(text: str) -> bool:
+    """Words that ask for one more timer (the class ``asks_new_timer``), not more time on one."""
+    folded = " " + " ".join(_words(text)) + " "
+    return any(f" {phrase} " in folded for phrase in lexicon("en").phrases("asks_new_timer"))
 
 
 def _ends_with_the_list(item: str) -> bool:
@@ -476,6 +486,8 @@ def content_in(tool: str, args: dict[str, Any], text: str) -> bool:
         return args.get("duration_s") in lengths and (label is None or supported(label, text))
     if tool == "timer_adjust":
         delta = args.get("delta_s")
+        if _asks_new_timer(text):
+            return False  # "and another one of the broccoli, eight minutes": a timer more, not more time
         return isinstance(delta, int) and abs(delta) in adjusting_lengths(text)
     if tool == "timer_cancel" and args.get("all"):
         return mentions_all(text)
