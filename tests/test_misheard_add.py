@@ -71,3 +71,15 @@ def test_more_time_is_still_more_time(said: str, delta: int) -> None:
 ])
 def test_a_thing_named_and_then_a_pause_is_the_thing(said: str) -> None:
     assert content_in("shopping_add", {"item": "eggs"}, said)
+
+
+@pytest.mark.parametrize(("said", "thing"), [
+    ("And milk to the shopping list.", "milk"), ("And the parmesan on my list.", "parmesan"), ("Also two lemons onto the list.", "lemons"),
+])
+def test_a_thing_joined_on_after_an_add_leaves_where_it_goes_out(said: str, thing: str) -> None:
+    from agent.deciding.several import continued
+    from agent.deciding.undo import Act
+
+    plan = continued(Act("shopping_add", {"item": "pasta"}, {}), said, "en")
+    assert plan is not None and plan.tool == "shopping_add"
+    assert plan.args["item"] == thing

@@ -34,6 +34,7 @@ from agent.deciding.extract import (
     strip_korean_particle,
     timer_durations,
     timer_label,
+    without_the_list,
 )
 from agent.deciding.extract_lookup import could_be_place, place, recipe_query, when
 from agent.deciding.extract_units import conversion
@@ -130,14 +131,6 @@ def _ends_with_the_list(item: str) -> bool:
     return any(folded.endswith(" " + p) for p in lexicon("en").phrases("list_destination"))
 
 
-def _without_the_list(item: str) -> str:
-    folded = " ".join(_words(item))
-    for phrase in lexicon("en").phrases("list_destination"):
-        if folded.endswith(" " + phrase):
-            return " ".join(item.split()[: len(folded.split()) - len(phrase.split())])
-    return item
-
-
 _ARTICLES = re.compile(r"^(?:the|a|an|my|some|our)\s+")
 
 
@@ -199,7 +192,7 @@ def asked_back(tool: str, args: dict[str, Any], user_text: str, earlier: str = "
     if _begins_with_a_lost_count(item) or _verb_in_item(item, user_text):
         # Asked without the word the count or the verb became: "Add lemons to the shopping list?"
         item = _ARTICLES.sub("", " ".join(item.split()[1:]))
-    item = _without_the_list(item)
+    item = without_the_list(item)
     part = said_part(item, f"{corrected(user_text)} {earlier}".strip())
     kept = {k: v for k, v in args.items() if k != "item"}
     return kept if part is None else {**kept, "item": part}

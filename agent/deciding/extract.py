@@ -545,6 +545,18 @@ def _before_a_remark(phrase: str) -> str:
     return phrase
 
 
+def without_the_list(phrase: str) -> str:
+    """English words naming a thing without where it goes at their end (the class
+    ``list_destination``): "milk to the shopping list" is "milk"."""
+    words = re.findall(r"[\w']+", phrase.casefold())
+    for destination in lexicon("en").phrases("list_destination"):
+        ending = destination.split()
+        if len(words) > len(ending) and words[-len(ending):] == ending:
+            kept = phrase.split()[: len(phrase.split()) - len(ending)]
+            return " ".join(kept).rstrip(" ,")
+    return phrase
+
+
 def read_item(phrase: str, korean: bool, complete: bool = False) -> tuple[str, str | None] | None:
     """(item, quantity or None) of the words naming one thing; None when they name nothing."""
     if korean:

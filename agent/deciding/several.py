@@ -15,7 +15,7 @@ from dataclasses import replace
 from agent.deciding.corrections import corrected
 from agent.deciding.extract import (
     HANGUL, could_be_label, item_phrase, note_text, read_item, strip_korean_particle, timer_durations, timer_label,
-    with_amounts_after,
+    with_amounts_after, without_the_list,
 )
 from agent.deciding.spoken_numbers import Found, durations, numbers, prepare
 from agent.deciding.intents import is_question, speaks_korean, utterance_words
@@ -284,6 +284,8 @@ def continued(act: Act | None, text: str, language: str) -> ToolPlan | None:
     if joined is None:
         return None
     phrase, korean = joined
+    if not korean:
+        phrase = without_the_list(phrase)  # "And milk to the shopping list.": the milk
     # "And soy sauce and sesame oil.": the first thing here, each of them when the plan is made per thing
     things = _read_all(_parts(phrase, korean), korean, act.tool == "shopping_complete")
     return None if not things else ToolPlan("", act.tool, _list_args(act.tool, *things[0]))
