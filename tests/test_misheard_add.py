@@ -83,3 +83,16 @@ def test_a_thing_joined_on_after_an_add_leaves_where_it_goes_out(said: str, thin
     plan = continued(Act("shopping_add", {"item": "pasta"}, {}), said, "en")
     assert plan is not None and plan.tool == "shopping_add"
     assert plan.args["item"] == thing
+
+
+@pytest.mark.parametrize(("said", "label"), [
+    ("You started pasta timer for 11 minutes.", "started pasta"),
+    ("Starting bread timer, forty minutes.", "starting bread"),
+    ("I set rice timer for ten minutes.", "set rice"),
+])
+def test_a_timer_name_that_begins_with_the_request_is_asked_back(said: str, label: str) -> None:
+    from agent.deciding.spoken_numbers import durations
+
+    length = int(durations(said)[0].value)
+    assert not content_in("timer_start", {"duration_s": length, "label": label}, said)
+    assert content_in("timer_start", {"duration_s": length, "label": label.split()[1]}, said)

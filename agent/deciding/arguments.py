@@ -476,6 +476,8 @@ def content_in(tool: str, args: dict[str, Any], text: str) -> bool:
         label = args.get("label")
         # "pasta gets twelve minutes and the garlic bread six": the unit said once holds for each timer
         lengths = [*timer_durations(text, naming=True), *(t["duration_s"] for t in timers_in(text))]
+        if label is not None and _words(str(label))[:1] and lexicon("en").has("start_word", _words(str(label))[0]):
+            return False  # "You started pasta timer": the request went into the name
         return args.get("duration_s") in lengths and (label is None or supported(label, text))
     if tool == "timer_adjust":
         delta = args.get("delta_s")
