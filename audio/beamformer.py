@@ -176,7 +176,8 @@ class MvdrBeamformer:
         s = self.settings
         spectrum = np.fft.rfft(self._input * self._window[:, None], axis=0)  # (bins, channels)
         outer = spectrum[:, :, None] * spectrum[:, None, :].conj()
-        speaking = self._listening and self._words_begin(spectrum)
+        # Only the wait at the first words asks which frames stand out: none of it after the wait.
+        speaking = self._listening and bool(self._hold_frames) and not self._waited and self._words_begin(spectrum)
         if self._listening:
             self._speech += outer
             self._speech_frames += 1
@@ -188,7 +189,7 @@ class MvdrBeamformer:
         if self._since_update >= (s.update_frames if self._listening else 16):
             self._since_update = 0
             self._update_weights()
-        if speaking and self._hold_frames:
+        if speaking:
             self._onset = True
         if self._listening and self._onset and not self._waited:
             self._held.append(spectrum)

@@ -394,18 +394,10 @@ def device_name(device: str | int | None) -> str:
 def open_microphone(config: Any) -> Any:
     """The microphone ``hearth run`` opens, not opened yet; an array's keeps its channels' audio
     (:class:`~audio.array_microphone.RecordingArray` as its source) for :func:`array_lines`."""
-    from audio.portaudio import SoundDeviceMicrophone
-    from firmware_py.wiring import array_geometry, sound_settings
+    from firmware_py.wiring import make_microphone, sound_settings
 
     settings, _ = sound_settings(config)
-    if not config.audio.array:
-        return SoundDeviceMicrophone(settings)
-    from audio.array_microphone import BeamformedMicrophone, RecordingArray
-    from audio.beamformer import make_front_end
-
-    geometry = array_geometry(config)
-    return BeamformedMicrophone(RecordingArray(SoundDeviceMicrophone(settings)), geometry,
-                                make_front_end(config.audio.array_front_end, geometry.count))
+    return make_microphone(config, settings, keep_channels=True)
 
 
 def array_lines(microphone: Any, result: CheckResult, thresholds: Thresholds) -> list[str]:

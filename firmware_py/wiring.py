@@ -597,20 +597,25 @@ def array_geometry(config: HearthConfig) -> ArrayGeometry:
         raise StartupError(f"audio.array: {exc}") from None
 
 
-def make_microphone(config: HearthConfig, settings: MicrophoneSettings) -> SoundDeviceMicrophone | BeamformedMicrophone:
-    """The input as hearth hears it: one microphone, or the configured array through its front end."""
+def make_microphone(
+    config: HearthConfig, settings: MicrophoneSettings, keep_channels: bool = False,
+) -> SoundDeviceMicrophone | BeamformedMicrophone:
+    """The input as hearth hears it: one microphone, or the configured array through its front end
+    (with ``keep_channels``, over a :class:`~audio.array_microphone.RecordingArray` that keeps every
+    channel's audio, for ``hearth mic-check``)."""
     from audio.portaudio import SoundDeviceMicrophone
 
     capture = SoundDeviceMicrophone(settings)
     if not config.audio.array:
         return capture
-    from audio.array_microphone import BeamformedMicrophone
+    from audio.array_microphone import BeamformedMicrophone, RecordingArray
     from audio.beamformer import make_front_end
 
     geometry = array_geometry(config)
+    source: Any = RecordingArray(capture) if keep_channels else capture
     log.info("microphone array %s: %d microphones of %d channels, front end %s", geometry.name, geometry.count,
              geometry.capture_channels, config.audio.array_front_end)
-    return BeamformedMicrophone(capture, geometry, make_front_end(config.audio.array_front_end, geometry.count))
+    return BeamformedMicrophone(source, geometry, make_front_end(config.audio.array_front_end, geometry.count))
 
 
 async def build_device(config: HearthConfig, loop: asyncio.AbstractEventLoop) -> DeviceParts:

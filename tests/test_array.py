@@ -292,6 +292,12 @@ def test_an_array_opens_its_channels_and_is_heard_through_its_front_end(tmp_path
     mic = make_microphone(six, settings)  # nothing opened: opening is start()'s
     assert isinstance(mic, BeamformedMicrophone) and isinstance(mic.front_end, MvdrBeamformer)
     assert mic.front_end.channels == 6 and mic.source.channels == 8
+    from audio.array_microphone import RecordingArray
+    from firmware_py.mic_check_cli import open_microphone
+
+    checked = open_microphone(six)  # hearth mic-check: the same array, every channel's audio kept
+    assert isinstance(checked, BeamformedMicrophone) and isinstance(checked.source, RecordingArray)
+    assert checked.source.channels == 8 and checked.front_end.name == "mvdr"
 
     missing = parse_config({"audio": {"array": str(tmp_path / "nowhere.toml")}})
     with pytest.raises(StartupError, match="audio.array: array file .*nowhere.toml"):
