@@ -11,7 +11,6 @@ to keep the user's words out of its picture of the kitchen's noise.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator
 
@@ -20,6 +19,7 @@ import numpy as np
 from audio.array import ArrayGeometry
 from audio.beamformer import ArrayFrontEnd
 from audio.protocols import ArrayChunk, ArraySource, AudioChunk, CapturedChunk
+from audio.wav import paced
 
 
 class BeamformedMicrophone:
@@ -100,19 +100,9 @@ class WavFileArray:
         """Monotonic time at which the first sample was captured."""
 
     async def chunks(self) -> AsyncIterator[ArrayChunk]:
-        start = time.monotonic()
-        self.started_at = start
-        for offset in range(0, len(self._samples), self._chunk):
-            if self._closed:
-                return
-            piece = self._samples[offset : offset + self._chunk]
-            if self._realtime:
-                delay = start + (offset + len(piece)) / self.sample_rate - time.monotonic()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-            else:
-                await asyncio.sleep(0)
-            yield ArrayChunk(piece, self.sample_rate, start + offset / self.sample_rate)
+        self.started_at = time.monotonic()
+        async for piece, at in paced(self._samples, self.sample_rate, self._chunk, self.started_at, self._realtime, lambda: self._closed):
+            yield ArrayChunk(piece, self.sample_rate, at)
 
     async def close(self) -> None:
         self._closed = True

@@ -14,7 +14,7 @@ import io
 import logging
 import time
 import wave
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import numpy as np
@@ -175,24 +175,31 @@ class WavFileMicrophone:
         samples = self._audio.samples
         if self._trailing > 0:
             samples = np.concatenate([samples, np.zeros(int(self._trailing * self.sample_rate), np.float32)])
-        start = time.monotonic()
-        self.started_at = start
-        for offset in range(0, len(samples), self._chunk):
-            if self._closed:
-                return
-            piece = samples[offset : offset + self._chunk]
-            if self._realtime:
-                # A live microphone delivers a chunk when its last sample has been spoken.
-                due = start + (offset + len(piece)) / self.sample_rate
-                delay = due - time.monotonic()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-            else:
-                await asyncio.sleep(0)
-            yield CapturedChunk(piece, self.sample_rate, start + offset / self.sample_rate)
+        self.started_at = time.monotonic()
+        async for piece, at in paced(samples, self.sample_rate, self._chunk, self.started_at, self._realtime, lambda: self._closed):
+            yield CapturedChunk(piece, self.sample_rate, at)
 
     async def close(self) -> None:
         self._closed = True
+
+
+async def paced(
+    samples: np.ndarray, rate: int, chunk: int, start: float, realtime: bool, closed: Callable[[], bool],
+) -> AsyncIterator[tuple[np.ndarray, float]]:
+    """``samples`` (one channel, or ``(samples, channels)``) in pieces of ``chunk``, each with the
+    time its first sample was captured, as a live device delivers them from ``start``: a piece when
+    its last sample is in (or at once, not ``realtime``), until ``closed()``."""
+    for offset in range(0, len(samples), chunk):
+        if closed():
+            return
+        piece = samples[offset : offset + chunk]
+        if realtime:
+            delay = start + (offset + len(piece)) / rate - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+        else:
+            await asyncio.sleep(0)
+        yield piece, start + offset / rate
 
 
 class WavFileSpeaker:
