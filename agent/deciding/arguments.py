@@ -28,6 +28,7 @@ from agent.deciding.extract import (
     adjusting_lengths,
     adjustment_sign,
     could_be_label,
+    is_measure,
     mentions_all,
     note_text,
     shopping_item,
@@ -114,6 +115,17 @@ def _verb_in_item(item: str, user_text: str) -> bool:
     # "Eggs on the list", "eggs to the shopping list": the word is the thing, and nothing else was
     # said; "Eggs, we need a dozen": named, then a pause.
     return not set(said[1:]) <= _list_words() and not _PAUSE_AFTER_FIRST.match(user_text)
+
+
+def _lost_measure(item: str, quantity: Any) -> bool:
+    """An item counted without a unit that begins with "<word> of", where the word measures
+    nothing one buys (the class ``measure_word``, the units and the containers aside): "two liters
+    of milk" heard as "two layers of milk", "three kilos of rice" as "three killers of rice". The word
+    is the misheard unit, not part of the thing."""
+    words = _words(_ARTICLES.sub("", item.strip().casefold()))
+    if quantity is None or len(words) < 3 or words[1] != "of" or len(str(quantity).split()) != 1:
+        return False
+    return not is_measure(words[0])
 
 
 def _asks_new_timer(text: str) -> bool:
@@ -495,6 +507,8 @@ def content_in(tool: str, args: dict[str, Any], text: str) -> bool:
             return False  # asked back: "two" or "four" may have been said
         if _verb_in_item(str(item or ""), text) or _ends_with_the_list(str(item or "")):
             return False  # asked back: the item holds the misheard verb, or where it goes
+        if _lost_measure(str(item or ""), quantity):
+            return False  # asked back: "two layers of milk" holds a misheard unit
         return supported(item, text) and (quantity is None or _quantity_said(quantity, text))
     if tool == "note_add":
         return _note_supported(str(args.get("text") or ""), text)

@@ -433,6 +433,19 @@ def _containers() -> frozenset[str]:
 
 
 @functools.cache
+def is_measure(word: str) -> bool:
+    """Whether a word may stand between an amount to buy and "of": a unit, a container or another
+    measure (the class ``measure_word``: sticks, cloves, pints), in the singular or the plural."""
+    forms = {word, word.removesuffix("s"), word.removesuffix("es"), word.removesuffix("ves") + "f"}
+    return bool(forms & (_containers() | _measure_words() | set(_shopping_units())))
+
+
+@functools.cache
+def _measure_words() -> frozenset[str]:
+    return frozenset(lexicon("en").phrases("measure_word"))
+
+
+@functools.cache
 def _item_pointers() -> frozenset[str]:
     """Words that stand for a thing without naming it, in either language (the class ``item_pointer``)."""
     return frozenset(lexicon("en").phrases("item_pointer")) | frozenset(lexicon("ko").phrases("item_pointer"))
