@@ -46,6 +46,9 @@ class TurnDeps:
     """Hears whether a pause is the end of the user's turn; None leaves it to a fixed silence."""
     reasoner: Reasoner | None = None
     """The larger model for what the talker cannot answer; None: the talker answers everything."""
+    voice_ahead: Callable[[str], None] | None = None
+    """Starts making a line's audio ahead of need (:meth:`audio.ready_voice.ReadyVoice.prepare` of
+    the synthesizer above); None: nothing is made ahead."""
     speech_context: Callable[[], str] | None = None
     """Words likely to be said (the household's units, items, labels, titles, places), read at the
     start of each turn and given to the recognizer."""

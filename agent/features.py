@@ -31,6 +31,10 @@ class Features:
     cadence: bool = True
     """Speak the reply in Cadence's units, with pauses, as the model writes it; off, the whole
     reply is synthesised as one piece once the model has finished."""
+    ready_voice: bool = True
+    """Make the first unit of what a call will say (an act's confirmation, an early look-up's
+    answer) into audio while the turn waits to say it (:mod:`agent.speaking.foresight`), where the
+    voice can (``TurnDeps.voice_ahead``)."""
     pretool_line: bool = True
     """Speak a short line before a slow tool runs, so the wait is not silence."""
     flush_at_tool: bool = True

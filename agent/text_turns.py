@@ -41,7 +41,8 @@ class TextTurns:
     def deps(self) -> TurnDeps:
         """The assistant's components as they are now, with a text-only output."""
         deps = self.assistant.deps
-        return replace(deps, synthesizer=SilentSynthesizer(deps.language), speaker=TextSpeaker())
+        # Nothing is said aloud, so nothing is made ahead for the voice either.
+        return replace(deps, synthesizer=SilentSynthesizer(deps.language), speaker=TextSpeaker(), voice_ahead=None)
 
     async def answer_text(self, text: str) -> AsyncIterator[str]:
         """Yield each unit of the answer to ``text`` as it is cut, in order; nothing for empty text.

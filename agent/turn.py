@@ -22,6 +22,7 @@ from agent.deciding.reasoner import EarlyReading
 from agent.deciding.responder import Responder
 from agent.deciding.speculation import SpeculativeRecord
 from agent.deciding.thinker import Thinker
+from agent.deciding.tool_use import spoken_result
 from agent.deciding.undo import Act
 from agent.deps import TurnDeps
 from agent.events import Event, State, StateChanged, TranscriptFinal, TranscriptPartial, TurnFailed, TurnInterrupted, UtteranceEnded
@@ -30,6 +31,7 @@ from agent.listening.listen import Press, UtteranceListener
 from agent.model.llm import ChatMessage, stopped_at_cap
 from agent.results import Outcome, TurnResult
 from agent.speaking.cadence import Cadence
+from agent.speaking.foresight import Foresight, first_unit
 from agent.speaking.phrases import Phrase, phrase
 from agent.speaking.reply import ReplyPath
 from agent.speaking.speech_out import UnitSpeaker
@@ -137,6 +139,8 @@ class Turn:
         self._thinker: Thinker | None = None
         self._reading: EarlyReading | None = None
         self.speculation: SpeculativeRecord | None = None
+        self.foresight = self._foresight()
+        """Makes ahead the audio of what a call will say first; None where the voice cannot."""
         """What the Thinker thought and fetched while the user spoke, handed over at the end of speech."""
         self.hearing: Hearing = SURE
         """How sure the words being answered were heard (typed words are sure)."""
@@ -224,7 +228,7 @@ class Turn:
         if tools is None or tools.lane is None or not self.deps.features.heartbeat:
             return None
         settings = tools.thinker if self.deps.features.finish_newest else replace(tools.thinker, finish_newest=False)
-        thinker = Thinker(tools.planner, tools.lane, self.history, self.timeline, settings, emit=self.emit)
+        thinker = Thinker(tools.planner, tools.lane, self.history, self.timeline, settings, emit=self.emit, foresight=self.foresight)
         thinker.start()
         return thinker
 
@@ -365,7 +369,7 @@ class Turn:
                 self.deps, self.timeline, self.result, self._committed, self.history,
                 pending=self.pending, last_act=self.last_act, last_tool=self.last_tool, last_things=self.last_things,
                 speculation=self.speculation, emit=self.emit,
-                hearing=self.hearing, on_decided=self._decided,
+                hearing=self.hearing, on_decided=self._decided, foresight=self.foresight,
             )
             think = responder.without_model(text) or responder.think
             if think != responder.think:
@@ -387,8 +391,20 @@ class Turn:
 
     def _reply_path(self, units: asyncio.Queue[int | None]) -> ReplyPath:
         d = self.deps
-        rules = d.cadence if d.features.cadence else replace(d.cadence, enabled=False)
-        return ReplyPath(self.out, d.filters(), Cadence(rules, d.pace), units, d.language, self.emit)
+        return ReplyPath(self.out, d.filters(), self._cadence(), units, d.language, self.emit)
+
+    def _cadence(self) -> Cadence:
+        d = self.deps
+        return Cadence(d.cadence if d.features.cadence else replace(d.cadence, enabled=False), d.pace)
+
+    def _foresight(self) -> Foresight | None:
+        d = self.deps
+        if d.voice_ahead is None or d.tools is None or not d.features.ready_voice:
+            return None
+        return Foresight(
+            d.voice_ahead, d.tools.registry, lambda text: first_unit(text, d.filters(), self._cadence()),
+            lambda result: spoken_result(result, d.language), self.timeline,
+        )
 
     async def _speak_when_sure(self, units: asyncio.Queue[int | None]) -> None:
         await self._committed.wait()

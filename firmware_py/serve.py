@@ -21,6 +21,7 @@ from agent.assistant import Assistant
 from agent.events import Event
 from agent.live_view import LiveView
 from agent.text_turns import TextTurns
+from audio.ready_voice import own_voice
 from audio.silent import SilentSpeaker
 from firmware_py import preflight
 from firmware_py.config import HearthConfig, ReasonerConfig
@@ -218,7 +219,7 @@ async def start_wyoming(config: HearthConfig, uri: str, assistant: Assistant, ot
 
     deps = assistant.deps
     recognizers = {config.language: deps.recognizer, **others.recognizers}
-    synthesizers = {config.language: deps.synthesizer, **others.synthesizers}
+    synthesizers = {config.language: own_voice(deps.synthesizer), **others.synthesizers}
     programs = config.serve.wyoming_programs
     offer = offer_from(
         recognizers=recognizers,

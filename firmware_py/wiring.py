@@ -33,6 +33,7 @@ from agent.listening.listen import ListenSettings
 from audio.chime import chime
 from audio.echo import EchoFilter
 from audio.protocols import Recognizer, Speaker, Synthesizer
+from audio.ready_voice import ReadyVoice
 from audio.volume import VolumeSpeaker
 from audio.whisper_rescore import Lexicon
 from firmware_py.config import ConfigError, HearthConfig
@@ -346,13 +347,16 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
             where="local" if isinstance(reasoner_chat, LlamaChatModel) else str(r.url),
             reference=KitchenReference() if r.reference else None,
         )
+    # The turn's voice keeps the audio of a reply's first words made ahead (agent.speaking.foresight).
+    voice_ahead = ReadyVoice(synthesizer)
     return TurnDeps(
         tools=tools,
         reasoner=reasoner,
         vad=vad,
         recognizer=recognizer,
         chat=chat,
-        synthesizer=synthesizer,
+        synthesizer=voice_ahead,
+        voice_ahead=voice_ahead.prepare,
         speaker=speaker,
         language=config.language,
         system_prompt=config.system_prompt or system_prompt(config.language),

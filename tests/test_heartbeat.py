@@ -398,3 +398,46 @@ async def test_a_late_early_call_is_waited_for_not_made_again_and_the_wait_gets_
     assert reused.detail["waited"] is True
     assert kitchen.runs == [("weather", {"location": "Busan"})]
     assert result.spoken == ["Let me check the weather.", "Sunny in Busan."]
+
+
+class Sight:
+    """Records what a Foresight was asked to make ahead."""
+
+    def __init__(self) -> None:
+        self.acts: list[tuple[str, dict]] = []
+        self.results: list[str] = []
+
+    def act(self, tool: str, args: dict) -> None:
+        self.acts.append((tool, dict(args)))
+
+    def result(self, result) -> None:
+        self.results.append(result.output.text)
+
+
+async def test_the_words_of_the_newest_decision_are_made_ahead_only_once_the_user_finished() -> None:
+    planner = ScriptedPlanner([("add milk", MILK), ("in busan", BUSAN)], delay_s=0.02)
+    kitchen = Kitchen()
+    lane = ToolExecutor(kitchen.registry())
+    lane.start()
+    sight = Sight()
+    thinker = Thinker(planner, lane, (), Timeline(), foresight=sight)  # type: ignore[arg-type]
+    thinker.hear("Add milk to")
+    thinker.look()
+    await _settle()
+    assert sight.acts == []  # still speaking: nothing is made ahead of an act on a partial
+    thinker.hear("Add milk to the list.")
+    thinker.user_finished()  # the newest words are decided on past the end
+    await _settle()
+    assert sight.acts == [("shopping_add", {"item": "milk"})]
+    assert kitchen.runs == []  # made ahead is only words: nothing was added
+    await thinker.close()
+
+    thinker = Thinker(planner, lane, (), Timeline(), foresight=sight)  # type: ignore[arg-type]
+    thinker.hear("What's the weather in Busan?")
+    thinker.look()
+    await _settle()
+    assert sight.results == []  # fetched early, but the user may still be saying something else
+    thinker.user_finished()
+    assert sight.results == ["Sunny in Busan."]
+    await thinker.close()
+    await lane.close()

@@ -292,9 +292,19 @@ def list_tools(store: ListStore, language: str = "en", shared: SharedList | None
         count = "1 item" if len(entries) == 1 else f"{len(entries)} items"
         return ToolOutput(f"{count} on the list: {spoken}.", data)
 
+    def foretell_add(args: ShoppingAddArgs) -> str:
+        # As the store will most often keep it; a thing already on the list is said otherwise.
+        entry = ShoppingItem(0, " ".join(args.item.split()), args.quantity)
+        if ko:
+            return f"장보기 목록에 {_object(_spoken_item(entry, lang))} 추가했어요."
+        return f"Added {_spoken_item(entry)} to the shopping list."
+
+    def noted(_args: NoteAddArgs) -> str:
+        return "메모했어요." if ko else "Noted."
+
     async def note_add(args: NoteAddArgs) -> ToolOutput:
         note = store.add_note(args.text)
-        return ToolOutput("메모했어요." if ko else "Noted.", {"id": note.id, "text": note.text})
+        return ToolOutput(noted(args), {"id": note.id, "text": note.text})
 
     async def note_remove(args: NoteRemoveArgs) -> ToolOutput:
         note = store.remove_note(args.id)
@@ -303,10 +313,11 @@ def list_tools(store: ListStore, language: str = "en", shared: SharedList | None
         return ToolOutput("메모를 지웠어요." if ko else "Note removed.", {"id": note.id, "text": note.text})
 
     return [
-        ToolSpec("shopping_add", "Add an item to the shopping list, or change its quantity.", ShoppingAddArgs, shopping_add, "act"),
+        ToolSpec("shopping_add", "Add an item to the shopping list, or change its quantity.", ShoppingAddArgs, shopping_add, "act",
+                 foretell=foretell_add),
         ToolSpec("shopping_complete", "Tick an item off the shopping list.", ShoppingCompleteArgs, shopping_complete, "act"),
         ToolSpec("shopping_list", "Read out the shopping list.", NoArgs, shopping_list, "read", speculable=True, stale_after_s=0.0),
-        ToolSpec("note_add", "Write down a note the user dictates.", NoteAddArgs, note_add, "act"),
+        ToolSpec("note_add", "Write down a note the user dictates.", NoteAddArgs, note_add, "act", foretell=noted),
         # Only "undo that" removes a note: the model is never offered a delete.
         ToolSpec("note_remove", "Remove a note just written.", NoteRemoveArgs, note_remove, "act", model_calls=False),
     ]

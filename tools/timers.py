@@ -565,18 +565,23 @@ def timer_tools(store: TimerStore, language: str = "en") -> list[ToolSpec]:
     def duration(seconds: float) -> str:
         return say_duration(seconds, language=lang)
 
+    def started(label: str | None, duration_s: int) -> str:
+        if ko:
+            if label:
+                return f"{label} 타이머를 {duration(duration_s)}에 맞췄어요."
+            return f"{duration(duration_s)} 타이머를 맞췄어요."
+        prefix = _cap(f"{label} timer") if label else "Timer"
+        return f"{prefix} set for {duration(duration_s)}."
+
+    def foretell_start(args: TimerStartArgs) -> str:
+        return started(_norm_label(args.label), args.duration_s)
+
     async def start(args: TimerStartArgs) -> ToolOutput:
         try:
             timer = store.start(args.duration_s, args.label)
         except TimerError as exc:
             return _error(exc, lang)
-        data = _timer_data(timer, store.clock())
-        if ko:
-            if timer.label:
-                return ToolOutput(f"{timer.label} 타이머를 {duration(timer.duration_s)}에 맞췄어요.", data)
-            return ToolOutput(f"{duration(timer.duration_s)} 타이머를 맞췄어요.", data)
-        prefix = _cap(f"{timer.label} timer") if timer.label else "Timer"
-        return ToolOutput(f"{prefix} set for {duration(timer.duration_s)}.", data)
+        return ToolOutput(started(timer.label, timer.duration_s), _timer_data(timer, store.clock()))
 
     async def cancel(args: TimerCancelArgs) -> ToolOutput:
         try:
@@ -644,7 +649,7 @@ def timer_tools(store: TimerStore, language: str = "en") -> list[ToolSpec]:
         return ToolOutput(f"{_cap(timer.name)} resumed; {left} left.", _timer_data(timer, now))
 
     return [
-        ToolSpec("timer_start", "Start a kitchen timer, optionally named.", TimerStartArgs, start, "act"),
+        ToolSpec("timer_start", "Start a kitchen timer, optionally named.", TimerStartArgs, start, "act", foretell=foretell_start),
         ToolSpec("timer_cancel", "Cancel a timer, or all timers.", TimerCancelArgs, cancel, "act"),
         ToolSpec("timer_status", "Say how long is left on one or all timers.", TimerLabelArgs, status, "read",
                  speculable=True, stale_after_s=0.0),

@@ -57,6 +57,7 @@ from agent.events import Delegated, Event, ToolCalled, ToolStarted
 from agent.listening.hearing import SURE, Hearing
 from agent.model.llm import ChatMessage, stopped_at_cap
 from agent.results import ToolCallRecord, TurnResult
+from agent.speaking.foresight import Foresight
 from agent.speaking.phrases import Phrase, phrase
 from agent.timeline import Timeline
 from tools.executor import MAY_ACT, Origin
@@ -143,8 +144,11 @@ class Responder:
         emit: Callable[[Event], None] = lambda _e: None,
         hearing: Hearing = SURE,
         on_decided: Callable[[bool], None] = lambda _whole: None,
+        foresight: Foresight | None = None,
     ) -> None:
         assert deps.tools is not None
+        self.foresight = foresight
+        """Makes ahead the audio of what a call will say, while the turn waits to make it."""
         self.on_decided = on_decided
         """Told once what the words ask for is known: whether it is a whole request (no call, a
         look-up, or an act the words bear out) or not ("Set a timer." asks for a length): the turn
@@ -615,6 +619,15 @@ class Responder:
         record = self.speculation
         return record is not None and any(c.key.tool == tool and c.result is not None and c.result.ok for c in record.calls.values())
 
+    def _foresee(self, plan: ToolPlan, early: SpeculativeCall | None, origin: Origin) -> None:
+        """While the turn waits to make the call, the audio of what it will say is made ahead."""
+        if self.foresight is None or plan.tool is None:
+            return
+        if early is not None and early.task.done() and not early.task.cancelled() and early.task.exception() is None:
+            self.foresight.result(early.task.result())
+        elif self.tools.acts(plan.tool) and origin in MAY_ACT:
+            self.foresight.act(plan.tool, plan.args)
+
     def _early(self, plan: ToolPlan) -> SpeculativeCall | None:
         record = self.speculation
         if record is None or plan.tool is None:
@@ -671,6 +684,7 @@ class Responder:
         early = self._early(plan)
         if early is None or not early.task.done():
             self._say_line(line, reply)  # not fetched early, or not back yet: there is a wait
+        self._foresee(plan, early, origin)
         # The line before the tool must reach the speaker before the tool starts; and nothing runs
         # before the user has surely finished.
         await self.committed.wait()

@@ -27,6 +27,7 @@ from agent.deciding.speculation import Decision, SpeculativeCall, SpeculativeRec
 from agent.deciding.tool_calls import ToolCallPlanner
 from agent.events import EarlyCall, Event, Thought
 from agent.listening.hearing import words_of
+from agent.speaking.foresight import Foresight
 from agent.model.llm import ChatMessage
 from agent.timeline import Timeline
 from tools.executor import ToolExecutor
@@ -78,8 +79,12 @@ class Thinker:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
         emit: Callable[[Event], None] = lambda _e: None,
+        foresight: Foresight | None = None,
     ) -> None:
         self.emit = emit
+        self.foresight = foresight
+        """Once the user has finished, the decision on their newest words has its first words made
+        into audio ahead (:mod:`agent.speaking.foresight`): an act's confirmation, an early answer."""
         """Where each decision and early look-up is told, for the live view."""
         self.planner = planner
         self.lane = lane
@@ -138,12 +143,27 @@ class Thinker:
             return
         newest = words_of(self._latest) if self.settings.finish_newest else None
         self.stop(keep=newest)
+        self._foresee_newest()
         if not newest:
             return
         if not self._deciding_on(newest) and self._worth(newest):
             self._start(self._latest, newest)  # the last words came after the last look
         if self._deciding_on(newest):
             self.timeline.mark("heartbeat_finishing", text=self._latest)
+
+    def _is_newest(self, plan: Any) -> bool:
+        latest = self.record.latest_decision()
+        return latest is not None and latest.plan == plan and words_of(latest.heard) == words_of(self._latest)
+
+    def _foresee_newest(self) -> None:
+        """At the end, an early answer already back for the newest words: its first words ahead."""
+        latest = self.record.latest_decision()
+        if self.foresight is None or latest is None or latest.plan.tool is None or words_of(latest.heard) != words_of(self._latest):
+            return
+        key = call_key(self.lane.registry, latest.plan.tool, latest.plan.args)
+        call = self.record.usable(key) if key is not None else None
+        if call is not None and call.task.done() and not call.task.cancelled() and call.task.exception() is None and call.task.result().ok:
+            self.foresight.result(call.task.result())
 
     def _deciding_on(self, words: str) -> bool:
         return any(w == words and not t.done() and t not in self._stopping for t, w in self._in_flight.items())
@@ -225,6 +245,8 @@ class Thinker:
         if plan.tool is None:
             return
         spec = self.lane.registry.get(plan.tool)
+        if spec is not None and spec.side_effects == "act" and self._stopped and self.foresight is not None:
+            self.foresight.act(plan.tool, plan.args)  # the decision that runs on past the end: its confirmation
         if spec is None or spec.side_effects == "act" or not spec.speculable:
             return
         key = call_key(self.lane.registry, plan.tool, plan.args)
@@ -239,5 +261,7 @@ class Thinker:
     def _fetched(self, plan: Any, task: asyncio.Task) -> None:
         ok = not task.cancelled() and task.exception() is None and task.result().ok
         self.timeline.mark("heartbeat_fetch_end", tool=plan.tool, ok=ok)
+        if ok and self.foresight is not None and self._stopped and self._is_newest(plan):
+            self.foresight.result(task.result())
         self.emit(EarlyCall(plan.tool, dict(plan.args), "ok" if ok else "cancelled" if task.cancelled() else "error"))
         self._tool_finished = True

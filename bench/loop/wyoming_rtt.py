@@ -47,6 +47,7 @@ from wyoming.tts import SynthesizeChunk, SynthesizeStart, SynthesizeStop, Synthe
 
 from agent.assistant import Assistant
 from agent.text_turns import TextTurns
+from audio.ready_voice import own_voice
 from audio.wav import WavFileSpeaker, read_wav
 from bench.loop.metrics import aggregate
 from bench.provenance import git_commit, written_by
@@ -168,7 +169,7 @@ async def measure(config: HearthConfig, suite_name: str, limit: int, spread: boo
     assistant = Assistant(deps, history_turns=config.history_turns)
     await assistant.warm()
     await assistant.keep_heads()
-    offer = offer_from(answers=TextTurns(assistant), synthesizers={language: deps.synthesizer}, answer_languages=(language,), programs=("tts", "handle"))
+    offer = offer_from(answers=TextTurns(assistant), synthesizers={language: own_voice(deps.synthesizer)}, answer_languages=(language,), programs=("tts", "handle"))
     server = WyomingServer(offer)
     uri = await server.start("tcp://127.0.0.1:0")
     host, port = uri.removeprefix("tcp://").rsplit(":", 1)
