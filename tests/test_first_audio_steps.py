@@ -97,3 +97,18 @@ def test_the_reuse_check_compares_taken_decisions_with_fresh_ones_on_the_same_wo
     result = compare(report)
     assert result["decision_taken"] == 3 and result["compared"] == 2 and result["same_call"] == 1
     assert [d["transcript"] for d in result["different"]] == ["Add milk."]
+
+
+def test_a_first_unit_made_ahead_is_told_from_one_made_when_asked() -> None:
+    from bench.loop.metrics import heartbeat_figures
+
+    def turn(ahead: list[str], first: str) -> bool:
+        tl = Timeline()
+        for text in ahead:
+            tl.mark("voice_ahead", tool="timer_start", text=text)
+        tl.mark("tts_start", unit=0, text=first, kind="answer")
+        return heartbeat_figures(tl, set())["voice_ready"]
+
+    assert turn(["Pasta timer set for 11 minutes."], "Pasta timer set for 11 minutes.")
+    assert not turn(["Added milk to the shopping list."], "Milk is already on the shopping list.")
+    assert not turn([], "Noted.")

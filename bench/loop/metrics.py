@@ -168,9 +168,17 @@ def heartbeat_figures(tl: Timeline, acting: set[str]) -> dict[str, Any]:
         "speculative_discarded": len(calls) - (1 if reused is not None else 0),
         "speculative_side_effects": sum(1 for m in calls if m.detail.get("tool") in acting),
         "decision_reused": tl.first("heartbeat_decision_reused") is not None,
+        # The first unit heard was one made ahead while the turn waited (agent.speaking.foresight).
+        "voice_ready": _first_unit_made_ahead(tl),
         "prompt_tokens_after_speech": after_speech,
         "partial_lag_s": round(statistics.median(lags), 4) if lags else None,
     }
+
+
+def _first_unit_made_ahead(tl: Timeline) -> bool:
+    first = tl.first("tts_start")
+    ahead = {m.detail.get("text") for m in tl.all("voice_ahead")}
+    return first is not None and first.detail.get("text") in ahead
 
 
 def asr_rtf(tl: Timeline, decode_s: float | None) -> float | None:

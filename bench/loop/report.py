@@ -38,6 +38,7 @@ LABELS = {
     "stc_speculable": "… of those whose tool may run early",
     "stc_decided": "tool turns whose right call was decided on the partials (the answer took it)",
     "sure_ends": "early ends answered after the short wait (a sure end)",
+    "voice_ready": "answered turns whose first words were made into audio ahead",
 }
 
 
@@ -89,7 +90,7 @@ def render_report(report: dict[str, Any]) -> str:
     lines.append("| right acts that left out something said (turns) | "
                  + " | ".join(_num(report["variants"][v].get("incomplete_acts")) for v in variants) + " |")
     lines += ["", "## Heartbeat", "", "| figure | " + " | ".join(variants) + " |", "| --- | " + " | ".join("---" for _ in variants) + " |"]
-    for key in ("stc", "stc_speculable", "stc_decided", "sure_ends"):
+    for key in ("stc", "stc_speculable", "stc_decided", "sure_ends", "voice_ready"):
         lines.append(f"| {LABELS[key]} | " + " | ".join(_pct(report["variants"][v].get(key) or {}) for v in variants) + " |")
     key = "tool_turn_first_answer_audio_s"
     lines.append(f"| {LABELS[key]} | " + " | ".join(_num((report["variants"][v].get(key) or {}).get("median")) for v in variants) + " |")

@@ -535,6 +535,7 @@ class SuiteRun:
                 "stc": share(tool_rows, "early_answer"),
                 "stc_speculable": share([r for r in tool_rows if r.get("speculable_turn")], "early_answer"),
                 "stc_decided": share(tool_rows, "early_decision"),
+                "voice_ready": share([r for r in rows if r.get("first_audio_s") is not None], "voice_ready"),
                 "first_audio_steps": summarize_steps(rows),
                 "sure_ends": share(rows, "sure_end"),
                 "tool_turn_first_answer_audio_s": aggregate(tool_rows, "first_answer_audio_s"),
