@@ -17,7 +17,9 @@ from agent.assistant import Assistant
 from agent.deciding.reasoner import Reasoner, ReasonerSettings
 from agent.deciding.reference import KitchenReference
 from agent.deciding.banks import example_bank
-from agent.speaking.cadence import CadenceRules, PaceSettings
+from agent.speaking.cadence import Cadence, CadenceRules, PaceSettings
+from agent.speaking.filters import default_chain
+from agent.speaking.foresight import lines_said_often, units_of
 from agent.record import ConversationRecord
 from agent.model.llm import LlamaChatModel, LlamaSettings
 from agent.speaking.phrases import system_prompt
@@ -347,8 +349,12 @@ async def build_turn_deps(config: HearthConfig, speaker: Speaker) -> TurnDeps:
             where="local" if isinstance(reasoner_chat, LlamaChatModel) else str(r.url),
             reference=KitchenReference() if r.reference else None,
         )
-    # The turn's voice keeps the audio of a reply's first words made ahead (agent.speaking.foresight).
+    # The turn's voice keeps the audio of a reply's first words made ahead (agent.speaking.foresight),
+    # and the fixed lines said right after a wait made for good.
     voice_ahead = ReadyVoice(synthesizer)
+    await voice_ahead.keep_always(
+        unit for line in lines_said_often(config.language) for unit in units_of(line, default_chain(), Cadence(rules, pace))
+    )
     return TurnDeps(
         tools=tools,
         reasoner=reasoner,

@@ -217,3 +217,32 @@ async def test_a_new_item_or_a_note_says_what_was_foretold(tmp_path, language: s
         assert spec.foretell(parsed) == (await spec.run(parsed)).text
     finally:
         store.close()
+
+
+def test_the_lines_said_often_are_cut_into_units_as_a_reply_would_be() -> None:
+    from agent.deciding.tool_use import pretool_line
+    from agent.speaking.foresight import lines_said_often, units_of
+
+    for language in ("en", "ko"):
+        lines = lines_said_often(language)
+        assert pretool_line("weather", language) in lines and pretool_line("", language) in lines
+        assert all(units_of(line, default_chain(), Cadence()) for line in lines)
+
+
+async def test_the_line_before_a_slow_tool_is_said_from_audio_kept_for_good() -> None:
+    from agent.speaking.foresight import lines_said_often, units_of
+
+    kitchen = Kitchen(air_s=0.05)
+    chat = TimedJson(decision("Let me look.", "air_quality", {"location": "Ilsan"}))
+    deps, _sink, executor = tool_deps(chat, kitchen, text="how is the air in Ilsan")
+    inner = CharSynthesizer()
+    voice = ReadyVoice(inner)
+    await voice.keep_always(u for line in lines_said_often("en") for u in units_of(line, default_chain(), Cadence()))
+    deps.synthesizer, deps.voice_ahead = voice, voice.prepare
+    executor.start()
+    try:
+        result = await say(Assistant(deps), "how is the air in Ilsan")
+    finally:
+        await executor.close()
+    assert result.spoken[0] == "Let me check the air quality."
+    assert voice.hits == 1 and voice.misses == 1  # the line kept; the answer made when asked

@@ -21,17 +21,19 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.deciding.speculation import Decision, SpeculativeCall, SpeculativeRecord, call_key
 from agent.deciding.tool_calls import ToolCallPlanner
 from agent.events import EarlyCall, Event, Thought
 from agent.listening.hearing import words_of
-from agent.speaking.foresight import Foresight
 from agent.model.llm import ChatMessage
 from agent.timeline import Timeline
 from tools.executor import ToolExecutor
 from tools.registry import NO_TOOL
+
+if TYPE_CHECKING:  # the foresight cuts replies with the tools' lines, which name the Thinker's settings
+    from agent.speaking.foresight import Foresight
 
 log = logging.getLogger(__name__)
 

@@ -128,6 +128,11 @@ def pretool_line(tool: str, language: str) -> str:
     return lines.get(tool, lines[""])
 
 
+def pretool_lines(language: str) -> tuple[str, ...]:
+    """Every line said before a slow tool in ``language``."""
+    return tuple(dict.fromkeys(_PRETOOL_LINES.get(language, _PRETOOL_LINES["en"]).values()))
+
+
 def tool_error_line(kind: str, language: str, tool: str = "") -> str:
     """The apology for a call that did not work; a tool that failed is named ("… with the timer")."""
     lines = _TOOL_ERRORS.get(language, _TOOL_ERRORS["en"])

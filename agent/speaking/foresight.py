@@ -16,8 +16,10 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from agent.deciding.tool_use import pretool_lines
 from agent.speaking.cadence import Cadence
 from agent.speaking.filters import FilterChain
+from agent.speaking.phrases import Phrase, phrase
 from agent.timeline import Timeline
 from tools.executor import ToolResult
 from tools.registry import ToolRegistry
@@ -25,13 +27,24 @@ from tools.registry import ToolRegistry
 log = logging.getLogger(__name__)
 
 
-def first_unit(text: str, filters: FilterChain, cadence: Cadence) -> str | None:
-    """The first unit a reply of ``text`` alone is cut into, stripped as it is synthesized."""
+def units_of(text: str, filters: FilterChain, cadence: Cadence) -> list[str]:
+    """The units a reply of ``text`` alone is cut into, stripped as they are synthesized."""
     units = cadence.feed(filters.feed(text))
     units += cadence.feed(filters.flush())
     units += cadence.flush()
-    first = next((u.strip() for u in units if u.strip()), None)
-    return first
+    return [u.strip() for u in units if u.strip()]
+
+
+def first_unit(text: str, filters: FilterChain, cadence: Cadence) -> str | None:
+    """The first unit a reply of ``text`` alone is cut into."""
+    return next(iter(units_of(text, filters, cadence)), None)
+
+
+def lines_said_often(language: str) -> list[str]:
+    """Fixed lines said right after a wait, worth keeping made for good: the lines before a slow
+    tool (the first audio of a look-up not fetched early) and the asking again after words not
+    heard or not understood."""
+    return [*pretool_lines(language), phrase(language, Phrase.NOT_HEARD), phrase(language, Phrase.SAY_ANOTHER_WAY)]
 
 
 class Foresight:
