@@ -1,5 +1,5 @@
-"""Over noise a unit of an amount to buy is heard as another word ("two liters of milk" as "two
-layers of milk"), and the thing swallows it: such an item is asked back, never added as heard."""
+"""Over noise a unit of an amount to buy is heard as another word (litres as "layers", kilos as
+"killers"), and the thing swallows it: such an item is asked back, never added as heard."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from agent.deciding.extract import is_measure
 
 
 @pytest.mark.parametrize(("said", "item", "quantity"), [
-    ("Add two layers of milk to the list.", "layers of milk", "2"),
-    ("Put three killers of rice on the shopping list.", "killers of rice", "3"),
+    ("Two layers of buttermilk for the weekend shop, please.", "layers of buttermilk", "2"),
+    ("Put three killers of basmati down for the shop.", "killers of basmati", "3"),
     ("Add two leaders of orange juice.", "leaders of orange juice", "2"),
     ("Add four points of cream to my list.", "points of cream", "4"),
 ])
@@ -22,7 +22,7 @@ def test_a_counted_item_that_begins_with_a_misheard_unit_is_asked_back(said: str
 @pytest.mark.parametrize(("said", "item", "quantity"), [
     ("Add two sticks of butter to the list.", "sticks of butter", "2"),
     ("Add three cloves of garlic.", "cloves of garlic", "3"),
-    ("Put two pints of milk on the shopping list.", "pints of milk", "2"),
+    ("We need two pints of cream for the trifle.", "pints of cream", "2"),
     ("Add two loaves of bread.", "loaves of bread", "2"),
 ])
 def test_a_count_of_a_real_measure_is_added(said: str, item: str, quantity: str) -> None:
