@@ -21,7 +21,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from agent.deciding.speculation import Decision, SpeculativeCall, SpeculativeRecord, call_key
 from agent.deciding.tool_calls import ToolCallPlanner
@@ -32,10 +32,19 @@ from agent.timeline import Timeline
 from tools.executor import ToolExecutor
 from tools.registry import NO_TOOL
 
-if TYPE_CHECKING:  # the foresight cuts replies with the tools' lines, which name the Thinker's settings
-    from agent.speaking.foresight import Foresight
-
 log = logging.getLogger(__name__)
+
+
+class Foreseeing(Protocol):
+    """What makes ahead the audio of a decision's first words (:class:`agent.speaking.foresight.Foresight`)."""
+
+    def act(self, tool: str, args: dict[str, Any]) -> None:
+        """An act about to be made."""
+        ...
+
+    def result(self, result: Any) -> None:
+        """A call's result already back."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -81,7 +90,7 @@ class Thinker:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
         emit: Callable[[Event], None] = lambda _e: None,
-        foresight: Foresight | None = None,
+        foresight: Foreseeing | None = None,
     ) -> None:
         self.emit = emit
         self.foresight = foresight
