@@ -45,6 +45,10 @@ class Features:
     """Weigh each heard turn (:mod:`agent.listening.hearing`): say it was not caught when the
     hearing is lost, and ask an act back first when it is doubtful; off, every transcript is
     acted on as heard."""
+    released_hearing: bool = True
+    """After a release (a held press), weigh the hearing without the last partial when it was
+    decoded before the release: it heard fewer words than the final, its last word cut off, so
+    its disagreement says nothing of the final. Off, it counts as after a tap."""
     two_ears: bool = True
     """Where two recognizers hear each utterance (``asr.second_ear_en``), ask an act back when its
     values are not in what the second one heard; off, the second ear's hearing is left unused."""

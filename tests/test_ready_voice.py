@@ -246,3 +246,27 @@ async def test_the_line_before_a_slow_tool_is_said_from_audio_kept_for_good() ->
         await executor.close()
     assert result.spoken[0] == "Let me check the air quality."
     assert voice.hits == 1 and voice.misses == 1  # the line kept; the answer made when asked
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize(("running", "args"), [
+    ([(600, "pasta")], {"label": "pasta"}), ([(600, "pasta"), (300, None)], {"all": True}),
+    ([(600, "pasta"), (300, "rice")], {}), ([], {"label": "rice"}), ([(600, "pasta")], {"label": "rice"}),
+])
+async def test_a_cancel_says_what_was_foretold_and_foretelling_cancels_nothing(
+        tmp_path, language: str, running: list, args: dict) -> None:
+    from tools.timers import TimerStore, timer_tools
+
+    store = TimerStore(tmp_path / "hearth.db")
+    store.open()
+    try:
+        for seconds, label in running:
+            store.start(seconds, label)
+        spec = next(t for t in timer_tools(store, language) if t.name == "timer_cancel")
+        parsed = spec.args.model_validate(args)
+        assert spec.foretell is not None
+        foretold = spec.foretell(parsed)
+        assert len(store.active()) == len(running)  # foretelling changed nothing
+        assert foretold == (await spec.run(parsed)).text
+    finally:
+        store.close()

@@ -286,7 +286,7 @@ async def test_without_speculative_final_the_decode_starts_only_at_the_endpoint(
 def test_unknown_feature_names_are_refused_with_the_known_ones():
     from agent.features import Features
 
-    known = "asr-bias, cadence, end-of-turn, finish-newest, flush-at-tool, hearing-confidence, heartbeat, partial-as-final, prefill, pretool-line, prewarm, read-ahead, ready-voice, reasoner, speculative-final, sure-end, two-ears"
+    known = "asr-bias, cadence, end-of-turn, finish-newest, flush-at-tool, hearing-confidence, heartbeat, partial-as-final, prefill, pretool-line, prewarm, read-ahead, ready-voice, reasoner, released-hearing, speculative-final, sure-end, two-ears"
     with pytest.raises(ValueError, match=f"known: {known}"):
         Features().without("telepathy")
 

@@ -94,9 +94,10 @@ class ToolSpec(Generic[A]):
     """How long a result fetched early stays good ("the time" goes stale in seconds, a timer's
     remaining time at once); None: as long as the turn."""
     foretell: Callable[[A], str] | None = None
-    """What the tool would say on success, from its arguments alone and without running it: the
-    words the voice can make ahead while the turn waits to act. A wrong foretelling costs the
-    synthesis it took, never a wrong word: what is said is always what the tool returned."""
+    """What the tool would say, worked out from its arguments (and what it may read) without
+    changing anything: the words the voice can make ahead while the turn waits to act. A wrong
+    foretelling costs the synthesis it took, never a wrong word: what is said is always what the
+    tool returned."""
     model_calls: bool = True
     """Offered to the model. False for tools that only hearth's own command words call ("louder",
     "next step"): a command that plain is matched exactly, never left to a guess."""

@@ -583,18 +583,28 @@ def timer_tools(store: TimerStore, language: str = "en") -> list[ToolSpec]:
             return _error(exc, lang)
         return ToolOutput(started(timer.label, timer.duration_s), _timer_data(timer, store.clock()))
 
+    def cancelled(timers: list[Timer]) -> str:
+        if len(timers) == 1:
+            return f"{_object(timers[0].spoken_name(lang))} 취소했어요." if ko else f"{_cap(timers[0].name)} cancelled."
+        return f"타이머 {len(timers)}개를 모두 취소했어요." if ko else f"All {len(timers)} timers cancelled."
+
+    def foretell_cancel(args: TimerCancelArgs) -> str:
+        # What cancel() would find, read without cancelling anything.
+        try:
+            timers = store.active() if args.all else [store.resolve(args.label)]
+            if not timers:
+                raise TimerError("There are no timers running.", "no_timers")
+        except TimerError as exc:
+            return _error(exc, lang).text
+        return cancelled(timers)
+
     async def cancel(args: TimerCancelArgs) -> ToolOutput:
         try:
             timers = store.cancel(args.label, all=args.all)
         except TimerError as exc:
             return _error(exc, lang)
         now = store.clock()
-        data = {"cancelled": [_timer_data(t, now) for t in timers]}
-        if len(timers) == 1:
-            text = f"{_object(timers[0].spoken_name(lang))} 취소했어요." if ko else f"{_cap(timers[0].name)} cancelled."
-            return ToolOutput(text, data)
-        text = f"타이머 {len(timers)}개를 모두 취소했어요." if ko else f"All {len(timers)} timers cancelled."
-        return ToolOutput(text, data)
+        return ToolOutput(cancelled(timers), {"cancelled": [_timer_data(t, now) for t in timers]})
 
     async def status(args: TimerLabelArgs) -> ToolOutput:
         try:
@@ -650,7 +660,7 @@ def timer_tools(store: TimerStore, language: str = "en") -> list[ToolSpec]:
 
     return [
         ToolSpec("timer_start", "Start a kitchen timer, optionally named.", TimerStartArgs, start, "act", foretell=foretell_start),
-        ToolSpec("timer_cancel", "Cancel a timer, or all timers.", TimerCancelArgs, cancel, "act"),
+        ToolSpec("timer_cancel", "Cancel a timer, or all timers.", TimerCancelArgs, cancel, "act", foretell=foretell_cancel),
         ToolSpec("timer_status", "Say how long is left on one or all timers.", TimerLabelArgs, status, "read",
                  speculable=True, stale_after_s=0.0),
         ToolSpec("timer_adjust", "Add time to a timer or take time off it.", TimerAdjustArgs, adjust, "act"),

@@ -145,6 +145,10 @@ class _Pause:
             self.judging.cancel()  # the thread finishes on its own; its answer is dropped
 
 
+_RELEASE_SLACK_S = 0.05
+"""A partial that decoded all but this much of a held utterance heard it all."""
+
+
 class UtteranceListener:
     """Consumes microphone audio until the utterance ends; returns (heard speech?, transcript)."""
 
@@ -357,7 +361,15 @@ class UtteranceListener:
         snr = speech_snr_db(self._buffer[: self.total], self.rate, (self.speech_start, self.speech_end))
         if not self.features.two_ears:
             final = replace(final, second_hearing=None)
-        hearing = weigh(replace(final, audio_s=final.audio_s or (end - start) / self.rate), snr, partial, self.s.hearing)
+        final = replace(final, audio_s=final.audio_s or (end - start) / self.rate)
+        if self.ended_by == "button" and self.features.released_hearing and partial is not None and (
+                partial.audio_s < final.audio_s - _RELEASE_SLACK_S):
+            # Made before the release, so on fewer words than the final, the last one cut off: its
+            # words differ from the final's even when both are right ("Start the race time." for
+            # "Stop the rice timer.", decoded 0.3 s before the release).
+            self.timeline.mark("partial_not_weighed", partial_s=round(partial.audio_s, 3), final_s=round(final.audio_s, 3))
+            partial = None
+        hearing = weigh(final, snr, partial, self.s.hearing)
         if hearing.verdict != "sure":
             log.info("heard %r %s (confidence %.2f, weakest: %s)", final.text, hearing.verdict, hearing.confidence, hearing.weakest)
         return hearing
