@@ -139,9 +139,9 @@ class Turn:
         self._thinker: Thinker | None = None
         self._reading: EarlyReading | None = None
         self.speculation: SpeculativeRecord | None = None
+        """What the Thinker thought and fetched while the user spoke, handed over at the end of speech."""
         self.foresight = self._foresight()
         """Makes ahead the audio of what a call will say first; None where the voice cannot."""
-        """What the Thinker thought and fetched while the user spoke, handed over at the end of speech."""
         self.hearing: Hearing = SURE
         """How sure the words being answered were heard (typed words are sure)."""
 

@@ -69,11 +69,6 @@ class ReadyVoice:
             if key and key not in self._always:
                 self._always[key] = await self._make(key)
 
-    def forget_pending(self) -> None:
-        """Stop making what is still being made (the turn it was for is over)."""
-        for task in list(self._making.values()):
-            task.cancel()
-
     async def synthesize(self, text: str) -> AsyncIterator[AudioChunk]:
         key = text.strip()
         chunks = self._always.get(key) or self._ready.get(key)

@@ -242,21 +242,24 @@ def list_tools(store: ListStore, language: str = "en", shared: SharedList | None
     lang = check_language(language)
     ko = lang == "ko"
 
+    def added_words(entry: ShoppingItem) -> str:
+        if ko:
+            return f"장보기 목록에 {_object(_spoken_item(entry, lang))} 추가했어요."
+        return f"Added {_spoken_item(entry)} to the shopping list."
+
     async def shopping_add(args: ShoppingAddArgs) -> ToolOutput:
         entry, added = store.add(args.item, args.quantity)
         if shared is not None:
             await shared.changed("add", entry.item, entry.quantity)
         data = {**_item_data(entry), "added": added}
+        if added:
+            return ToolOutput(added_words(entry), data)
         if ko:
-            if added:
-                return ToolOutput(f"장보기 목록에 {_object(_spoken_item(entry, lang))} 추가했어요.", data)
             if args.quantity is not None:
                 return ToolOutput(
                     f"{topic(entry.item)} 이미 목록에 있어요. 수량을 {_toward(str(entry.quantity))} 바꿨어요.", data
                 )
             return ToolOutput(f"{topic(entry.item)} 이미 장보기 목록에 있어요.", data)
-        if added:
-            return ToolOutput(f"Added {_spoken_item(entry)} to the shopping list.", data)
         if args.quantity is not None:
             return ToolOutput(f"{entry.item} is already on the list; changed it to {entry.quantity}.", data)
         return ToolOutput(f"{entry.item} is already on the shopping list.", data)
@@ -294,10 +297,7 @@ def list_tools(store: ListStore, language: str = "en", shared: SharedList | None
 
     def foretell_add(args: ShoppingAddArgs) -> str:
         # As the store will most often keep it; a thing already on the list is said otherwise.
-        entry = ShoppingItem(0, " ".join(args.item.split()), args.quantity)
-        if ko:
-            return f"장보기 목록에 {_object(_spoken_item(entry, lang))} 추가했어요."
-        return f"Added {_spoken_item(entry)} to the shopping list."
+        return added_words(ShoppingItem(0, " ".join(args.item.split()), args.quantity))
 
     def noted(_args: NoteAddArgs) -> str:
         return "메모했어요." if ko else "Noted."

@@ -93,10 +93,10 @@ class Thinker:
         foresight: Foreseeing | None = None,
     ) -> None:
         self.emit = emit
+        """Where each decision and early look-up is told, for the live view."""
         self.foresight = foresight
         """Once the user has finished, the decision on their newest words has its first words made
         into audio ahead (:mod:`agent.speaking.foresight`): an act's confirmation, an early answer."""
-        """Where each decision and early look-up is told, for the live view."""
         self.planner = planner
         self.lane = lane
         self.history = list(history)
@@ -162,14 +162,19 @@ class Thinker:
         if self._deciding_on(newest):
             self.timeline.mark("heartbeat_finishing", text=self._latest)
 
-    def _is_newest(self, plan: Any) -> bool:
+    def _newest_decision(self) -> Decision | None:
+        """The latest decision, when it was on the newest words heard."""
         latest = self.record.latest_decision()
-        return latest is not None and latest.plan == plan and words_of(latest.heard) == words_of(self._latest)
+        return latest if latest is not None and words_of(latest.heard) == words_of(self._latest) else None
+
+    def _is_newest(self, plan: Any) -> bool:
+        newest = self._newest_decision()
+        return newest is not None and newest.plan == plan
 
     def _foresee_newest(self) -> None:
         """At the end, an early answer already back for the newest words: its first words ahead."""
-        latest = self.record.latest_decision()
-        if self.foresight is None or latest is None or latest.plan.tool is None or words_of(latest.heard) != words_of(self._latest):
+        latest = self._newest_decision()
+        if self.foresight is None or latest is None or latest.plan.tool is None:
             return
         key = call_key(self.lane.registry, latest.plan.tool, latest.plan.args)
         call = self.record.usable(key) if key is not None else None
