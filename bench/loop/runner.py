@@ -33,6 +33,7 @@ from agent.results import TurnResult
 from agent.speaking.reply import SOURCES
 from audio.wav import WavFileSpeaker, read_wav
 from bench.loop.hearing import HeardReference, ReferenceDecoder, hearing_figures
+from bench.loop.household import HouseholdState
 from bench.loop.first_audio_steps import draw as draw_steps
 from bench.loop.first_audio_steps import first_audio_steps, turn_kind
 from bench.loop.first_audio_steps import summarize as summarize_steps
@@ -334,11 +335,18 @@ class SuiteRun:
                 arms = list(self.arms)
                 if index % 2:  # alternate the order so a drifting machine favours no variant or condition
                     arms.reverse()
+                home = deps.tools.home if deps.tools is not None else None
+                home = home if isinstance(home, HomeTools) and len(arms) > 1 else None
+                household = HouseholdState.take(home.lists, home.executor) if home is not None else None
                 for arm in arms:
+                    if home is not None and household is not None:
+                        household.restore(home.lists, home.executor)  # every arm finds what the first found
                     deps.features = self.variants[arm.features]
                     bar.set_postfix_str(f"{scenario.id} [{arm.name}]", refresh=False)
                     await self._run_scenario(assistant, scenario, audio, suite.language, arm, round_index)
                     bar.update(1)
+                if household is not None:
+                    household.close()
         bar.close()
         await close_turn_deps(deps)
         report = self._summarize(suite, config, startup_s)
