@@ -28,6 +28,7 @@ class HouseholdState:
     @classmethod
     def take(cls, lists: ListStore, executor: ToolExecutor) -> HouseholdState:
         copy = sqlite3.connect(":memory:")
+        copy.execute("PRAGMA synchronous=OFF")  # a copy in memory, gone with the scenario: nothing to make durable
         lists.conn.backup(copy)
         return cls(copy, [(name, dict(args)) for name, args in executor.recent])
 
