@@ -441,3 +441,18 @@ async def test_the_words_of_the_newest_decision_are_made_ahead_only_once_the_use
     assert sight.results == ["Sunny in Busan."]
     await thinker.close()
     await lane.close()
+
+
+@pytest.mark.parametrize("partial", ["라면 타이머 삼 분", "장 볼 거에 두부 넣어", "내일 부산 날씨는 어때"])
+async def test_a_korean_partial_of_several_words_is_thought_about(partial: str) -> None:
+    # Korean's words compare without their spaces, as one run; they are still counted as heard.
+    planner = ScriptedPlanner([("부산 날씨", BUSAN)])
+    thinker, lane = await _thinker(planner, Kitchen())
+    thinker.hear(partial.split()[0])
+    assert not thinker.look()  # one word is too few, in Korean as in English
+    thinker.hear(partial)
+    assert thinker.look()
+    await _settle()
+    assert planner.calls == [partial]
+    await thinker.close()
+    await lane.close()

@@ -157,7 +157,7 @@ class Thinker:
         self._foresee_newest()
         if not newest:
             return
-        if not self._deciding_on(newest) and self._worth(newest):
+        if not self._deciding_on(newest) and self._worth(self._latest, newest):
             self._start(self._latest, newest)  # the last words came after the last look
         if self._deciding_on(newest):
             self.timeline.mark("heartbeat_finishing", text=self._latest)
@@ -210,7 +210,7 @@ class Thinker:
     def look(self) -> bool:
         """One tick: start a decision when there is something new to think about; True if started."""
         words = words_of(self._latest)
-        if self._stopped or not self._worth(words):
+        if self._stopped or not self._worth(self._latest, words):
             return False
         if len(self._in_flight) >= self.settings.max_in_flight:
             self.skipped += 1
@@ -218,9 +218,11 @@ class Thinker:
         self._start(self._latest, words)
         return True
 
-    def _worth(self, words: str) -> bool:
-        """Whether ``words`` are enough, and new (or an early look-up came back since), to decide on."""
-        if len(words.split()) < self.settings.min_words:
+    def _worth(self, heard: str, words: str) -> bool:
+        """Whether ``heard`` has words enough, and ``words`` (its :func:`words_of`) are new (or an
+        early look-up came back since), to decide on."""
+        # Counted as heard: the words' key joins Korean into one run ("라면 타이머" -> "라면타이머").
+        if sum(any(c.isalnum() for c in word) for word in heard.split()) < self.settings.min_words:
             return False
         return words != self._considered or self._tool_finished  # the clock alone is no reason
 
