@@ -66,12 +66,12 @@ async def final(ear: Any, samples: np.ndarray, context: str) -> tuple[str, str]:
     return text, ear.last_final.window if ear.last_final is not None else "none"
 
 
-def run(suites: Sequence[str], config: Any, limit: int | None) -> dict[str, Any]:
+async def run(suites: Sequence[str], config: Any, limit: int | None) -> dict[str, Any]:
     from bench.kitchen.hear import kitchen_context, suite_turns
     from bench.suites.scoring import word_error_rate
 
     ear, windows = recognizer(config)
-    context = asyncio.run(kitchen_context(config))
+    context = await kitchen_context(config)
     rows: list[dict[str, Any]] = []
     for suite in suites:
         _suite, turns = suite_turns(suite, limit)
@@ -81,7 +81,7 @@ def run(suites: Sequence[str], config: Any, limit: int | None) -> dict[str, Any]
             for window in WINDOWS if index % 2 == 0 else WINDOWS[::-1]:
                 ear.settings = windows[window]
                 began = time.perf_counter()
-                text, decoded_in = asyncio.run(final(ear, samples, context))
+                text, decoded_in = await final(ear, samples, context)
                 row[f"{window}_s"] = round(time.perf_counter() - began, 4)
                 row[window] = text
                 row[f"{window}_redone_full"] = window == "fit" and decoded_in == "full"
@@ -130,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     provenance = written_by("bench.final_window", argv)  # the code as the run starts
     config = load_config(args.config)
-    result = run(args.suite, config, args.limit)
+    result = asyncio.run(run(args.suite, config, args.limit))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     report = {"written_by": provenance, "model": config.asr.model_en if config.language == "en" else config.asr.model_ko,
               "suites": args.suite, **result}

@@ -34,7 +34,7 @@ async def test_an_arm_finds_the_list_as_the_scenario_began(store: ListStore) -> 
         await executor.call("shopping_complete", {"item": "eggs"})
         await executor.call("note_add", {"text": "buy a new kettle"})
 
-        start.restore(store, executor)
+        start.restore()
         assert [e.item for e in store.items()] == ["eggs"]
         assert [n.text for n in store.notes()] == ["the oven door sticks"]
         assert [name for name, _ in executor.recent] == ["shopping_add", "note_add"]

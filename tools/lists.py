@@ -78,6 +78,11 @@ def item_key(item: str) -> str:
     return " ".join("".join(ch for ch in item.lower() if unicodedata.category(ch) not in ("Cc", "Cf")).split())
 
 
+def item_name(item: str) -> str:
+    """An item as the list keeps it: its words, spaced once."""
+    return " ".join(item.split())
+
+
 class ListStore:
     """Shopping list and notes in a SQLite file; call ``open()`` before use."""
 
@@ -109,7 +114,7 @@ class ListStore:
 
     def add(self, item: str, quantity: str | None = None) -> tuple[ShoppingItem, bool]:
         """Add an item, or update the quantity of the open one; returns (item, newly added)."""
-        name = " ".join(item.split())
+        name = item_name(item)
         if not name:
             raise ValueError("empty item")
         key = item_key(name)
@@ -297,7 +302,7 @@ def list_tools(store: ListStore, language: str = "en", shared: SharedList | None
 
     def foretell_add(args: ShoppingAddArgs) -> str:
         # As the store will most often keep it; a thing already on the list is said otherwise.
-        return added_words(ShoppingItem(0, " ".join(args.item.split()), args.quantity))
+        return added_words(ShoppingItem(0, item_name(args.item), args.quantity))
 
     def noted(_args: NoteAddArgs) -> str:
         return "메모했어요." if ko else "Noted."

@@ -297,14 +297,18 @@ class TimerStore:
         self._changed()
         return timer
 
-    def cancel(self, label: str | None = None, all: bool = False) -> list[Timer]:
-        """Cancel one timer, or every active one with ``all``; returns what was cancelled."""
+    def cancel_targets(self, label: str | None = None, all: bool = False) -> list[Timer]:
+        """What :meth:`cancel` with these arguments would cancel, changing nothing (TimerError as it)."""
         if all:
             timers = self.active()
             if not timers:
                 raise TimerError("There are no timers running.", "no_timers")
-        else:
-            timers = [self.resolve(label)]
+            return timers
+        return [self.resolve(label)]
+
+    def cancel(self, label: str | None = None, all: bool = False) -> list[Timer]:
+        """Cancel one timer, or every active one with ``all``; returns what was cancelled."""
+        timers = self.cancel_targets(label, all)
         self.conn.executemany("UPDATE timers SET state = 'cancelled' WHERE id = ?", [(t.id,) for t in timers])
         self._changed()
         return [dataclasses.replace(t, state="cancelled") for t in timers]
@@ -589,11 +593,8 @@ def timer_tools(store: TimerStore, language: str = "en") -> list[ToolSpec]:
         return f"타이머 {len(timers)}개를 모두 취소했어요." if ko else f"All {len(timers)} timers cancelled."
 
     def foretell_cancel(args: TimerCancelArgs) -> str:
-        # What cancel() would find, read without cancelling anything.
         try:
-            timers = store.active() if args.all else [store.resolve(args.label)]
-            if not timers:
-                raise TimerError("There are no timers running.", "no_timers")
+            timers = store.cancel_targets(args.label, all=args.all)
         except TimerError as exc:
             return _error(exc, lang).text
         return cancelled(timers)

@@ -18,25 +18,27 @@ from tools.lists import ListStore
 
 @dataclass
 class HouseholdState:
-    """The shopping list, the notes and the recent tool calls at one moment."""
+    """The shopping list, the notes and the recent tool calls at one moment, and where they go back."""
 
+    store: ListStore
+    executor: ToolExecutor
     lists: sqlite3.Connection
     """An in-memory copy of the list store's database."""
     recent: list[tuple[str, dict[str, Any]]]
     """The executor's recent calls (their arguments name things the recognizer is told to expect)."""
 
     @classmethod
-    def take(cls, lists: ListStore, executor: ToolExecutor) -> HouseholdState:
+    def take(cls, store: ListStore, executor: ToolExecutor) -> HouseholdState:
         copy = sqlite3.connect(":memory:")
         copy.execute("PRAGMA synchronous=OFF")  # a copy in memory, gone with the scenario: nothing to make durable
-        lists.conn.backup(copy)
-        return cls(copy, [(name, dict(args)) for name, args in executor.recent])
+        store.conn.backup(copy)
+        return cls(store, executor, copy, [(name, dict(args)) for name, args in executor.recent])
 
-    def restore(self, lists: ListStore, executor: ToolExecutor) -> None:
+    def restore(self) -> None:
         """Put the list store and the recent calls back as they were taken."""
-        self.lists.backup(lists.conn)
-        executor.recent.clear()
-        executor.recent.extend((name, dict(args)) for name, args in self.recent)
+        self.lists.backup(self.store.conn)
+        self.executor.recent.clear()
+        self.executor.recent.extend((name, dict(args)) for name, args in self.recent)
 
     def close(self) -> None:
         self.lists.close()

@@ -336,11 +336,10 @@ class SuiteRun:
                 if index % 2:  # alternate the order so a drifting machine favours no variant or condition
                     arms.reverse()
                 home = deps.tools.home if deps.tools is not None else None
-                home = home if isinstance(home, HomeTools) and len(arms) > 1 else None
-                household = HouseholdState.take(home.lists, home.executor) if home is not None else None
+                household = HouseholdState.take(home.lists, home.executor) if isinstance(home, HomeTools) and len(arms) > 1 else None
                 for arm in arms:
-                    if home is not None and household is not None:
-                        household.restore(home.lists, home.executor)  # every arm finds what the first found
+                    if household is not None:
+                        household.restore()  # every arm finds what the first found
                     deps.features = self.variants[arm.features]
                     bar.set_postfix_str(f"{scenario.id} [{arm.name}]", refresh=False)
                     await self._run_scenario(assistant, scenario, audio, suite.language, arm, round_index)
